@@ -1,0 +1,189 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vcr-bench/vcr/imageio"
+	"github.com/vcr-bench/vcr/internal/testimg"
+)
+
+// runCLI runs the command line and returns exit code, stdout and stderr.
+func runCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// writeTestImage saves a generated natural-looking image and returns its path.
+func writeTestImage(t *testing.T, dir, name string, w, h int, seed uint64) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := imageio.Save(p, testimg.Natural(w, h, seed), imageio.EncodeOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestCorruptionsJSON(t *testing.T) {
+	code, out, errs := runCLI(t, "corruptions", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var list []struct {
+		Name   string `json:"name"`
+		Family string `json:"family"`
+		Params []struct {
+			Name     string   `json:"name"`
+			Min, Max *float64 `json:"-"`
+		} `json:"params"`
+	}
+	if err := json.Unmarshal([]byte(out), &list); err != nil {
+		t.Fatalf("not a JSON array: %v", err)
+	}
+	var raw []map[string]any
+	json.Unmarshal([]byte(out), &raw)
+	names := map[string]bool{}
+	for i, c := range raw {
+		names[list[i].Name] = true
+		if list[i].Family == "" {
+			t.Errorf("%s has no family", list[i].Name)
+		}
+		for _, p := range c["params"].([]any) {
+			pm := p.(map[string]any)
+			for _, k := range []string{"name", "min", "max"} {
+				if _, ok := pm[k]; !ok {
+					t.Errorf("%s: param %v lacks %q", list[i].Name, pm["name"], k)
+				}
+			}
+		}
+	}
+	for _, n := range strings.Fields(`gaussian_noise shot_noise impulse_noise uniform_noise blur median_blur
+		gaussian_blur glass_blur defocus_blur motion_blur brightness frost hue_saturation_value
+		color_jitter rgb_shift contrast jpeg_compression`) {
+		if !names[n] {
+			t.Errorf("corruptions --json lacks %s", n)
+		}
+	}
+}
+
+func TestCorruptionsTable(t *testing.T) {
+	code, out, _ := runCLI(t, "corruptions")
+	if code != 0 || !strings.Contains(out, "gaussian_noise") || !strings.Contains(out, "FAMILY") {
+		t.Errorf("exit %d, output:\n%s", code, out)
+	}
+	if code, _, errs := runCLI(t, "corruptions", "--family", "nope"); code != 2 || !strings.Contains(errs, "families are") {
+		t.Errorf("unknown family: exit %d, %s", code, errs)
+	}
+}
+
+func TestCorruptDeterministic(t *testing.T) {
+	dir := t.TempDir()
+	in := writeTestImage(t, dir, "in.png", 90, 70, 1)
+	a, b := filepath.Join(dir, "a.png"), filepath.Join(dir, "b.png")
+	for _, out := range []string{a, b} {
+		if code, _, errs := runCLI(t, "corrupt", "--corruption", "gaussian_noise", "--seed", "7", in, out); code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+	}
+	ba, _ := os.ReadFile(a)
+	bb, _ := os.ReadFile(b)
+	if !bytes.Equal(ba, bb) {
+		t.Error("two runs with --seed 7 wrote different files")
+	}
+	img, err := imageio.Load(a, imageio.Options{})
+	if err != nil || img.Width != 90 || img.Height != 70 {
+		t.Errorf("output: %v, size %dx%d", err, img.Width, img.Height)
+	}
+	// A different seed gives a different image.
+	c := filepath.Join(dir, "c.png")
+	runCLI(t, "corrupt", "--corruption", "gaussian_noise", "--seed", "8", in, c)
+	bc, _ := os.ReadFile(c)
+	if bytes.Equal(ba, bc) {
+		t.Error("--seed 7 and --seed 8 wrote identical files")
+	}
+}
+
+func TestCorruptJSONAndParams(t *testing.T) {
+	dir := t.TempDir()
+	in := writeTestImage(t, dir, "in.png", 40, 40, 2)
+	out := filepath.Join(dir, "out.jpg")
+	code, stdout, errs := runCLI(t, "corrupt", "--json", "--corruption", "contrast", "--param", "c=0.5", in, out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var rec struct {
+		Corruption string             `json:"corruption"`
+		Params     map[string]float64 `json:"params"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &rec); err != nil || rec.Corruption != "contrast" || rec.Params["c"] != 0.5 {
+		t.Errorf("json %q: %v %+v", stdout, err, rec)
+	}
+}
+
+func TestCorruptBadInput(t *testing.T) {
+	dir := t.TempDir()
+	good := writeTestImage(t, dir, "good.png", 32, 32, 3)
+	data, _ := os.ReadFile(good)
+	trunc := filepath.Join(dir, "trunc.png")
+	os.WriteFile(trunc, data[:len(data)/2], 0o644)
+	text := filepath.Join(dir, "notes.png")
+	os.WriteFile(text, []byte("this is not an image\n"), 0o644)
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string // in stderr
+	}{
+		{"truncated", []string{"--corruption", "gaussian_noise", trunc}, "trunc.png"},
+		{"not an image", []string{"--corruption", "gaussian_noise", text}, "not a supported image"},
+		{"missing", []string{"--corruption", "gaussian_noise", filepath.Join(dir, "nope.png")}, "does not exist"},
+		{"unknown corruption", []string{"--corruption", "gausian_nois", good}, "gaussian_noise"},
+		{"outside domain", []string{"--corruption", "gaussian_noise", "--param", "sigma=7", good}, "[0.0001, 1]"},
+		{"unknown param", []string{"--corruption", "gaussian_noise", "--param", "radius=2", good}, "sigma"},
+		{"bad output ext", []string{"--corruption", "gaussian_noise", good}, ".gif"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(dir, "out-"+strings.ReplaceAll(tc.name, " ", "_")+".png")
+			if tc.name == "bad output ext" {
+				out = filepath.Join(dir, "out.gif")
+			}
+			code, _, errs := runCLI(t, append(append([]string{"corrupt"}, tc.args...), out)...)
+			if code == 0 {
+				t.Fatal("exit 0, want failure")
+			}
+			if !strings.Contains(errs, tc.want) {
+				t.Errorf("stderr %q does not mention %q", errs, tc.want)
+			}
+			if _, err := os.Stat(out); !os.IsNotExist(err) {
+				t.Errorf("output file %s left behind", out)
+			}
+			entries, _ := os.ReadDir(dir)
+			for _, e := range entries {
+				if strings.Contains(e.Name(), ".tmp-") {
+					t.Errorf("temporary file %s left behind", e.Name())
+				}
+			}
+		})
+	}
+}
+
+func TestUsage(t *testing.T) {
+	if code, _, _ := runCLI(t, "nope"); code != 2 {
+		t.Errorf("unknown command: exit %d, want 2", code)
+	}
+	if code, out, _ := runCLI(t, "help"); code != 0 || !strings.Contains(out, "corrupt") {
+		t.Errorf("help: exit %d", code)
+	}
+	if code, _, errs := runCLI(t, "corrupt", "--help"); code != 0 || !strings.Contains(errs, "Usage: vcr corrupt") {
+		t.Errorf("corrupt --help: exit %d, %q", code, errs)
+	}
+	if code, _, _ := runCLI(t, "corrupt", "--bogus"); code != 2 {
+		t.Errorf("bad flag: exit %d, want 2", code)
+	}
+}

@@ -187,3 +187,19 @@ func TestUsage(t *testing.T) {
 		t.Errorf("bad flag: exit %d, want 2", code)
 	}
 }
+
+// TestCatalogueDocUpToDate keeps docs/corruptions.md equal to the catalogue.
+// Regenerate with: go run ./cmd/vcr corruptions --markdown > docs/corruptions.md
+func TestCatalogueDocUpToDate(t *testing.T) {
+	code, out, errs := runCLI(t, "corruptions", "--markdown")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	want, err := os.ReadFile(filepath.Join("..", "..", "docs", "corruptions.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(want) != out {
+		t.Error("docs/corruptions.md is stale; regenerate with: go run ./cmd/vcr corruptions --markdown > docs/corruptions.md")
+	}
+}

@@ -1,0 +1,362 @@
+package iqa
+
+import (
+	"math"
+)
+
+// Constants of the pixel-domain VIF as the VCR toolbox's vif_spatial and
+// msvif_spatial use them (vif.md §4).
+const (
+	pixelK      = 11               // box window side
+	pixelR      = (pixelK - 1) / 2 // window radius = reflect padding
+	pixelN      = pixelK * pixelK  // samples per window
+	pixelSigmaN = 0.1              // HVS noise variance σn²
+	pixelTol    = 1e-10            // variance tolerance
+	pixelEps    = 1e-4             // added to every pixel's information terms
+	pixelScales = 5                // at most this many scales for PixelMS
+)
+
+// pixelWorkspace holds the scratch memory of the pixel-domain VIF: the two
+// images at every scale (offset so that their values are near 0), the
+// reflect index tables, the running window sums and one row of factors. It
+// grows to the largest image seen and is reused afterwards.
+type pixelWorkspace struct {
+	x, y   []float64 // scale 0, then downsampled scales after it
+	rowIdx []int32   // reflected row of padded row i (i = 0…h+2r)
+	colIdx []int32   // reflected column of padded column j (j = 0…w+2r)
+	// Column sums over the current window of rows, padded to w+2r+1
+	// columns: entry j belongs to the reflected column colIdx[j].
+	sx, sy, sxx, syy, sxy []float64
+	fnum, fden            []float64 // one row of information factors
+}
+
+func growF(s []float64, n int) []float64 {
+	if cap(s) < n {
+		return make([]float64, n)
+	}
+	return s[:n]
+}
+
+func growI(s []int32, n int) []int32 {
+	if cap(s) < n {
+		return make([]int32, n)
+	}
+	return s[:n]
+}
+
+// scorePixel computes the single-scale (Pixel) or multi-scale (PixelMS)
+// pixel-domain VIF of vif.md §4, in float64 throughout.
+//
+// vif_spatial: local moments over 11×11 box windows centred on every pixel,
+// the image extended by mirror reflection without repeating the edge sample
+// (numpy's mode "reflect": …, a2, a1 | a0, a1, a2, …); then the distortion
+// channel g, σv² of §2.3 with tol = 1e-10 and σv² = σx² where g < 0; then
+// VIF = Σ[ln(1 + g²σx²/(σv² + σn²)) + 1e-4] / Σ[ln(1 + σx²/σn²) + 1e-4].
+//
+// msvif_spatial: the two sums at up to 5 scales, each scale cropped to even
+// size and 2×2-averaged from the previous one, stopping once the shorter side
+// is ≤ 11; scales not computed contribute 1 to both sums.
+func (s *Scorer) scorePixel(ref, dist *Gray) (Result, error) {
+	if s.pix == nil {
+		s.pix = &pixelWorkspace{}
+	}
+	ws := s.pix
+	w, h := ref.Width, ref.Height
+	n := w * h
+	if w == 0 || h == 0 {
+		// No pixels: both sums are 0 and the ratio is undefined, as in the
+		// reference (0/0). Report NaN rather than guess.
+		return Result{VIF: math.NaN()}, nil
+	}
+	// Room for scale 0 plus all downsampled scales (< n/3 together).
+	total := n
+	if s.method == PixelMS {
+		for sw, sh, i := w, h, 1; i < pixelScales; i++ {
+			sw, sh = sw/2, sh/2
+			total += sw * sh
+		}
+	}
+	ws.x = growF(ws.x, total)
+	ws.y = growF(ws.y, total)
+	// Subtract each image's rounded mean: for 8-bit data this is exact and
+	// keeps every window sum an exact binary fraction (see pixelScale), and
+	// for other data it reduces the cancellation in E[x²] − E[x]².
+	ox, oy := math.Round(mean(ref.Pix)), math.Round(mean(dist.Pix))
+	x0, y0 := ws.x[:n], ws.y[:n]
+	for i, v := range ref.Pix[:n] {
+		x0[i] = v - ox
+	}
+	for i, v := range dist.Pix[:n] {
+		y0[i] = v - oy
+	}
+
+	if s.method == Pixel {
+		num, den := ws.scale(x0, y0, w, h)
+		return Result{VIF: num / den}, nil
+	}
+
+	var num, den [pixelScales]float64
+	for i := range num {
+		num[i], den[i] = 1, 1
+	}
+	x, y := x0, y0
+	off := n
+	for i := 0; i < pixelScales; i++ {
+		if min(w, h) <= pixelK {
+			break
+		}
+		num[i], den[i] = ws.scale(x, y, w, h)
+		if i == pixelScales-1 {
+			break
+		}
+		w2, h2 := w/2, h/2
+		nx, ny := ws.x[off:off+w2*h2], ws.y[off:off+w2*h2]
+		off += w2 * h2
+		downsample2(nx, x, w, w2, h2)
+		downsample2(ny, y, w, w2, h2)
+		x, y, w, h = nx, ny, w2, h2
+	}
+	var sn, sd float64
+	for i := range num {
+		sn += num[i]
+		sd += den[i]
+	}
+	return Result{VIF: sn / sd}, nil
+}
+
+func mean(p []float64) float64 {
+	var s float64
+	for _, v := range p {
+		s += v
+	}
+	return s / float64(len(p))
+}
+
+// downsample2 writes into dst (w2×h2) the means of the 2×2 blocks of src
+// (width w, cropped to 2·w2×2·h2), summed in the reference's order
+// x[2i,2j] + x[2i+1,2j] + x[2i+1,2j+1] + x[2i,2j+1].
+func downsample2(dst, src []float64, w, w2, h2 int) {
+	for i := 0; i < h2; i++ {
+		a := src[2*i*w:][:2*w2]
+		b := src[(2*i+1)*w:][:len(a)]
+		d := dst[i*w2:][:w2]
+		for j := range d {
+			d[j] = (a[2*j] + b[2*j] + b[2*j+1] + a[2*j+1]) / 4
+		}
+	}
+}
+
+// reflectIndex returns the sample that position i (any integer) of the
+// mirror extension without edge repetition of n samples maps to.
+func reflectIndex(i, n int) int {
+	if n == 1 {
+		return 0
+	}
+	p := 2 * (n - 1)
+	i %= p
+	if i < 0 {
+		i += p
+	}
+	if i >= n {
+		i = p - i
+	}
+	return i
+}
+
+// scale returns the two sums of vif_spatial, Σ[ln(1 + g²σx²/(σv² + σn²)) + 1e-4]
+// and Σ[ln(1 + σx²/σn²) + 1e-4], for the w×h images x and y.
+//
+// Window sums are kept as running sums: column sums over the current 11 rows
+// (updated by adding the entering row and subtracting the leaving one), then
+// a running sum along the row. For 8-bit inputs (and their 2×2 means) every
+// sample is a binary fraction, so these sums are exact, and so are
+// N·Σx² − (Σx)² etc.: the variances are correctly rounded.
+//
+// The logarithms are summed as the logarithm of a product whose binary
+// exponent is split off every 8 pixels, which costs one multiplication per
+// term instead of a math.Log: the factors are ≥ 1, so the relative error
+// grows by at most one rounding (1.1e-16) per pixel.
+func (ws *pixelWorkspace) scale(x, y []float64, w, h int) (num, den float64) {
+	const r = pixelR
+	pw := w + 2*r + 1 // one spare column for the running-sum look-ahead
+	ws.rowIdx = growI(ws.rowIdx, h+2*r+1)
+	ws.colIdx = growI(ws.colIdx, pw)
+	for i := range ws.rowIdx {
+		ws.rowIdx[i] = int32(reflectIndex(i-r, h))
+	}
+	for j := range ws.colIdx {
+		ws.colIdx[j] = int32(reflectIndex(j-r, w))
+	}
+	sx, sy := growF(ws.sx, pw), growF(ws.sy, pw)
+	sxx, syy, sxy := growF(ws.sxx, pw), growF(ws.syy, pw), growF(ws.sxy, pw)
+	ws.sx, ws.sy, ws.sxx, ws.syy, ws.sxy = sx, sy, sxx, syy, sxy
+	ws.fnum, ws.fden = growF(ws.fnum, w), growF(ws.fden, w)
+	fnum, fden := ws.fnum, ws.fden
+	rowIdx, colIdx := ws.rowIdx, ws.colIdx
+
+	// Column sums for output row 0: padded rows 0…2r. Interior columns are
+	// stored at j+r; the padding columns are copied per row.
+	cx, cy := sx[r:r+w], sy[r:r+w]
+	cxx, cyy, cxy := sxx[r:r+w], syy[r:r+w], sxy[r:r+w]
+	for j := range cx {
+		cx[j], cy[j], cxx[j], cyy[j], cxy[j] = 0, 0, 0, 0, 0
+	}
+	for i := 0; i < pixelK; i++ {
+		ri := int(rowIdx[i]) * w
+		xr, yr := x[ri:][:w], y[ri:][:w]
+		for j := range cx {
+			a, b := xr[j], yr[j]
+			cx[j] += a
+			cy[j] += b
+			cxx[j] += a * a
+			cyy[j] += b * b
+			cxy[j] += a * b
+		}
+	}
+
+	var accN, accD logProduct
+	const n = pixelN
+	const inv = 1.0 / (pixelN * pixelN)
+	for i := 0; i < h; i++ {
+		// Fill the padding columns from the interior ones.
+		for j := 0; j < r; j++ {
+			c := int(colIdx[j]) + r
+			sx[j], sy[j], sxx[j], syy[j], sxy[j] = sx[c], sy[c], sxx[c], syy[c], sxy[c]
+		}
+		for j := r + w; j < pw; j++ {
+			c := int(colIdx[j]) + r
+			sx[j], sy[j], sxx[j], syy[j], sxy[j] = sx[c], sy[c], sxx[c], syy[c], sxy[c]
+		}
+		// Running sums along the row.
+		var bx, by, bxx, byy, bxy float64
+		for j := 0; j < pixelK; j++ {
+			bx += sx[j]
+			by += sy[j]
+			bxx += sxx[j]
+			byy += syy[j]
+			bxy += sxy[j]
+		}
+		px, py := sx[:w+pixelK], sy[:w+pixelK]
+		pxx, pyy, pxy := sxx[:w+pixelK], syy[:w+pixelK], sxy[:w+pixelK]
+		fn, fd := fnum[:w], fden[:w]
+		for j := range fn {
+			vx := (n*bxx - bx*bx) * inv
+			vy := (n*byy - by*by) * inv
+			cov := (n*bxy - bx*by) * inv
+			fn[j], fd[j] = pixelFactors(vx, vy, cov)
+			k := j + pixelK
+			bx += px[k] - px[j]
+			by += py[k] - py[j]
+			bxx += pxx[k] - pxx[j]
+			byy += pyy[k] - pyy[j]
+			bxy += pxy[k] - pxy[j]
+		}
+		accN.mul(fn)
+		accD.mul(fd)
+
+		if i == h-1 {
+			break
+		}
+		// Slide the window down: add padded row i+2r+1, drop padded row i.
+		ri, ro := int(rowIdx[i+pixelK])*w, int(rowIdx[i])*w
+		xi, yi := x[ri:][:w], y[ri:][:w]
+		xo, yo := x[ro:][:w], y[ro:][:w]
+		for j := range cx {
+			a, b := xi[j], yi[j]
+			c, d := xo[j], yo[j]
+			cx[j] += a - c
+			cy[j] += b - d
+			cxx[j] += a*a - c*c
+			cyy[j] += b*b - d*d
+			cxy[j] += a*b - c*d
+		}
+	}
+	eps := pixelEps * float64(w*h)
+	return accN.log() + eps, accD.log() + eps
+}
+
+// pixelFactors returns 1 + g²σx²/(σv² + σn²) and 1 + σx²/σn² for one window
+// with variances vx, vy and covariance cov, applying the rules of vif.md §4
+// (§2.3 with tol = 1e-10, σv² = σx² where g < 0). Where the rules set g to 0
+// the first factor is 1 whatever σv² is, so σv² is only computed for g > 0.
+func pixelFactors(vx, vy, cov float64) (fnum, fden float64) {
+	if vx < pixelTol || vy < pixelTol {
+		// Negative or tiny variances: g = 0, and σx² = 0 if tiny.
+		if vx < pixelTol {
+			vx = 0
+		}
+		return 1, 1 + vx/pixelSigmaN
+	}
+	g := cov / (vx + pixelTol)
+	if g <= 0 {
+		return 1, 1 + vx/pixelSigmaN
+	}
+	sv := max(vy-g*cov, pixelTol)
+	return 1 + g*g*vx/(sv+pixelSigmaN), 1 + vx/pixelSigmaN
+}
+
+// logProduct accumulates Σ ln fᵢ for factors fᵢ ≥ 1 as m·2^e.
+type logProduct struct {
+	m     float64 // in [1, 2) between calls; 0 means 1 (zero value usable)
+	e     int
+	extra float64 // Σ ln f for factors too large to multiply safely
+}
+
+// bigFactor bounds the factors multiplied together: 8 of them and m < 2
+// stay below 2^513, far from overflow.
+const bigFactor = 1 << 62
+
+func (p *logProduct) mul(f []float64) {
+	m := p.m
+	if m == 0 {
+		m = 1
+	}
+	for len(f) >= 8 {
+		a, b := f[0], f[1]
+		c, d := f[2], f[3]
+		a *= f[4]
+		b *= f[5]
+		c *= f[6]
+		d *= f[7]
+		if !(a <= bigFactor*bigFactor && b <= bigFactor*bigFactor && c <= bigFactor*bigFactor && d <= bigFactor*bigFactor) {
+			// Rare: huge factors (or NaN). Take the slow road for this group.
+			for _, v := range f[:8] {
+				m = p.mulOne(m, v)
+			}
+			f = f[8:]
+			continue
+		}
+		m *= (a * b) * (c * d)
+		m = p.normalize(m)
+		f = f[8:]
+	}
+	for _, v := range f {
+		m = p.mulOne(m, v)
+	}
+	p.m = m
+}
+
+func (p *logProduct) mulOne(m, v float64) float64 {
+	if v > bigFactor || !(v >= 0) {
+		p.extra += math.Log(v)
+		return m
+	}
+	return p.normalize(m * v)
+}
+
+// normalize splits the binary exponent of m (finite, ≥ 1) off into p.e and
+// returns the mantissa in [1, 2).
+func (p *logProduct) normalize(m float64) float64 {
+	bits := math.Float64bits(m)
+	p.e += int(bits>>52&0x7ff) - 1023
+	return math.Float64frombits(bits&^(0x7ff<<52) | 1023<<52)
+}
+
+// log returns the accumulated Σ ln fᵢ.
+func (p *logProduct) log() float64 {
+	m := p.m
+	if m == 0 {
+		m = 1
+	}
+	return math.Log(m) + float64(p.e)*math.Ln2 + p.extra
+}

@@ -26,8 +26,10 @@ type pixelWorkspace struct {
 	colIdx []int32   // reflected column of padded column j (j = 0…w+2r)
 	// Column sums over the current window of rows, padded to w+2r+1
 	// columns: entry j belongs to the reflected column colIdx[j].
-	sx, sy, sxx, syy, sxy []float64
-	fnum, fden            []float64 // one row of information factors
+	cols []colSums
+	// One row of factors: the numerator's 1 + A/B as B + A and B, and the
+	// denominator's 1 + σx²/σn².
+	fnA, fnB, fden []float64
 }
 
 func growF(s []float64, n int) []float64 {
@@ -36,6 +38,11 @@ func growF(s []float64, n int) []float64 {
 	}
 	return s[:n]
 }
+
+// colSums holds the window sums Σx, Σy, Σx², Σy², Σxy of one column (or,
+// in the row pass, of one window). Keeping the five together lets the hot
+// loops work with two pointers instead of ten.
+type colSums struct{ x, y, xx, yy, xy float64 }
 
 func growI(s []int32, n int) []int32 {
 	if cap(s) < n {
@@ -124,12 +131,21 @@ func (s *Scorer) scorePixel(ref, dist *Gray) (Result, error) {
 	return Result{VIF: sn / sd}, nil
 }
 
+// mean returns the mean of p, summed in four interleaved accumulators.
 func mean(p []float64) float64 {
-	var s float64
-	for _, v := range p {
-		s += v
+	var s0, s1, s2, s3 float64
+	n := len(p)
+	for len(p) >= 4 {
+		s0 += p[0]
+		s1 += p[1]
+		s2 += p[2]
+		s3 += p[3]
+		p = p[4:]
 	}
-	return s / float64(len(p))
+	for _, v := range p {
+		s0 += v
+	}
+	return (s0 + s1 + s2 + s3) / float64(n)
 }
 
 // downsample2 writes into dst (w2×h2) the means of the 2×2 blocks of src
@@ -172,10 +188,10 @@ func reflectIndex(i, n int) int {
 // sample is a binary fraction, so these sums are exact, and so are
 // N·Σx² − (Σx)² etc.: the variances are correctly rounded.
 //
-// The logarithms are summed as the logarithm of a product whose binary
-// exponent is split off every 8 pixels, which costs one multiplication per
-// term instead of a math.Log: the factors are ≥ 1, so the relative error
-// grows by at most one rounding (1.1e-16) per pixel.
+// The logarithms are summed as logarithms of products (logProduct), and the
+// numerator's ln(1 + A/B) as ln(B + A) − ln B (pixelFactors): no division and
+// one math.Log per sum instead of one per pixel. For N pixels this costs at
+// most about 2N·1.1e-16 in absolute accuracy of each sum.
 func (ws *pixelWorkspace) scale(x, y []float64, w, h int) (num, den float64) {
 	const r = pixelR
 	pw := w + 2*r + 1 // one spare column for the running-sum look-ahead
@@ -187,71 +203,70 @@ func (ws *pixelWorkspace) scale(x, y []float64, w, h int) (num, den float64) {
 	for j := range ws.colIdx {
 		ws.colIdx[j] = int32(reflectIndex(j-r, w))
 	}
-	sx, sy := growF(ws.sx, pw), growF(ws.sy, pw)
-	sxx, syy, sxy := growF(ws.sxx, pw), growF(ws.syy, pw), growF(ws.sxy, pw)
-	ws.sx, ws.sy, ws.sxx, ws.syy, ws.sxy = sx, sy, sxx, syy, sxy
-	ws.fnum, ws.fden = growF(ws.fnum, w), growF(ws.fden, w)
-	fnum, fden := ws.fnum, ws.fden
+	if cap(ws.cols) < pw {
+		ws.cols = make([]colSums, pw)
+	}
+	cols := ws.cols[:pw]
+	ws.fnA, ws.fnB, ws.fden = growF(ws.fnA, w), growF(ws.fnB, w), growF(ws.fden, w)
+	fnA, fnB, fden := ws.fnA, ws.fnB, ws.fden
 	rowIdx, colIdx := ws.rowIdx, ws.colIdx
 
 	// Column sums for output row 0: padded rows 0…2r. Interior columns are
 	// stored at j+r; the padding columns are copied per row.
-	cx, cy := sx[r:r+w], sy[r:r+w]
-	cxx, cyy, cxy := sxx[r:r+w], syy[r:r+w], sxy[r:r+w]
-	for j := range cx {
-		cx[j], cy[j], cxx[j], cyy[j], cxy[j] = 0, 0, 0, 0, 0
-	}
+	inner := cols[r : r+w]
+	clear(inner)
 	for i := 0; i < pixelK; i++ {
 		ri := int(rowIdx[i]) * w
-		xr, yr := x[ri:][:w], y[ri:][:w]
-		for j := range cx {
+		xr, yr := x[ri:][:len(inner)], y[ri:][:len(inner)]
+		for j := range inner {
 			a, b := xr[j], yr[j]
-			cx[j] += a
-			cy[j] += b
-			cxx[j] += a * a
-			cyy[j] += b * b
-			cxy[j] += a * b
+			c := &inner[j]
+			c.x += a
+			c.y += b
+			c.xx += a * a
+			c.yy += b * b
+			c.xy += a * b
 		}
 	}
 
-	var accN, accD logProduct
+	var accA, accB, accD logProduct
 	const n = pixelN
 	const inv = 1.0 / (pixelN * pixelN)
 	for i := 0; i < h; i++ {
 		// Fill the padding columns from the interior ones.
 		for j := 0; j < r; j++ {
-			c := int(colIdx[j]) + r
-			sx[j], sy[j], sxx[j], syy[j], sxy[j] = sx[c], sy[c], sxx[c], syy[c], sxy[c]
+			cols[j] = cols[int(colIdx[j])+r]
 		}
 		for j := r + w; j < pw; j++ {
-			c := int(colIdx[j]) + r
-			sx[j], sy[j], sxx[j], syy[j], sxy[j] = sx[c], sy[c], sxx[c], syy[c], sxy[c]
+			cols[j] = cols[int(colIdx[j])+r]
 		}
-		// Running sums along the row.
+		// Running window sums along the row, in scalars (a struct of five
+		// fields would live on the stack).
 		var bx, by, bxx, byy, bxy float64
-		for j := 0; j < pixelK; j++ {
-			bx += sx[j]
-			by += sy[j]
-			bxx += sxx[j]
-			byy += syy[j]
-			bxy += sxy[j]
+		for _, c := range cols[:pixelK] {
+			bx += c.x
+			by += c.y
+			bxx += c.xx
+			byy += c.yy
+			bxy += c.xy
 		}
-		px, py := sx[:w+pixelK], sy[:w+pixelK]
-		pxx, pyy, pxy := sxx[:w+pixelK], syy[:w+pixelK], sxy[:w+pixelK]
-		fn, fd := fnum[:w], fden[:w]
-		for j := range fn {
+		fa := fnA[:w]
+		fb, fd := fnB[:len(fa)], fden[:len(fa)]
+		out, in := cols[:len(fa)], cols[pixelK:][:len(fa)]
+		for j := range fa {
 			vx := (n*bxx - bx*bx) * inv
 			vy := (n*byy - by*by) * inv
 			cov := (n*bxy - bx*by) * inv
-			fn[j], fd[j] = pixelFactors(vx, vy, cov)
-			k := j + pixelK
-			bx += px[k] - px[j]
-			by += py[k] - py[j]
-			bxx += pxx[k] - pxx[j]
-			byy += pyy[k] - pyy[j]
-			bxy += pxy[k] - pxy[j]
+			fa[j], fb[j], fd[j] = pixelFactors(vx, vy, cov)
+			ci, co := &in[j], &out[j]
+			bx += ci.x - co.x
+			by += ci.y - co.y
+			bxx += ci.xx - co.xx
+			byy += ci.yy - co.yy
+			bxy += ci.xy - co.xy
 		}
-		accN.mul(fn)
+		accA.mul(fa)
+		accB.mul(fb)
 		accD.mul(fd)
 
 		if i == h-1 {
@@ -259,52 +274,68 @@ func (ws *pixelWorkspace) scale(x, y []float64, w, h int) (num, den float64) {
 		}
 		// Slide the window down: add padded row i+2r+1, drop padded row i.
 		ri, ro := int(rowIdx[i+pixelK])*w, int(rowIdx[i])*w
-		xi, yi := x[ri:][:w], y[ri:][:w]
-		xo, yo := x[ro:][:w], y[ro:][:w]
-		for j := range cx {
+		xi, yi := x[ri:][:len(inner)], y[ri:][:len(inner)]
+		xo, yo := x[ro:][:len(inner)], y[ro:][:len(inner)]
+		for j := range inner {
 			a, b := xi[j], yi[j]
 			c, d := xo[j], yo[j]
-			cx[j] += a - c
-			cy[j] += b - d
-			cxx[j] += a*a - c*c
-			cyy[j] += b*b - d*d
-			cxy[j] += a*b - c*d
+			s := &inner[j]
+			s.x += a - c
+			s.y += b - d
+			s.xx += (a - c) * (a + c)
+			s.yy += (b - d) * (b + d)
+			s.xy += a*b - c*d
 		}
 	}
 	eps := pixelEps * float64(w*h)
-	return accN.log() + eps, accD.log() + eps
+	return (accA.log() - accB.log()) + eps, accD.log() + eps
 }
 
-// pixelFactors returns 1 + g²σx²/(σv² + σn²) and 1 + σx²/σn² for one window
-// with variances vx, vy and covariance cov, applying the rules of vif.md §4
-// (§2.3 with tol = 1e-10, σv² = σx² where g < 0). Where the rules set g to 0
-// the first factor is 1 whatever σv² is, so σv² is only computed for g > 0.
-func pixelFactors(vx, vy, cov float64) (fnum, fden float64) {
+// pixelFactors returns the factors of one window with variances vx, vy and
+// covariance cov: the numerator's 1 + g²σx²/(σv² + σn²) as a ratio a/b, and
+// the denominator's 1 + σx²/σn², applying the rules of vif.md §4 (§2.3 with
+// tol = 1e-10, σv² = σx² where g < 0).
+//
+// Where the rules set g to 0 (σx² or σy² below tol, or g < 0, i.e. cov < 0)
+// the numerator factor is 1 whatever σv² is. Otherwise, with D = σx² + tol,
+// g = cov/D and σv² = σy² − g·cov = (D·σy² − cov²)/D, so
+// g²σx²/(σv² + σn²) = cov²σx² / (D·(max(D·σy² − cov², tol·D) + σn²·D)) = A/B
+// and 1 + A/B = (B + A)/B. Returning B + A and B, whose logarithms are summed
+// separately, avoids every division and every branch on the sign of g.
+func pixelFactors(vx, vy, cov float64) (a, b, fden float64) {
 	if vx < pixelTol || vy < pixelTol {
 		// Negative or tiny variances: g = 0, and σx² = 0 if tiny.
 		if vx < pixelTol {
 			vx = 0
 		}
-		return 1, 1 + vx/pixelSigmaN
+		return 1, 1, 1 + vx*(1/pixelSigmaN)
 	}
-	g := cov / (vx + pixelTol)
-	if g <= 0 {
-		return 1, 1 + vx/pixelSigmaN
+	d := vx + pixelTol
+	c := (cov + math.Abs(cov)) * 0.5 // max(cov, 0) without a branch, exactly
+	t := d*vy - cov*cov
+	if t < pixelTol*d { // σv² < tol: rare except for identical windows, so predictable
+		t = pixelTol * d
 	}
-	sv := max(vy-g*cov, pixelTol)
-	return 1 + g*g*vx/(sv+pixelSigmaN), 1 + vx/pixelSigmaN
+	b = d * (t + pixelSigmaN*d)
+	return b + c*c*vx, b, 1 + vx*(1/pixelSigmaN)
 }
 
-// logProduct accumulates Σ ln fᵢ for factors fᵢ ≥ 1 as m·2^e.
+// logProduct accumulates Σ ln fᵢ for positive factors fᵢ as m·2^e, so that a
+// sum of logarithms costs one multiplication per term instead of a math.Log.
+// The relative error grows by at most one rounding (1.1e-16) per factor.
 type logProduct struct {
 	m     float64 // in [1, 2) between calls; 0 means 1 (zero value usable)
 	e     int
-	extra float64 // Σ ln f for factors too large to multiply safely
+	extra float64 // Σ ln f for factors too large or small to multiply safely
 }
 
-// bigFactor bounds the factors multiplied together: 8 of them and m < 2
-// stay below 2^513, far from overflow.
-const bigFactor = 1 << 62
+// Factors (and pairs of factors) are multiplied together only within
+// [2^-200, 2^200]: four pairs and m < 2 then stay far from overflow and from
+// subnormals.
+const (
+	lpMin = 0x1p-200
+	lpMax = 0x1p200
+)
 
 func (p *logProduct) mul(f []float64) {
 	m := p.m
@@ -312,22 +343,18 @@ func (p *logProduct) mul(f []float64) {
 		m = 1
 	}
 	for len(f) >= 8 {
-		a, b := f[0], f[1]
-		c, d := f[2], f[3]
-		a *= f[4]
-		b *= f[5]
-		c *= f[6]
-		d *= f[7]
-		if !(a <= bigFactor*bigFactor && b <= bigFactor*bigFactor && c <= bigFactor*bigFactor && d <= bigFactor*bigFactor) {
-			// Rare: huge factors (or NaN). Take the slow road for this group.
+		a, b := f[0]*f[4], f[1]*f[5]
+		c, d := f[2]*f[6], f[3]*f[7]
+		if !(a >= lpMin && a <= lpMax && b >= lpMin && b <= lpMax &&
+			c >= lpMin && c <= lpMax && d >= lpMin && d <= lpMax) {
+			// Rare: extreme factors (or NaN). Take the slow road for this group.
 			for _, v := range f[:8] {
 				m = p.mulOne(m, v)
 			}
 			f = f[8:]
 			continue
 		}
-		m *= (a * b) * (c * d)
-		m = p.normalize(m)
+		m = p.normalize(m * ((a * b) * (c * d)))
 		f = f[8:]
 	}
 	for _, v := range f {
@@ -337,15 +364,15 @@ func (p *logProduct) mul(f []float64) {
 }
 
 func (p *logProduct) mulOne(m, v float64) float64 {
-	if v > bigFactor || !(v >= 0) {
+	if !(v >= lpMin && v <= lpMax) {
 		p.extra += math.Log(v)
 		return m
 	}
 	return p.normalize(m * v)
 }
 
-// normalize splits the binary exponent of m (finite, ≥ 1) off into p.e and
-// returns the mantissa in [1, 2).
+// normalize splits the binary exponent of m (positive, normal) off into p.e
+// and returns the mantissa in [1, 2).
 func (p *logProduct) normalize(m float64) float64 {
 	bits := math.Float64bits(m)
 	p.e += int(bits>>52&0x7ff) - 1023

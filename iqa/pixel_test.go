@@ -115,7 +115,7 @@ func slowPixel(m Method, ref, dist *Gray) float64 {
 }
 
 type vifCase struct {
-	name, ref, dist   string
+	name, ref, dist    string
 	spatial, msSpatial float64 // float64 variants
 }
 

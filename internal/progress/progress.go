@@ -49,6 +49,7 @@ type Bar struct {
 	start    time.Time
 	last     time.Time // time of the last redraw
 	drawn    bool      // at least one redraw happened
+	drawnAt  int       // done at the last redraw
 	lastLen  int       // length of the last line, to blank leftovers
 	finished bool
 }
@@ -94,12 +95,14 @@ func (b *Bar) Finish() {
 		return
 	}
 	b.finished = true
-	b.draw(b.opt.Now())
+	if !b.drawn || b.drawnAt != b.done {
+		b.draw(b.opt.Now())
+	}
 	fmt.Fprintln(b.w)
 }
 
 func (b *Bar) draw(now time.Time) {
-	b.last, b.drawn = now, true
+	b.last, b.drawn, b.drawnAt = now, true, b.done
 	line := Render(b.opt.Label, b.done, b.total, now.Sub(b.start), b.opt.Width)
 	pad := ""
 	if n := b.lastLen - len(line); n > 0 {

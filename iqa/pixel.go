@@ -85,10 +85,10 @@ func (s *Scorer) scorePixel(ref, dist *Gray) (Result, error) {
 	}
 	ws.x = growF(ws.x, total)
 	ws.y = growF(ws.y, total)
-	// Subtract each image's rounded mean: for 8-bit data this is exact and
+	// Subtract each image's (rounded, roughly estimated) mean: for 8-bit data this is exact and
 	// keeps every window sum an exact binary fraction (see pixelScale), and
 	// for other data it reduces the cancellation in E[x²] − E[x]².
-	ox, oy := math.Round(mean(ref.Pix)), math.Round(mean(dist.Pix))
+	ox, oy := math.Round(roughMean(ref.Pix)), math.Round(roughMean(dist.Pix))
 	x0, y0 := ws.x[:n], ws.y[:n]
 	for i, v := range ref.Pix[:n] {
 		x0[i] = v - ox
@@ -131,21 +131,22 @@ func (s *Scorer) scorePixel(ref, dist *Gray) (Result, error) {
 	return Result{VIF: sn / sd}, nil
 }
 
-// mean returns the mean of p, summed in four interleaved accumulators.
-func mean(p []float64) float64 {
-	var s0, s1, s2, s3 float64
-	n := len(p)
-	for len(p) >= 4 {
-		s0 += p[0]
-		s1 += p[1]
-		s2 += p[2]
-		s3 += p[3]
-		p = p[4:]
+// roughMean returns the mean of about 4096 samples of p spread evenly over
+// it: only used to choose the offset subtracted before the window sums, so
+// it needs to be central, not exact.
+func roughMean(p []float64) float64 {
+	step := max(1, len(p)/4096)
+	var s0, s1 float64
+	n := 0
+	for i := 0; i+step < len(p); i += 2 * step {
+		s0 += p[i]
+		s1 += p[i+step]
+		n += 2
 	}
-	for _, v := range p {
-		s0 += v
+	if n == 0 {
+		return p[0]
 	}
-	return (s0 + s1 + s2 + s3) / float64(n)
+	return (s0 + s1) / float64(n)
 }
 
 // downsample2 writes into dst (w2×h2) the means of the 2×2 blocks of src

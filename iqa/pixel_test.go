@@ -353,6 +353,9 @@ func TestReflectIndex(t *testing.T) {
 func benchPixel(b *testing.B, m Method, size int) {
 	ref, dist := randomPair(size, size, 1, 255, 0.1, true)
 	s := NewScorer(m)
+	if _, err := s.Score(ref, dist); err != nil { // grow the workspace
+		b.Fatal(err)
+	}
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := s.Score(ref, dist); err != nil {

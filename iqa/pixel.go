@@ -1,6 +1,7 @@
 package iqa
 
 import (
+	"fmt"
 	"math"
 )
 
@@ -62,7 +63,9 @@ func growI(s []int32, n int) []int32 {
 //
 // msvif_spatial: the two sums at up to 5 scales, each scale cropped to even
 // size and 2×2-averaged from the previous one, stopping once the shorter side
-// is ≤ 11; scales not computed contribute 1 to both sums.
+// is ≤ 11; scales not computed contribute 1 to both sums. Unlike the
+// reference, which returns 1 when not even scale 0 can be computed, it
+// returns an error for images whose shorter side is ≤ 11.
 func (s *Scorer) scorePixel(ref, dist *Gray) (Result, error) {
 	if s.pix == nil {
 		s.pix = &pixelWorkspace{}
@@ -70,10 +73,14 @@ func (s *Scorer) scorePixel(ref, dist *Gray) (Result, error) {
 	ws := s.pix
 	w, h := ref.Width, ref.Height
 	n := w * h
-	if w == 0 || h == 0 {
-		// No pixels: both sums are 0 and the ratio is undefined, as in the
-		// reference (0/0). Report NaN rather than guess.
-		return Result{VIF: math.NaN()}, nil
+	if n == 0 {
+		// Both sums are 0 and the ratio undefined (the reference gives 0/0).
+		return Result{}, fmt.Errorf("%s VIF of a %d×%d image: no pixels", s.method, w, h)
+	}
+	if s.method == PixelMS && min(w, h) <= pixelK {
+		// The reference computes no scale at all and returns 5/5 = 1 for
+		// any pair: a "no change" that would be silently wrong.
+		return Result{}, fmt.Errorf("pixel-multiscale VIF needs both sides longer than %d pixels (got %d×%d); use pixel", pixelK, w, h)
 	}
 	// Room for scale 0 plus all downsampled scales (< n/3 together).
 	total := n
@@ -85,9 +92,10 @@ func (s *Scorer) scorePixel(ref, dist *Gray) (Result, error) {
 	}
 	ws.x = growF(ws.x, total)
 	ws.y = growF(ws.y, total)
-	// Subtract each image's (rounded, roughly estimated) mean: for 8-bit data this is exact and
-	// keeps every window sum an exact binary fraction (see pixelScale), and
-	// for other data it reduces the cancellation in E[x²] − E[x]².
+	// Subtract each image's (rounded, roughly estimated) mean: for 8-bit
+	// data this is exact and keeps every window sum an exact binary fraction
+	// (see scale), and for other data it reduces the cancellation in
+	// E[x²] − E[x]².
 	ox, oy := math.Round(roughMean(ref.Pix)), math.Round(roughMean(dist.Pix))
 	x0, y0 := ws.x[:n], ws.y[:n]
 	for i, v := range ref.Pix[:n] {

@@ -2,4 +2,9 @@ module github.com/vcr-bench/vcr
 
 go 1.26.8
 
-require golang.org/x/image v0.47.0
+require (
+	golang.org/x/image v0.47.0
+	golang.org/x/term v0.47.0
+)
+
+require golang.org/x/sys v0.49.0 // indirect

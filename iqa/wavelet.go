@@ -81,8 +81,7 @@ func newWaveWorkspace(w, h int) *waveWorkspace {
 	ws := &waveWorkspace{w: w, h: h, height: PyramidHeight(w, h)}
 	n := w * h
 	ws.xp = make([]float64, (w+8)*(h+8))
-	hw := (w + 1) / 2
-	ws.tmp = make([]float64, max(3*(h+4)*w, 3*(h+6)*w+3*(w+6), 5*(h+8)*hw))
+	ws.tmp = make([]float64, w+8)
 	for i := range 2 {
 		ws.lo[i] = make([]float64, n)
 		ws.next[i] = make([]float64, n) // swapped with lo level by level
@@ -195,7 +194,9 @@ func (ws *waveWorkspace) subband(x, y []float64, cw, ch, win int, p waveParams) 
 	}
 	inverseFromEig(&inv, &lam, &V, cut)
 
-	var sumNum, sumDen float64
+	var logNum, logDen float64
+	prodNum, prodDen := 1.0, 1.0
+	var expNum, expDen int
 	for r := range nr {
 		row := (r + off) * blockM
 		gr := ws.g[r*nc:][:nc]
@@ -227,22 +228,32 @@ func (ws *waveWorkspace) subband(x, y []float64, cw, ch, win int, p waveParams) 
 				pn *= 1 + gn*l
 				pd *= 1 + sd*l
 			}
-			if pn > 1e300 || pd > 1e300 || pn <= 0 || pd <= 0 {
-				// Fall back to the sum of logs where the product overflows
-				// (or a negative eigenvalue makes a factor ≤ 0).
-				var ln, ld float64
+			if pn > 0x1p498 || pd > 0x1p498 || pn <= 0 || pd <= 0 {
+				// Fall back to the sum of logs where a block's product is
+				// huge (or a negative eigenvalue makes a factor ≤ 0).
 				for _, l := range lam {
-					ln += math.Log(1 + gn*l)
-					ld += math.Log(1 + sd*l)
+					logNum += math.Log(1 + gn*l)
+					logDen += math.Log(1 + sd*l)
 				}
-				sumNum += ln
-				sumDen += ld
 				continue
 			}
-			sumNum += math.Log(pn)
-			sumDen += math.Log(pd)
+			// Σ ln = ln Π: accumulate the products, rescaling exactly by
+			// 2⁻⁵⁰⁰ to stay finite, and take two logs per subband.
+			prodNum *= pn
+			prodDen *= pd
+			if prodNum > 0x1p500 {
+				prodNum *= 0x1p-500
+				expNum++
+			}
+			if prodDen > 0x1p500 {
+				prodDen *= 0x1p-500
+				expDen++
+			}
 		}
 	}
+	const ln2x500 = 500 * math.Ln2
+	sumNum := logNum + math.Log(prodNum) + float64(expNum)*ln2x500
+	sumDen := logDen + math.Log(prodDen) + float64(expDen)*ln2x500
 	if p.vifvec {
 		return sumNum, sumDen
 	}

@@ -53,13 +53,15 @@ func patchMoments(x []float64, A, B int, S *[9][9]float64, m *[9]float64) (N int
 		var core [13]float64
 		// Displacements with dr = 0.
 		{
+			n := B - 4
+			c := r0[2:][:n]
+			c1, c2 := r0[3:][:n], r0[4:][:n]
 			var a0, a1, a2, s float64
-			for q := 2; q <= B-3; q++ {
-				v := r0[q]
+			for k, v := range c {
 				s += v
 				a0 += v * v
-				a1 += v * r0[q+1]
-				a2 += v * r0[q+2]
+				a1 += v * c1[k]
+				a2 += v * c2[k]
 			}
 			core[0], core[1], core[2] = a0, a1, a2
 			t := &sum[cls]
@@ -67,33 +69,21 @@ func patchMoments(x []float64, A, B int, S *[9][9]float64, m *[9]float64) (N int
 			t[1] += s + r0[1] + r0[B-2]
 			t[2] += s + r0[B-2] + r0[B-1]
 		}
-		if i+1 < A {
-			r1 := x[(i+1)*B:][:B]
+		n := B - 4
+		c := r0[2:][:n]
+		for dr := 1; dr <= 2 && i+dr < A; dr++ {
+			rn := x[(i+dr)*B:][:B]
+			p0, p1, p2, p3, p4 := rn[0:n], rn[1:1+n], rn[2:2+n], rn[3:3+n], rn[4:4+n]
 			var a0, a1, a2, a3, a4 float64
-			for q := 2; q <= B-3; q++ {
-				v := r0[q]
-				n := r1[q-2 : q+3 : q+3]
-				a0 += v * n[0]
-				a1 += v * n[1]
-				a2 += v * n[2]
-				a3 += v * n[3]
-				a4 += v * n[4]
+			for k, v := range c {
+				a0 += v * p0[k]
+				a1 += v * p1[k]
+				a2 += v * p2[k]
+				a3 += v * p3[k]
+				a4 += v * p4[k]
 			}
-			core[3], core[4], core[5], core[6], core[7] = a0, a1, a2, a3, a4
-		}
-		if i+2 < A {
-			r2 := x[(i+2)*B:][:B]
-			var a0, a1, a2, a3, a4 float64
-			for q := 2; q <= B-3; q++ {
-				v := r0[q]
-				n := r2[q-2 : q+3 : q+3]
-				a0 += v * n[0]
-				a1 += v * n[1]
-				a2 += v * n[2]
-				a3 += v * n[3]
-				a4 += v * n[4]
-			}
-			core[8], core[9], core[10], core[11], core[12] = a0, a1, a2, a3, a4
+			o := core[5*dr-2:][:5]
+			o[0], o[1], o[2], o[3], o[4] = a0, a1, a2, a3, a4
 		}
 		// Add the edge samples for each valid column shift uc.
 		for d, dd := range patchDisp {

@@ -91,68 +91,106 @@ func accSym5(out, v []float64, c0, c1, c2 float64, first bool) {
 	}
 }
 
-// accSym7 sets (first) or adds to out[c] the 7-tap symmetric correlation
-// g0·v[c+3] + g1·(v[c+2]+v[c+4]) + g2·(v[c+1]+v[c+5]) + g3·(v[c]+v[c+6]).
-func accSym7(out, v []float64, g0, g1, g2, g3 float64, first bool) {
-	n := len(out)
-	v0, v1, v2, v3 := v[0:n], v[1:1+n], v[2:2+n], v[3:3+n]
-	v4, v5, v6 := v[4:4+n], v[5:5+n], v[6:6+n]
-	if first {
-		for c := range out {
-			out[c] = g0*v3[c] + g1*(v2[c]+v4[c]) + g2*(v1[c]+v5[c]) + g3*(v0[c]+v6[c])
-		}
-		return
-	}
-	for c := range out {
-		out[c] += g0*v3[c] + g1*(v2[c]+v4[c]) + g2*(v1[c]+v5[c]) + g3*(v0[c]+v6[c])
-	}
-}
-
-// accAnti7 sets (first) or adds to out[c] the 7-tap antisymmetric
-// correlation f1·(v[c+4]−v[c+2]) + f2·(v[c+5]−v[c+1]) + f3·(v[c+6]−v[c]).
-func accAnti7(out, v []float64, f1, f2, f3 float64, first bool) {
-	n := len(out)
-	v0, v1, v2 := v[0:n], v[1:1+n], v[2:2+n]
-	v4, v5, v6 := v[4:4+n], v[5:5+n], v[6:6+n]
-	if first {
-		for c := range out {
-			out[c] = f1*(v4[c]-v2[c]) + f2*(v5[c]-v1[c]) + f3*(v6[c]-v0[c])
-		}
-		return
-	}
-	for c := range out {
-		out[c] += f1*(v4[c]-v2[c]) + f2*(v5[c]-v1[c]) + f3*(v6[c]-v0[c])
-	}
-}
-
 // bandFilters writes corrDn(src, bfilts[0]) into b0 and corrDn(src,
 // bfilts[3]) into b3 for the top-left cw×ch region (stride cw) of the w×h
-// image src. xp and tmp are scratch of at least (w+6)(h+6) and cw+6 samples.
+// image src. xp and tmp are scratch of at least (w+6)(h+6) and 42·cw
+// samples.
+//
+// Band 0 is antisymmetric across columns and symmetric across rows, band 3
+// (= −band 0 transposed) the other way round. Each padded row is folded
+// horizontally once — differences x[c+l] − x[c−l] for band 0, sums
+// x[c−l] + x[c+l] for band 3, l = 1…3 — into a ring of the 7 rows an output
+// row needs; then per l a 7-tap vertical filter (symmetric for band 0,
+// antisymmetric for band 3) accumulates into the output row.
 func bandFilters(b0, b3, src []float64, w, h, cw, ch int, xp, tmp []float64) {
 	const p = 3
 	pw := w + 2*p
 	padReflect(xp, src, w, h, p)
 	f := &sp5Bands[0]
 	g := &sp5Bands[3]
-	vw := cw + 2*p
-	v := tmp[:vw]
+	// ring[slot][0..2] = differences l = 1…3, ring[slot][3..5] = sums.
+	var ring [7][6][]float64
+	for i := range ring {
+		for j := range ring[i] {
+			ring[i][j] = tmp[(6*i+j)*cw:][:cw]
+		}
+	}
+	fold := func(i int) { // padded row i into slot i mod 7
+		x := xp[i*pw:][:pw]
+		r := &ring[i%7]
+		d1, d2, d3 := r[0], r[1][:len(r[0])], r[2][:len(r[0])]
+		s1, s2, s3 := r[3][:len(r[0])], r[4][:len(r[0])], r[5][:len(r[0])]
+		n := len(d1)
+		x0, x1, x2 := x[0:n], x[1:1+n], x[2:2+n]
+		x4, x5, x6 := x[4:4+n], x[5:5+n], x[6:6+n]
+		for c := range d1 {
+			d1[c] = x4[c] - x2[c]
+			d2[c] = x5[c] - x1[c]
+			d3[c] = x6[c] - x0[c]
+			s1[c] = x2[c] + x4[c]
+			s2[c] = x1[c] + x5[c]
+			s3[c] = x0[c] + x6[c]
+		}
+	}
+	for i := range 2 * p {
+		fold(i)
+	}
+	var rows [7][]float64
 	for r := range ch {
-		// Output row r is centred on padded row r+3.
+		// Output row r needs padded rows r … r+6 (centre r+3).
+		fold(r + 2*p)
 		o0 := b0[r*cw:][:cw]
 		o3 := b3[r*cw:][:cw]
-		// Band 0 is symmetric across rows and antisymmetric across
-		// columns: fold rows r+3±k by their sum, then antisymmetric taps
-		// f[3+k][4 … 6]. Band 3 (= −band 0 transposed) is antisymmetric
-		// across rows: fold by the difference, then symmetric taps.
-		accAnti7(o0, xp[(r+3)*pw:][:vw], f[3][4], f[3][5], f[3][6], true)
-		for k := 1; k <= 3; k++ {
-			up := xp[(r+3-k)*pw:][:vw]
-			dn := xp[(r+3+k)*pw:][:vw]
-			foldRows(v, dn, up, +1)
-			accAnti7(o0, v, f[3+k][4], f[3+k][5], f[3+k][6], false)
-			foldRows(v, dn, up, -1)
-			accSym7(o3, v, g[3+k][3], g[3+k][4], g[3+k][5], g[3+k][6], k == 1)
+		for l := 1; l <= 3; l++ {
+			for k := range 7 {
+				rows[k] = ring[(r+k)%7][l-1]
+			}
+			accVSym7(o0, &rows, f[3][3+l], f[4][3+l], f[5][3+l], f[6][3+l], l == 1)
 		}
+		for k := range 7 {
+			rows[k] = xp[(r+k)*pw+p:][:cw]
+		}
+		accVAnti7(o3, &rows, g[4][3], g[5][3], g[6][3], true)
+		for l := 1; l <= 3; l++ {
+			for k := range 7 {
+				rows[k] = ring[(r+k)%7][2+l]
+			}
+			accVAnti7(o3, &rows, g[4][3+l], g[5][3+l], g[6][3+l], false)
+		}
+	}
+}
+
+// accVSym7 sets (first) or adds to out the symmetric vertical 7-tap filter
+// t0·v[3] + t1·(v[2]+v[4]) + t2·(v[1]+v[5]) + t3·(v[0]+v[6]) of the rows v.
+func accVSym7(out []float64, v *[7][]float64, t0, t1, t2, t3 float64, first bool) {
+	n := len(out)
+	v0, v1, v2, v3 := v[0][:n], v[1][:n], v[2][:n], v[3][:n]
+	v4, v5, v6 := v[4][:n], v[5][:n], v[6][:n]
+	if first {
+		for c := range out {
+			out[c] = t0*v3[c] + t1*(v2[c]+v4[c]) + t2*(v1[c]+v5[c]) + t3*(v0[c]+v6[c])
+		}
+		return
+	}
+	for c := range out {
+		out[c] += t0*v3[c] + t1*(v2[c]+v4[c]) + t2*(v1[c]+v5[c]) + t3*(v0[c]+v6[c])
+	}
+}
+
+// accVAnti7 sets (first) or adds to out the antisymmetric vertical 7-tap
+// filter t1·(v[4]−v[2]) + t2·(v[5]−v[1]) + t3·(v[6]−v[0]) of the rows v.
+func accVAnti7(out []float64, v *[7][]float64, t1, t2, t3 float64, first bool) {
+	n := len(out)
+	v0, v1, v2 := v[0][:n], v[1][:n], v[2][:n]
+	v4, v5, v6 := v[4][:n], v[5][:n], v[6][:n]
+	if first {
+		for c := range out {
+			out[c] = t1*(v4[c]-v2[c]) + t2*(v5[c]-v1[c]) + t3*(v6[c]-v0[c])
+		}
+		return
+	}
+	for c := range out {
+		out[c] += t1*(v4[c]-v2[c]) + t2*(v5[c]-v1[c]) + t3*(v6[c]-v0[c])
 	}
 }
 

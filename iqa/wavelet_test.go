@@ -279,6 +279,9 @@ func benchScore(b *testing.B, meth Method, n int) {
 	m := testimg.Natural(n, n, 1)
 	ref, dist := GrayFrom(m), noisy(m, 0.05, 2)
 	s := NewScorer(meth)
+	if _, err := s.Score(ref, dist); err != nil { // size the workspace
+		b.Fatal(err)
+	}
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := s.Score(ref, dist); err != nil {

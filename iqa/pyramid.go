@@ -93,14 +93,14 @@ func accSym5(out, v []float64, c0, c1, c2 float64, first bool) {
 
 // bandFilters writes corrDn(src, bfilts[0]) into b0 and corrDn(src,
 // bfilts[3]) into b3 for the top-left cw×ch region (stride cw) of the w×h
-// image src. xp and tmp are scratch of at least (w+6)(h+6) and 42·cw
+// image src. xp and tmp are scratch of at least (w+6)(h+6) and 48·cw
 // samples.
 //
 // Band 0 is antisymmetric across columns and symmetric across rows, band 3
 // (= −band 0 transposed) the other way round. Each padded row is folded
 // horizontally once — differences x[c+l] − x[c−l] for band 0, sums
-// x[c−l] + x[c+l] for band 3, l = 1…3 — into a ring of the 7 rows an output
-// row needs; then per l a 7-tap vertical filter (symmetric for band 0,
+// x[c−l] + x[c+l] for band 3, l = 1…3 — into a ring of the 8 rows two output
+// rows need; then per l a 7-tap vertical filter (symmetric for band 0,
 // antisymmetric for band 3) accumulates into the output row.
 func bandFilters(b0, b3, src []float64, w, h, cw, ch int, xp, tmp []float64) {
 	const p = 3
@@ -109,15 +109,15 @@ func bandFilters(b0, b3, src []float64, w, h, cw, ch int, xp, tmp []float64) {
 	f := &sp5Bands[0]
 	g := &sp5Bands[3]
 	// ring[slot][0..2] = differences l = 1…3, ring[slot][3..5] = sums.
-	var ring [7][6][]float64
+	var ring [8][6][]float64
 	for i := range ring {
 		for j := range ring[i] {
 			ring[i][j] = tmp[(6*i+j)*cw:][:cw]
 		}
 	}
-	fold := func(i int) { // padded row i into slot i mod 7
+	fold := func(i int) { // padded row i into slot i mod 8
 		x := xp[i*pw:][:pw]
-		r := &ring[i%7]
+		r := &ring[i%8]
 		d1, d2, d3 := r[0], r[1][:len(r[0])], r[2][:len(r[0])]
 		s1, s2, s3 := r[3][:len(r[0])], r[4][:len(r[0])], r[5][:len(r[0])]
 		n := len(d1)
@@ -135,28 +135,96 @@ func bandFilters(b0, b3, src []float64, w, h, cw, ch int, xp, tmp []float64) {
 	for i := range 2 * p {
 		fold(i)
 	}
-	var rows [7][]float64
-	for r := range ch {
-		// Output row r needs padded rows r … r+6 (centre r+3).
+	// Two output rows at a time: rows r and r+1 share 6 of their 7 input
+	// rows, so every loaded sample feeds both.
+	var rows [8][]float64
+	r := 0
+	for ; r+1 < ch; r += 2 {
 		fold(r + 2*p)
+		fold(r + 2*p + 1)
+		oa, ob := b0[r*cw:][:cw], b0[(r+1)*cw:][:cw]
+		for l := 1; l <= 3; l++ {
+			for k := range 8 {
+				rows[k] = ring[(r+k)%8][l-1]
+			}
+			accVSym7x2(oa, ob, &rows, f[3][3+l], f[4][3+l], f[5][3+l], f[6][3+l], l == 1)
+		}
+		oa, ob = b3[r*cw:][:cw], b3[(r+1)*cw:][:cw]
+		for k := range 8 {
+			rows[k] = xp[(r+k)*pw+p:][:cw]
+		}
+		accVAnti7x2(oa, ob, &rows, g[4][3], g[5][3], g[6][3], true)
+		for l := 1; l <= 3; l++ {
+			for k := range 8 {
+				rows[k] = ring[(r+k)%8][2+l]
+			}
+			accVAnti7x2(oa, ob, &rows, g[4][3+l], g[5][3+l], g[6][3+l], false)
+		}
+	}
+	if r < ch { // odd number of rows: the last one alone
+		fold(r + 2*p)
+		var rows7 [7][]float64
 		o0 := b0[r*cw:][:cw]
 		o3 := b3[r*cw:][:cw]
 		for l := 1; l <= 3; l++ {
 			for k := range 7 {
-				rows[k] = ring[(r+k)%7][l-1]
+				rows7[k] = ring[(r+k)%8][l-1]
 			}
-			accVSym7(o0, &rows, f[3][3+l], f[4][3+l], f[5][3+l], f[6][3+l], l == 1)
+			accVSym7(o0, &rows7, f[3][3+l], f[4][3+l], f[5][3+l], f[6][3+l], l == 1)
 		}
 		for k := range 7 {
-			rows[k] = xp[(r+k)*pw+p:][:cw]
+			rows7[k] = xp[(r+k)*pw+p:][:cw]
 		}
-		accVAnti7(o3, &rows, g[4][3], g[5][3], g[6][3], true)
+		accVAnti7(o3, &rows7, g[4][3], g[5][3], g[6][3], true)
 		for l := 1; l <= 3; l++ {
 			for k := range 7 {
-				rows[k] = ring[(r+k)%7][2+l]
+				rows7[k] = ring[(r+k)%8][2+l]
 			}
-			accVAnti7(o3, &rows, g[4][3+l], g[5][3+l], g[6][3+l], false)
+			accVAnti7(o3, &rows7, g[4][3+l], g[5][3+l], g[6][3+l], false)
 		}
+	}
+}
+
+// accVSym7x2 is accVSym7 for two consecutive output rows: oa from v[0…6],
+// ob from v[1…7].
+func accVSym7x2(oa, ob []float64, v *[8][]float64, t0, t1, t2, t3 float64, first bool) {
+	n := len(oa)
+	ob = ob[:n]
+	v0, v1, v2, v3 := v[0][:n], v[1][:n], v[2][:n], v[3][:n]
+	v4, v5, v6, v7 := v[4][:n], v[5][:n], v[6][:n], v[7][:n]
+	if first {
+		for c := range oa {
+			a1, a2, a3, a4, a5, a6 := v1[c], v2[c], v3[c], v4[c], v5[c], v6[c]
+			oa[c] = t0*a3 + t1*(a2+a4) + t2*(a1+a5) + t3*(v0[c]+a6)
+			ob[c] = t0*a4 + t1*(a3+a5) + t2*(a2+a6) + t3*(a1+v7[c])
+		}
+		return
+	}
+	for c := range oa {
+		a1, a2, a3, a4, a5, a6 := v1[c], v2[c], v3[c], v4[c], v5[c], v6[c]
+		oa[c] += t0*a3 + t1*(a2+a4) + t2*(a1+a5) + t3*(v0[c]+a6)
+		ob[c] += t0*a4 + t1*(a3+a5) + t2*(a2+a6) + t3*(a1+v7[c])
+	}
+}
+
+// accVAnti7x2 is accVAnti7 for two consecutive output rows.
+func accVAnti7x2(oa, ob []float64, v *[8][]float64, t1, t2, t3 float64, first bool) {
+	n := len(oa)
+	ob = ob[:n]
+	v0, v1, v2, v3 := v[0][:n], v[1][:n], v[2][:n], v[3][:n]
+	v4, v5, v6, v7 := v[4][:n], v[5][:n], v[6][:n], v[7][:n]
+	if first {
+		for c := range oa {
+			a1, a2, a3, a4, a5, a6 := v1[c], v2[c], v3[c], v4[c], v5[c], v6[c]
+			oa[c] = t1*(a4-a2) + t2*(a5-a1) + t3*(a6-v0[c])
+			ob[c] = t1*(a5-a3) + t2*(a6-a2) + t3*(v7[c]-a1)
+		}
+		return
+	}
+	for c := range oa {
+		a1, a2, a3, a4, a5, a6 := v1[c], v2[c], v3[c], v4[c], v5[c], v6[c]
+		oa[c] += t1*(a4-a2) + t2*(a5-a1) + t3*(a6-v0[c])
+		ob[c] += t1*(a5-a3) + t2*(a6-a2) + t3*(v7[c]-a1)
 	}
 }
 

@@ -82,7 +82,7 @@ func newWaveWorkspace(w, h int) *waveWorkspace {
 	ws := &waveWorkspace{w: w, h: h, height: PyramidHeight(w, h)}
 	n := w * h
 	ws.xp = make([]float64, (w+8)*(h+8))
-	ws.tmp = make([]float64, max(w+8, 42*w))
+	ws.tmp = make([]float64, max(w+8, 48*w))
 	for i := range 2 {
 		ws.lo[i] = make([]float64, n)
 		ws.next[i] = make([]float64, n) // swapped with lo level by level

@@ -296,3 +296,34 @@ func BenchmarkScoreVCRPy512(b *testing.B)  { benchScore(b, VCRPy, 512) }
 func BenchmarkScoreVIFVec32(b *testing.B)  { benchScore(b, VIFVec, 32) }
 func BenchmarkScoreVIFVec224(b *testing.B) { benchScore(b, VIFVec, 224) }
 func BenchmarkScoreVIFVec512(b *testing.B) { benchScore(b, VIFVec, 512) }
+
+// TestManySizes runs both flavours on every combination of sizes around
+// the height thresholds (odd, even, non-square), reusing one Scorer across
+// size changes, and compares a sample with the slow version.
+func TestManySizes(t *testing.T) {
+	sizes := []int{9, 10, 11, 17, 18, 19, 35, 36, 37, 71, 72, 73, 101}
+	scorers := map[Method]*Scorer{VCRPy: NewScorer(VCRPy), VIFVec: NewScorer(VIFVec)}
+	n := 0
+	for _, w := range sizes {
+		for _, h := range sizes {
+			m := testimg.Natural(w, h, uint64(w*1000+h))
+			ref, dist := GrayFrom(m), noisy(m, 0.05, uint64(w+h))
+			for meth, s := range scorers {
+				r, err := s.Score(ref, dist)
+				if err != nil || math.IsNaN(r.VIF) || r.VIF <= 0 || r.VIF >= 1 || r.Levels != PyramidHeight(w, h) {
+					t.Errorf("%s %d×%d: %+v, %v", meth, w, h, r, err)
+				}
+				if n%7 == 0 {
+					p := paramsVCRPy
+					if meth == VIFVec {
+						p = paramsVIFVec
+					}
+					if want := vifSlow(ref.Pix, dist.Pix, w, h, p); math.Abs(r.VIF-want) > 1e-10 {
+						t.Errorf("%s %d×%d: VIF %.15g, slow %.15g", meth, w, h, r.VIF, want)
+					}
+				}
+				n++
+			}
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package iqa
 
 import (
+	"errors"
 	"fmt"
 	"math"
 )
@@ -40,9 +41,6 @@ var (
 	paramsVCRPy = waveParams{sigmaNSq: 0.1, tol: 1e-15}
 	// MATLAB vifvec: sigma_nsq = 0.4, tol = 1e-15.
 	paramsVIFVec = waveParams{sigmaNSq: 0.4, tol: 1e-15, vifvec: true}
-	// paramsPyIQA is pyiqa's transcription of vifvec (tol 1e-12, vv < tol),
-	// used by tests to reproduce vifvec_values.csv to rounding.
-	paramsPyIQA = waveParams{sigmaNSq: 0.4, tol: 1e-12, vifvec: true, strictClamp: true}
 )
 
 // PyramidHeight returns the steerable-pyramid height the wavelet methods use
@@ -110,8 +108,19 @@ func (s *Scorer) scoreWavelet(ref, dist *Gray) (Result, error) {
 	if s.method == VIFVec {
 		p = paramsVIFVec
 	}
-	return Result{VIF: s.wave.vif(ref.Pix, dist.Pix, p), Levels: s.wave.height}, nil
+	v := s.wave.vif(ref.Pix, dist.Pix, p)
+	if math.IsNaN(v) {
+		return Result{}, fmt.Errorf("%s VIF of a %d×%d pair: %w", s.method, w, h, ErrNoDetail)
+	}
+	return Result{VIF: v, Levels: s.wave.height}, nil
 }
+
+// ErrNoDetail is returned (wrapped) when VIF is undefined because the
+// reference carries no information: vifvec divides by Σden = 0 for a flat
+// reference (MATLAB returns NaN). It is also returned for inputs containing
+// NaN. The vcr-py flavour returns 1 for a flat reference, as the VCR
+// toolbox does (its 1e-4 terms make the ratio 1).
+var ErrNoDetail = errors.New("the reference image has no detail (or contains NaN), so VIF is undefined")
 
 // vif computes the wavelet VIF of the pair (ref, dist), both w×h.
 func (ws *waveWorkspace) vif(ref, dist []float64, p waveParams) float64 {

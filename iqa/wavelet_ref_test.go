@@ -15,6 +15,10 @@ import (
 
 const vifCases = "testdata/vif-cases"
 
+// paramsPyIQA is pyiqa's transcription of vifvec (tol 1e-12, vv < tol),
+// which produced vifvec_values.csv.
+var paramsPyIQA = waveParams{sigmaNSq: 0.4, tol: 1e-12, vifvec: true, strictClamp: true}
+
 func readCSV(t *testing.T, name string) []map[string]string {
 	t.Helper()
 	f, err := os.Open(filepath.Join(vifCases, name))

@@ -153,10 +153,24 @@ func TestScoreErrors(t *testing.T) {
 		if _, err := NewScorer(m).Score(NewGray(8, 100), NewGray(8, 100)); err == nil {
 			t.Errorf("%s: 8×100 accepted, want an error", m)
 		}
-		r, err := NewScorer(m).Score(NewGray(9, 9), NewGray(9, 9))
+		x := GrayFrom(testimg.Natural(9, 9, 1))
+		r, err := NewScorer(m).Score(x, x)
 		if err != nil || r.Levels != 1 {
 			t.Errorf("%s: 9×9 gave %+v, %v; want 1 level", m, r, err)
 		}
+	}
+	// A flat reference carries no information: vifvec's Σden is 0 (MATLAB
+	// gives NaN), the Python port's 1e-4 terms give exactly 1.
+	flat := NewGray(64, 64)
+	for i := range flat.Pix {
+		flat.Pix[i] = 100
+	}
+	tex := GrayFrom(testimg.Natural(64, 64, 2))
+	if _, err := NewScorer(VIFVec).Score(flat, tex); !errors.Is(err, ErrNoDetail) {
+		t.Errorf("vifvec, flat reference: err = %v, want ErrNoDetail", err)
+	}
+	if r, err := NewScorer(VCRPy).Score(flat, tex); err != nil || r.VIF != 1 {
+		t.Errorf("vcr-py, flat reference: %+v, %v; want VIF 1", r, err)
 	}
 }
 

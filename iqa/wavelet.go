@@ -64,7 +64,7 @@ type waveWorkspace struct {
 	xp   []float64    // reflect-padded copy of the image being filtered
 	tmp  []float64    // kernel scratch (folded rows)
 	lo   [2][]float64 // current lowpass of ref and dist
-	next [2][]float64 // next level's lowpass
+	next [2][]float64 // the downsampled lowpass, copied back into lo
 	band [2][2][]float64
 
 	pre  []float64 // per-row prefix sums at j = 3t, 5 interleaved quantities
@@ -83,7 +83,7 @@ func newWaveWorkspace(w, h int) *waveWorkspace {
 	ws.tmp = make([]float64, max(w+8, 48*w))
 	for i := range 2 {
 		ws.lo[i] = make([]float64, n)
-		ws.next[i] = make([]float64, n) // swapped with lo level by level
+		ws.next[i] = make([]float64, ((w+1)/2)*((h+1)/2))
 		for b := range 2 {
 			ws.band[i][b] = make([]float64, n)
 		}
@@ -141,8 +141,9 @@ func (ws *waveWorkspace) vif(ref, dist []float64, p waveParams) float64 {
 		ws.num[k+1], ws.den[k+1] = ws.subband(ws.band[0][0][:cw*ch], ws.band[1][0][:cw*ch], cw, ch, win, p)
 		if lev < H-1 {
 			for i := range 2 {
-				lowpassDown(ws.next[i], ws.lo[i], lw, lh, ws.xp, ws.tmp)
-				ws.lo[i], ws.next[i] = ws.next[i], ws.lo[i]
+				nn := ((lw + 1) / 2) * ((lh + 1) / 2)
+				lowpassDown(ws.next[i][:nn], ws.lo[i], lw, lh, ws.xp, ws.tmp)
+				copy(ws.lo[i], ws.next[i][:nn])
 			}
 			lw, lh = (lw+1)/2, (lh+1)/2
 		}

@@ -1,0 +1,224 @@
+package iqa
+
+import "math"
+
+// Gaussian scale mixture model of a reference subband (Sheikh & Bovik 2006,
+// §III): the 9×9 covariance Cu of all overlapping 3×3 patches, its
+// eigendecomposition, and per block s = yᵀ·Cu⁻¹·y / 9.
+
+// patchDisp lists the 13 displacements d = v − u between two positions of a
+// 3×3 patch with d "non-negative" (dr > 0, or dr = 0 and dc ≥ 0); every
+// other pair is the transpose of one of these.
+var patchDisp = [13][2]int{
+	{0, 0}, {0, 1}, {0, 2},
+	{1, -2}, {1, -1}, {1, 0}, {1, 1}, {1, 2},
+	{2, -2}, {2, -1}, {2, 0}, {2, 1}, {2, 2},
+}
+
+// dispIndex[dr][dc+2] is the index in patchDisp of (dr, dc), dr ≥ 0.
+var dispIndex = [3][5]int{
+	{-1, -1, 0, 1, 2},
+	{3, 4, 5, 6, 7},
+	{8, 9, 10, 11, 12},
+}
+
+// patchMoments returns, for the A×B band x (stride B, A, B ≥ 5), the sums
+// over all overlapping 3×3 patches p of y_p (m, 9 entries, patch row-major)
+// and of y_p·y_pᵀ (S), and the number of patches N = (A−2)(B−2).
+//
+// Instead of 45 products per patch it forms 13 products per pixel: S[u][v]
+// is the sum of x(q)·x(q+v−u) over the patch-origin rectangle shifted by u.
+// Each row's sums are split into a core (columns 2 … B−3, shared by every
+// column shift) plus two edge samples, and rows into rows 0, 1, the core
+// rows 2 … A−3, and rows A−2, A−1, so every S[u][v] is a sum of a few
+// partial sums.
+func patchMoments(x []float64, A, B int, S *[9][9]float64, m *[9]float64) (N int) {
+	// acc[class][d][uc]: row class (0: row 0, 1: row 1, 2: core rows,
+	// 3: row A−2, 4: row A−1), displacement, column shift uc of u.
+	var acc [5][13][3]float64
+	var sum [5][3]float64 // plain sums of x over the same column ranges
+	for i := range A {
+		cls := 2
+		switch i {
+		case 0:
+			cls = 0
+		case 1:
+			cls = 1
+		case A - 2:
+			cls = 3
+		case A - 1:
+			cls = 4
+		}
+		r0 := x[i*B:][:B]
+		var core [13]float64
+		// Displacements with dr = 0.
+		{
+			n := B - 4
+			c := r0[2:][:n]
+			c1, c2 := r0[3:][:n], r0[4:][:n]
+			var a0, a1, a2, s float64
+			for k, v := range c {
+				s += v
+				a0 += v * v
+				a1 += v * c1[k]
+				a2 += v * c2[k]
+			}
+			core[0], core[1], core[2] = a0, a1, a2
+			t := &sum[cls]
+			t[0] += s + r0[0] + r0[1]
+			t[1] += s + r0[1] + r0[B-2]
+			t[2] += s + r0[B-2] + r0[B-1]
+		}
+		n := B - 4
+		c := r0[2:][:n]
+		for dr := 1; dr <= 2 && i+dr < A; dr++ {
+			rn := x[(i+dr)*B:][:B]
+			p0, p1, p2, p3, p4 := rn[0:n], rn[1:1+n], rn[2:2+n], rn[3:3+n], rn[4:4+n]
+			var a0, a1, a2, a3, a4 float64
+			for k, v := range c {
+				a0 += v * p0[k]
+				a1 += v * p1[k]
+				a2 += v * p2[k]
+				a3 += v * p3[k]
+				a4 += v * p4[k]
+			}
+			o := core[5*dr-2:][:5]
+			o[0], o[1], o[2], o[3], o[4] = a0, a1, a2, a3, a4
+		}
+		// Add the edge samples for each valid column shift uc.
+		for d, dd := range patchDisp {
+			dr, dc := dd[0], dd[1]
+			if i+dr >= A {
+				continue
+			}
+			rn := x[(i+dr)*B:][:B]
+			e := func(q int) float64 { return r0[q] * rn[q+dc] }
+			a := &acc[cls][d]
+			for uc := max(0, -dc); uc <= min(2, 2-dc); uc++ {
+				var edge float64
+				switch uc {
+				case 0:
+					edge = e(0) + e(1)
+				case 1:
+					edge = e(1) + e(B-2)
+				case 2:
+					edge = e(B-2) + e(B-1)
+				}
+				a[uc] += core[d] + edge
+			}
+		}
+	}
+	// Row classes covered by a patch-origin rectangle shifted down by ur.
+	rowsOf := [3][3]int{{0, 1, 2}, {1, 2, 3}, {2, 3, 4}}
+	for ui := range 9 {
+		ur, uc := ui/3, ui%3
+		var t float64
+		for _, c := range rowsOf[ur] {
+			t += sum[c][uc]
+		}
+		m[ui] = t
+		for vi := ui; vi < 9; vi++ {
+			vr, vc := vi/3, vi%3
+			a, b := ur, uc // the patch position the displacement starts from
+			dr, dc := vr-ur, vc-uc
+			if dr < 0 || (dr == 0 && dc < 0) {
+				a, b, dr, dc = vr, vc, -dr, -dc
+			}
+			d := dispIndex[dr][dc+2]
+			var s float64
+			for _, c := range rowsOf[a] {
+				s += acc[c][d][b]
+			}
+			S[ui][vi] = s
+			S[vi][ui] = s
+		}
+	}
+	return (A - 2) * (B - 2)
+}
+
+// eigSym9 computes the eigenvalues lam and eigenvectors (columns of V) of the
+// symmetric matrix a by the cyclic Jacobi method; a is destroyed. The
+// eigenvalues are sorted in ascending order, like numpy.linalg.eigh.
+func eigSym9(a *[9][9]float64, lam *[9]float64, V *[9][9]float64) {
+	const n = 9
+	*V = [9][9]float64{}
+	for i := range n {
+		V[i][i] = 1
+	}
+	for sweep := 0; sweep < 100; sweep++ {
+		var off, diag float64
+		for p := range n {
+			diag += a[p][p] * a[p][p]
+			for q := p + 1; q < n; q++ {
+				off += a[p][q] * a[p][q]
+			}
+		}
+		if off == 0 || off <= 1e-34*diag {
+			break
+		}
+		for p := 0; p < n-1; p++ {
+			for q := p + 1; q < n; q++ {
+				apq := a[p][q]
+				if apq == 0 {
+					continue
+				}
+				// Rotation that annihilates a[p][q] (Golub & Van Loan, Alg. 8.5.1).
+				theta := (a[q][q] - a[p][p]) / (2 * apq)
+				t := 1 / (math.Abs(theta) + math.Sqrt(theta*theta+1))
+				if theta < 0 {
+					t = -t
+				}
+				if math.IsInf(theta, 0) {
+					t = 0
+				}
+				c := 1 / math.Sqrt(t*t+1)
+				s := t * c
+				for k := range n {
+					akp, akq := a[k][p], a[k][q]
+					a[k][p] = c*akp - s*akq
+					a[k][q] = s*akp + c*akq
+				}
+				for k := range n {
+					apk, aqk := a[p][k], a[q][k]
+					a[p][k] = c*apk - s*aqk
+					a[q][k] = s*apk + c*aqk
+				}
+				for k := range n {
+					vkp, vkq := V[k][p], V[k][q]
+					V[k][p] = c*vkp - s*vkq
+					V[k][q] = s*vkp + c*vkq
+				}
+			}
+		}
+	}
+	for i := range n {
+		lam[i] = a[i][i]
+	}
+	// Insertion sort, ascending, permuting the eigenvector columns along.
+	for i := 1; i < n; i++ {
+		for j := i; j > 0 && lam[j] < lam[j-1]; j-- {
+			lam[j], lam[j-1] = lam[j-1], lam[j]
+			for k := range n {
+				V[k][j], V[k][j-1] = V[k][j-1], V[k][j]
+			}
+		}
+	}
+}
+
+// inverseFromEig writes V·diag(1/λ)·Vᵀ into inv. Eigenvalues with
+// |λ| ≤ cut contribute nothing (a pseudo-inverse); pass cut < 0 to invert all.
+func inverseFromEig(inv *[9][9]float64, lam *[9]float64, V *[9][9]float64, cut float64) {
+	for i := range 9 {
+		for j := i; j < 9; j++ {
+			var s float64
+			for k := range 9 {
+				if math.Abs(lam[k]) <= cut {
+					continue
+				}
+				s += V[i][k] * V[j][k] / lam[k]
+			}
+			inv[i][j] = s
+			inv[j][i] = s
+		}
+	}
+}

@@ -3,6 +3,7 @@ package iqa
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/vcr-bench/vcr/imageio"
@@ -98,7 +99,10 @@ func NewScorer(m Method) *Scorer {
 func (s *Scorer) Method() Method { return s.method }
 
 // Score returns the VIF of dist with respect to ref and the visual change Δv.
-// It returns an error wrapping ErrSize if the sizes differ.
+// Δv is exactly 0 when the two images are identical. It returns an error
+// wrapping ErrSize if the sizes differ, and an error for images too small for
+// the method (wavelet methods need a shorter side of at least 9 pixels and
+// use a lower pyramid below 72; see docs/vif.md and Result.Levels).
 func (s *Scorer) Score(ref, dist *Gray) (Result, error) {
 	if ref.Width != dist.Width || ref.Height != dist.Height {
 		return Result{}, fmt.Errorf("reference is %d×%d but distorted is %d×%d: %w", ref.Width, ref.Height, dist.Width, dist.Height, ErrSize)
@@ -119,5 +123,12 @@ func (s *Scorer) Score(ref, dist *Gray) (Result, error) {
 	}
 	r.Method = s.method
 	r.DV = DV(r.VIF)
+	if slices.Equal(ref.Pix, dist.Pix) {
+		// No change at all: Δv is 0 by definition. The computed VIF of an
+		// identical pair is 1 only up to the published formulas' tolerance
+		// terms (0.9999999999999981 in the VCR toolbox); it is reported as
+		// computed, but it must not put an unchanged image above Δv = 0.
+		r.DV = 0
+	}
 	return r, nil
 }

@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/vcr-bench/vcr/imageio"
 	"github.com/vcr-bench/vcr/internal/testimg"
 )
 
@@ -151,15 +150,6 @@ func readVIFCases(t testing.TB) []vifCase {
 		t.Fatal("no cases in cases.csv")
 	}
 	return cases
-}
-
-func loadGray(t testing.TB, name string) *Gray {
-	t.Helper()
-	m, err := imageio.Load(filepath.Join("testdata", "vif-cases", name), imageio.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return GrayFrom(m)
 }
 
 // TestPixelReference compares with the values the VCR toolbox's

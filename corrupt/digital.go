@@ -58,9 +58,9 @@ func init() {
 			"averages, with equal weights, the input samples whose centres fall in its box " +
 			"(support ½·scale around the centre, interval (−½, ½]), so downscaling by an integer " +
 			"factor gives block means and enlarging is nearest-neighbour sampling of pixel " +
-			"centres. Horizontal pass, then vertical, as Pillow does. Departure: the passes run in " +
-			"float32 without Pillow's 22-bit fixed-point weights and 8-bit rounding between " +
-			"passes (differences ≤ 1/255 per pass).",
+			"centres. Departure: the sums run in float32 (rows of a block first, then columns) " +
+			"without Pillow's 22-bit fixed-point weights and its 8-bit rounding after each pass " +
+			"(differences ≤ 1/255 per pass).",
 		Papers: []string{"imagenet-c"},
 		apply:  applyPixelate,
 	})
@@ -225,73 +225,69 @@ func applyPixelate(dst, src *imageio.Image, p []float64, _ *rand.Rand) {
 		dst.CopyFrom(src)
 		return
 	}
-	down := imageio.New(w, h)
-	pixelateResize(down, src)
-	pixelateResize(dst, down)
-}
-
-// pixelateResize resizes src to dst's size with Pillow's BOX filter:
-// horizontal pass into a temporary, then vertical pass.
-func pixelateResize(dst, src *imageio.Image) {
-	W, H, w, h := src.Width, src.Height, dst.Width, dst.Height
-	xs := pixelateSpans(W, w)
-	ys := pixelateSpans(H, h)
-	// Nearest-neighbour sampling (every span one sample) is a gather.
-	xnear := true
-	for _, s := range xs {
-		xnear = xnear && s.hi-s.lo == 1
-	}
-	xinv := make([]float32, w)
-	for i, s := range xs {
-		if s.hi > s.lo {
-			xinv[i] = 1 / float32(s.hi-s.lo)
+	// Down: BOX spans partition the input (each sample's centre lies in
+	// exactly one output box), so the two passes reduce to block sums; the
+	// rows of a block are summed first (a plain row loop), then the columns.
+	xs, ys := pixelateSpans(W, w), pixelateSpans(H, h)
+	// Up: every span is a single sample (nearest neighbour).
+	ux, uy := pixelateSpans(w, W), pixelateSpans(h, H)
+	buf := make([]float32, w*h+W+w)
+	small, acc, xinv := buf[:w*h], buf[w*h:w*h+W], buf[w*h+W:]
+	for i, sp := range xs {
+		if sp.hi > sp.lo {
+			xinv[i] = 1 / float32(sp.hi-sp.lo)
 		}
 	}
-	tmp := make([]float32, w*H)
+	xidx := make([]int32, W)
+	for i, sp := range ux {
+		xidx[i] = sp.lo
+	}
 	for c := range 3 {
 		s, d := src.Ch[c], dst.Ch[c]
-		// Horizontal: H rows of W → w.
-		for y := range H {
-			in := s[y*W:][:W]
-			out := tmp[y*w:][:w]
-			if xnear {
-				for x, sp := range xs {
-					out[x] = in[sp.lo]
-				}
-				continue
-			}
-			for x, sp := range xs {
-				var sum float32
-				for _, v := range in[sp.lo:sp.hi] {
-					sum += v
-				}
-				out[x] = sum * xinv[x]
-			}
-		}
-		// Vertical: h rows from H; a row equal to the previous one is copied.
 		for y, sp := range ys {
-			out := d[y*w:][:w]
-			if y > 0 && sp == ys[y-1] {
-				copy(out, d[(y-1)*w:][:w])
-				continue
-			}
-			n := sp.hi - sp.lo
+			out := small[y*w:][:w]
+			n := int(sp.hi - sp.lo)
 			if n == 0 {
 				clear(out)
 				continue
 			}
-			copy(out, tmp[int(sp.lo)*w:][:w])
-			for yy := sp.lo + 1; yy < sp.hi; yy++ {
-				row := tmp[int(yy)*w:][:len(out)]
+			copy(acc, s[int(sp.lo)*W:][:W])
+			for yy := int(sp.lo) + 1; yy < int(sp.hi); yy++ {
+				row := s[yy*W:][:len(acc)]
 				for x, v := range row {
-					out[x] += v
+					acc[x] += v
 				}
 			}
-			if n > 1 {
-				inv := 1 / float32(n)
-				for x := range out {
-					out[x] *= inv
+			yinv := 1 / float32(n)
+			for x, sp := range xs {
+				a := acc[sp.lo:sp.hi]
+				var sum float32
+				switch len(a) { // mostly one length: predictable
+				case 1:
+					sum = a[0]
+				case 2:
+					sum = a[0] + a[1]
+				case 3:
+					sum = a[0] + a[1] + a[2]
+				default:
+					for _, v := range a {
+						sum += v
+					}
 				}
+				out[x] = sum * (xinv[x] * yinv)
+			}
+		}
+		prev := int32(-1)
+		for y, sp := range uy {
+			row := d[y*W:][:W]
+			if sp.lo == prev {
+				copy(row, d[(y-1)*W:][:W])
+				continue
+			}
+			prev = sp.lo
+			in := small[int(sp.lo)*w:][:w]
+			for x, xi := range xidx[:len(row)] {
+				row[x] = in[xi]
 			}
 		}
 	}

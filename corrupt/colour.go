@@ -245,9 +245,20 @@ func applyContrast(dst, src *imageio.Image, p []float64, _ *rand.Rand) {
 	for ch := range 3 {
 		s := src.Ch[ch]
 		d := dst.Ch[ch][:len(s)]
-		m := float32(colourMean(s))
+		// (u − m)·c + m = u·c + m(1 − c), with the constant in float64.
+		m := colourMean(s)
+		k := float32(m - m*float64(c))
+		// Clipping is rare here (only rounding can leave [0, 1] for c ≤ 1),
+		// so predictable branches beat noiseClamp's branch-free bit tricks.
 		for i, v := range s {
-			d[i] = noiseClamp((v-m)*c + m)
+			v = v*c + k
+			if v < 0 {
+				v = 0
+			}
+			if v > 1 {
+				v = 1
+			}
+			d[i] = v
 		}
 	}
 }

@@ -27,7 +27,7 @@ func init() {
 		Identity:   []float64{0},
 		Doc: "Gaussian noise (ImageNet-C, Hendrycks & Dietterich 2019): every element of u = x/255 " +
 			"gets an independent N(0, sigma) draw added, then the result is clipped to [0, 1] " +
-			"(corruptions.md §2.1). Normal draws use a 128-layer ziggurat (Marsaglia & Tsang 2000) " +
+			"(corruptions.md §2.1). Normal draws use a 256-layer ziggurat (Marsaglia & Tsang 2000) " +
 			"on a wyrand stream instead of numpy's generator, so values are statistically, not " +
 			"bitwise, equal to the reference.",
 		Papers: []string{"vcr", "icse", "imagenet-c"},
@@ -133,17 +133,17 @@ func (r *noiseRand) next() uint64 {
 func (r *noiseRand) float64() float64 { return float64(r.next()>>11) * 0x1p-53 }
 
 // Ziggurat tables for the standard normal (Marsaglia & Tsang 2000, "The
-// ziggurat method for generating random variables", 128 layers), for a
-// magnitude drawn as a 24-bit integer m: |x| = m·zigW[i], and the fast path
+// ziggurat method for generating random variables", 256 layers), for a
+// magnitude drawn as a 23-bit integer m: |x| = m·zigW[i], and the fast path
 // accepts when m < zigK[i].
 const (
-	zigLayers = 128
-	zigR      = 3.442619855899      // start of the tail
-	zigV      = 9.91256303526217e-3 // area of each layer
-	zigScale  = float64(1 << 24)    // magnitude resolution
-	zigInvR   = 1 / 3.442619855899  // for the tail sampler
-	zigMask   = zigLayers - 1       // layer index bits
-	zigShift  = 7                   // bits used by the layer index; 7 + 25 = 32
+	zigLayers = 256
+	zigR      = 3.6541528853610088 // start of the tail
+	zigV      = 4.92867323399e-3   // area of each layer
+	zigScale  = float64(1 << 23)   // magnitude resolution
+	zigInvR   = 1 / zigR           // for the tail sampler
+	zigMask   = zigLayers - 1      // layer index bits
+	zigShift  = 8                  // bits used by the layer index
 )
 
 var zigK [zigLayers]uint32
@@ -168,11 +168,11 @@ func init() {
 }
 
 // The ziggurat draw uses 32 random bits h: the layer index i = h & 127, the
-// sign in bit 7 and a 24-bit magnitude m = h >> 8. The fast path returns
-// ±m·zigW[i] when m < zigK[i] (over 98 % of draws).
+// sign in bit 8 and a 23-bit magnitude m = h >> 9. The fast path returns
+// ±m·zigW[i] when m < zigK[i] (99.3 % of draws).
 const (
 	zigSignBit = 1 << zigShift
-	zigMagBits = 8 // h >> zigMagBits is the magnitude
+	zigMagBits = zigShift + 1 // h >> zigMagBits is the magnitude
 )
 
 // normal returns one standard normal draw.
@@ -188,7 +188,7 @@ func (r *noiseRand) normal() float32 {
 	return math.Float32frombits(math.Float32bits(z) ^ (h&zigSignBit)<<(31-zigShift))
 }
 
-// zigSlow handles the rejected ~1 % of ziggurat draws: the tail beyond zigR
+// zigSlow handles the rejected 0.7 % of ziggurat draws: the tail beyond zigR
 // for layer 0 and the wedge test for the others, retrying with fresh draws.
 // It returns the magnitude |x|; the caller applies the sign bit it drew.
 func (r *noiseRand) zigSlow(m, i uint32) float32 {
@@ -239,7 +239,7 @@ func noiseAddNormal(d, s []float32, a, b float32, r *noiseRand) {
 
 // noiseNormals fills z (at most noiseChunk long) with independent standard
 // normal draws. The generator is inlined so that its state stays in a
-// register, and the ~1 % of ziggurat draws that the fast path rejects are
+// register, and the 0.7 % of ziggurat draws that the fast path rejects are
 // queued and redrawn afterwards, so that the hot loop makes no calls.
 func noiseNormals(z []float32, r *noiseRand) {
 	var rej [noiseChunk]uint64 // k<<32 | h of each rejected draw

@@ -231,8 +231,14 @@ func noiseAddNormal(d, s []float32, a, b float32, r *noiseRand) {
 		dd := d[base:][:len(ss)]
 		zz := z[:len(ss)]
 		noiseNormals(zz, r)
-		for k, v := range ss {
-			dd[k] = noiseClamp(v + (a+b*v)*zz[k])
+		if b == 0 {
+			for k, v := range ss {
+				dd[k] = noiseClamp(v + a*zz[k])
+			}
+		} else {
+			for k, v := range ss {
+				dd[k] = noiseClamp(v + (a+b*v)*zz[k])
+			}
 		}
 	}
 }

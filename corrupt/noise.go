@@ -377,11 +377,19 @@ func applyImpulseNoise(dst, src *imageio.Image, p []float64, rng *rand.Rand) {
 // Poisson CDF and U a 53-bit uniform integer compared against
 // T[k] = round(F(k)·2^53). Since u = x/255 takes at most 256 values on 8-bit
 // images, the thresholds are tabulated once per call for every level, with a
-// 32-entry guide table per level (guide[g] = the smallest k with
-// T[k] > g·2^48) so that the search starts next to its answer.
+// 64-entry guide table per level (guide[g] = the smallest k with
+// T[k] > g·2^47) so that the search starts next to its answer.
+
+// shotLevels[k] = k/255, the float32 values the tables are built for.
+var shotLevels = func() (t [256]float32) {
+	for k := range t {
+		t[k] = imageio.From8(uint8(k))
+	}
+	return t
+}()
 
 const (
-	shotGuideBits = 5
+	shotGuideBits = 6
 	shotGuide     = 1 << shotGuideBits
 	shotOne       = uint64(1) << 53
 )
@@ -495,8 +503,9 @@ func applyShotNoise(dst, src *imageio.Image, p []float64, rng *rand.Rand) {
 			st += noiseWyInc
 			hi, lo := bits.Mul64(st, st^noiseWyMix)
 			u := (hi ^ lo) >> 11
-			level := imageio.To8(v, imageio.Round)
-			if imageio.From8(level) == v {
+			// The 8-bit level k with v = k/255, if there is one.
+			level := uint32(int32(v*255 + 0.5))
+			if level < 256 && shotLevels[level] == v {
 				base := int(level) * stride
 				th := t.thr[base : base+stride]
 				n := int(t.guide[int(level)*shotGuide+int(u>>(53-shotGuideBits))])

@@ -290,3 +290,20 @@ func TestPixelateSpans(t *testing.T) {
 		}
 	}
 }
+
+// TestPixelateWhite checks that averaging ones never rounds above 1.
+func TestPixelateWhite(t *testing.T) {
+	c, _ := Lookup("pixelate")
+	src := flat(97, 61, 1)
+	for k := range 100 {
+		f := 0.01 + 0.99*float64(k)/99
+		out := apply(c, src, []float64{f}, 1, 0)
+		for ch := range 3 {
+			for i, v := range out.Ch[ch] {
+				if v != 1 && math.Abs(float64(v)-1) > 1e-6 || v > 1 {
+					t.Fatalf("c %v: sample %d of channel %d = %v, want 1", f, i, ch, v)
+				}
+			}
+		}
+	}
+}

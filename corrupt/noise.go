@@ -350,13 +350,12 @@ func applyImpulseNoise(dst, src *imageio.Image, p []float64, rng *rand.Rand) {
 			hi, lo := bits.Mul64(st, st^noiseWyMix)
 			u := hi ^ lo
 			h0, h1 := uint32(u), uint32(u>>32)
-			b0, b1 := math.Float32bits(s[k]), math.Float32bits(s[k+1])
-			if h0>>1 < thr {
-				b0 = (h0 & 1) * one
-			}
-			if h1>>1 < thr {
-				b1 = (h1 & 1) * one
-			}
+			// Branch-free select (flips are unpredictable): the mask is all
+			// ones when h>>1 < thr, since both are below 2^31.
+			f0 := uint32(int32(h0>>1-thr) >> 31)
+			f1 := uint32(int32(h1>>1-thr) >> 31)
+			b0 := math.Float32bits(s[k])&^f0 | (h0&1)*one&f0
+			b1 := math.Float32bits(s[k+1])&^f1 | (h1&1)*one&f1
 			d[k], d[k+1] = math.Float32frombits(b0), math.Float32frombits(b1)
 		}
 		r.s = st

@@ -226,11 +226,12 @@ const noiseChunk = 1024
 func noiseAddNormal(d, s []float32, a, b float32, r *noiseRand) {
 	d = d[:len(s)]
 	var z [noiseChunk]float32
+	var rej [noiseChunk]uint64 // scratch for noiseNormals, zeroed once
 	for base := 0; base < len(s); base += noiseChunk {
 		ss := s[base:min(base+noiseChunk, len(s))]
 		dd := d[base:][:len(ss)]
 		zz := z[:len(ss)]
-		noiseNormals(zz, r)
+		noiseNormals(zz, &rej, r)
 		if b == 0 {
 			for k, v := range ss {
 				dd[k] = noiseClamp(v + a*zz[k])
@@ -247,9 +248,8 @@ func noiseAddNormal(d, s []float32, a, b float32, r *noiseRand) {
 // normal draws. The generator is inlined so that its state stays in a
 // register, and the 0.7 % of ziggurat draws that the fast path rejects are
 // queued and redrawn afterwards, so that the hot loop makes no calls.
-func noiseNormals(z []float32, r *noiseRand) {
-	var rej [noiseChunk]uint64 // k<<32 | h of each rejected draw
-	nr := 0
+func noiseNormals(z []float32, rej *[noiseChunk]uint64, r *noiseRand) {
+	nr := 0 // rej[:nr] holds k<<32 | h of each rejected draw
 	st := r.s
 	n := len(z) &^ 1
 	for k := 0; k < n; k += 2 {

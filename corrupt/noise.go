@@ -149,6 +149,26 @@ const (
 var zigK [zigLayers]uint32
 var zigW, zigF [zigLayers]float32
 
+// zigWedge describes the wedge of layer i for the slow path: its x range
+// [xl, xr] (xl = xr·zigK[i]/2^23, the fast path's bound), f at both ends and
+// the chord's slope (f(xl) − f(xr))/(xr − xl).
+type zigWedge struct{ xl, xr, fl, fr, slope float64 }
+
+var zigWedges [zigLayers]zigWedge
+
+// accept reports whether the wedge point (x, y) lies below the density,
+// y < exp(−x²/2), deciding by the chord where the curvature allows.
+func (w *zigWedge) accept(x, y float64) bool {
+	chord := w.fr + (w.xr-x)*w.slope
+	switch {
+	case w.xr <= 1 && y <= chord:
+		return true
+	case w.xl >= 1 && y > chord:
+		return false
+	}
+	return y < math.Exp(-0.5*x*x)
+}
+
 func init() {
 	dn, tn := zigR, zigR
 	q := zigV / math.Exp(-0.5*dn*dn)
@@ -164,6 +184,12 @@ func init() {
 		tn = dn
 		zigF[i] = float32(math.Exp(-0.5 * dn * dn))
 		zigW[i] = float32(dn / zigScale)
+	}
+	for i := 1; i < zigLayers; i++ {
+		xr := float64(zigW[i]) * zigScale
+		xl := xr * float64(zigK[i]) / zigScale
+		fl, fr := math.Exp(-0.5*xl*xl), math.Exp(-0.5*xr*xr)
+		zigWedges[i] = zigWedge{xl, xr, fl, fr, (fl - fr) / (xr - xl)}
 	}
 }
 
@@ -205,7 +231,13 @@ func (r *noiseRand) zigSlow(m, i uint32) float32 {
 			}
 			return float32(zigR + x)
 		}
-		if float64(zigF[i])+r.float64()*float64(zigF[i-1]-zigF[i]) < math.Exp(-0.5*x*x) {
+		// Wedge: (x, y) is uniform over the part of layer i outside the
+		// inner box, x in [xl, xr], y in [f(xr), f(xl)]; accept below the
+		// density f(x) = exp(−x²/2). The chord through the corners settles
+		// most cases without exp (McFarland 2016): f lies above it where f is
+		// concave (xr ≤ 1) and below it where f is convex (xl ≥ 1).
+		w := &zigWedges[i]
+		if w.accept(x, w.fr+r.float64()*(w.fl-w.fr)) {
 			return float32(x)
 		}
 		h := uint32(r.next())

@@ -302,3 +302,58 @@ func TestShotTablesMatchDirect(t *testing.T) {
 		}
 	}
 }
+
+// TestZigguratHistogram is a χ² test of 2^22 draws in 80 bins of width 0.1
+// over [−4, 4] (plus two tail bins): it would see a wedge or tail test that
+// is off by a fraction of a percent in any one layer.
+func TestZigguratHistogram(t *testing.T) {
+	const n = 1 << 22
+	const bins, width = 80, 0.1
+	r := noiseRand{99}
+	z := make([]float32, noiseChunk)
+	var rej [noiseChunk]uint64
+	var counts [bins + 2]int
+	for done := 0; done < n; done += len(z) {
+		noiseNormals(z, &rej, &r)
+		for _, v := range z {
+			b := int(math.Floor(float64(v)/width)) + bins/2 + 1
+			counts[min(max(b, 0), bins+1)]++
+		}
+	}
+	phi := func(x float64) float64 { return 0.5 * math.Erfc(-x/math.Sqrt2) }
+	var chi2 float64
+	for b := range counts {
+		lo, hi := float64(b-1-bins/2)*width, float64(b-bins/2)*width
+		p := phi(hi) - phi(lo)
+		switch b {
+		case 0:
+			p = phi(-bins / 2 * width)
+		case bins + 1:
+			p = phi(-bins / 2 * width)
+		}
+		e := p * n
+		d := float64(counts[b]) - e
+		chi2 += d * d / e
+	}
+	// 81 degrees of freedom: mean 81, sd 12.7; 150 is beyond 5 sd.
+	if chi2 > 150 {
+		t.Errorf("χ² = %.1f over %d bins", chi2, len(counts))
+	}
+	t.Logf("χ² = %.1f over %d bins", chi2, len(counts))
+}
+
+// TestZigguratWedgeChord checks the chord shortcut of the wedge test against
+// the plain test y < exp(−x²/2) on random points of every layer's wedge.
+func TestZigguratWedgeChord(t *testing.T) {
+	r := noiseRand{5}
+	for i := 1; i < zigLayers; i++ {
+		w := &zigWedges[i]
+		for range 2000 {
+			x := w.xl + r.float64()*(w.xr-w.xl)
+			y := w.fr + r.float64()*(w.fl-w.fr)
+			if got, want := w.accept(x, y), y < math.Exp(-0.5*x*x); got != want {
+				t.Fatalf("layer %d (x in [%v, %v]): accept(%v, %v) = %v, want %v", i, w.xl, w.xr, x, y, got, want)
+			}
+		}
+	}
+}

@@ -268,6 +268,10 @@ func noiseAddNormal(d, s []float32, a, b float32, r *noiseRand) {
 			for k, v := range ss {
 				dd[k] = noiseClamp(v + a*zz[k])
 			}
+		} else if a == 0 {
+			for k, v := range ss {
+				dd[k] = noiseClamp(v + v*(b*zz[k]))
+			}
 		} else {
 			for k, v := range ss {
 				dd[k] = noiseClamp(v + (a+b*v)*zz[k])

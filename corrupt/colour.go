@@ -292,11 +292,24 @@ func colourPlanes8(src *imageio.Image) [3][]uint8 {
 	var out [3][]uint8
 	for c := range 3 {
 		out[c] = buf[c*n : (c+1)*n : (c+1)*n]
+		o := out[c][:len(src.Ch[c])]
 		for i, v := range src.Ch[c] {
-			out[c][i] = imageio.To8(v, imageio.Round)
+			o[i] = colourTo8(v)
 		}
 	}
 	return out
+}
+
+// colourTo8 equals imageio.To8(v, imageio.Round) with predictable branches
+// only: round half up in float64, saturate in integers (NaN gives 0).
+func colourTo8(v float32) uint8 {
+	f := float64(v)*255 + 0.5
+	if f >= 256 {
+		f = 256
+	}
+	k := int64(f) // truncation; NaN and large negatives give a negative k
+	k = min(max(k, 0), 255)
+	return uint8(k)
 }
 
 // colourStore8 writes the 8-bit planes into dst as k/255.

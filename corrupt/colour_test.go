@@ -362,3 +362,17 @@ func TestColorJitterOrderFromRng(t *testing.T) {
 		t.Errorf("16 seeds gave %d distinct results, want the 2 orders of brightness and contrast", len(seen))
 	}
 }
+
+func TestColourTo8(t *testing.T) {
+	vals := []float32{0, 1, -0, -1e-9, -0.5, -1e30, 1e30, 2, 0.5, float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1))}
+	for k := range 256 {
+		for _, d := range []float32{-2e-3, -1e-7, 0, 1e-7, 2e-3} {
+			vals = append(vals, float32(k)/255+d, (float32(k)+0.5)/255+d)
+		}
+	}
+	for _, v := range vals {
+		if got, want := colourTo8(v), imageio.To8(v, imageio.Round); got != want {
+			t.Errorf("colourTo8(%v) = %d, imageio.To8 = %d", v, got, want)
+		}
+	}
+}

@@ -275,7 +275,11 @@ func applyPixelate(dst, src *imageio.Image, p []float64, _ *rand.Rand) {
 					}
 				}
 				// Rounding can lift a mean of ones just above 1.
-				out[x] = min(sum*(xinv[x]*yinv), 1)
+				m := sum * (xinv[x] * yinv)
+				if m > 1 {
+					m = 1
+				}
+				out[x] = m
 			}
 		}
 		prev := int32(-1)

@@ -147,7 +147,7 @@ const (
 )
 
 var zigK [zigLayers]uint32
-var zigW, zigF [zigLayers]float32
+var zigW [zigLayers]float32
 
 // zigWedge describes the wedge of layer i for the slow path: its x range
 // [xl, xr] (xl = xr·zigK[i]/2^23, the fast path's bound), f at both ends and
@@ -176,13 +176,10 @@ func init() {
 	zigK[1] = 0
 	zigW[0] = float32(q / zigScale)
 	zigW[zigLayers-1] = float32(dn / zigScale)
-	zigF[0] = 1
-	zigF[zigLayers-1] = float32(math.Exp(-0.5 * dn * dn))
 	for i := zigLayers - 2; i >= 1; i-- {
 		dn = math.Sqrt(-2 * math.Log(zigV/dn+math.Exp(-0.5*dn*dn)))
 		zigK[i+1] = uint32(dn / tn * zigScale)
 		tn = dn
-		zigF[i] = float32(math.Exp(-0.5 * dn * dn))
 		zigW[i] = float32(dn / zigScale)
 	}
 	for i := 1; i < zigLayers; i++ {
@@ -193,7 +190,7 @@ func init() {
 	}
 }
 
-// The ziggurat draw uses 32 random bits h: the layer index i = h & 127, the
+// The ziggurat draw uses 32 random bits h: the layer index i = h & 255, the
 // sign in bit 8 and a 23-bit magnitude m = h >> 9. The fast path returns
 // ±m·zigW[i] when m < zigK[i] (99.3 % of draws).
 const (

@@ -1,0 +1,359 @@
+package corrupt
+
+import (
+	"math"
+	"testing"
+
+	"github.com/vcr-bench/vcr/imageio"
+)
+
+// flat returns a w×h image with every sample equal to v.
+func flat(w, h int, v float32) *imageio.Image {
+	m := imageio.New(w, h)
+	for c := range 3 {
+		for i := range m.Ch[c] {
+			m.Ch[c][i] = v
+		}
+	}
+	return m
+}
+
+// binomialOK reports whether k successes in n trials are within 5 standard
+// deviations of probability p (plus a small absolute slack for tiny p).
+func binomialOK(k, n int, p float64) bool {
+	sd := math.Sqrt(float64(n) * p * (1 - p))
+	return math.Abs(float64(k)-float64(n)*p) <= 5*sd+3
+}
+
+func TestZigguratNormal(t *testing.T) {
+	const n = 1 << 21
+	r := noiseRand{12345}
+	z := make([]float32, noiseChunk)
+	var rej [noiseChunk]uint64
+	var sum, sum2, sum4 float64
+	// Two-sided tail probabilities P(|Z| > a) = erfc(a/√2); 3.7 and 4 lie in the
+	// ziggurat's tail region (beyond 3.6542), so the slow path is exercised.
+	tails := []float64{0.5, 1, 2, 3, 3.5, 3.7, 4}
+	counts := make([]int, len(tails))
+	for done := 0; done < n; done += len(z) {
+		noiseNormals(z, &rej, &r)
+		for _, v := range z {
+			x := float64(v)
+			sum += x
+			sum2 += x * x
+			sum4 += x * x * x * x
+			for i, a := range tails {
+				if math.Abs(x) > a {
+					counts[i]++
+				}
+			}
+		}
+	}
+	mean, variance, kurt := sum/n, sum2/n, sum4/n
+	if math.Abs(mean) > 5/math.Sqrt(n) {
+		t.Errorf("mean %v, want 0 ± %v", mean, 5/math.Sqrt(n))
+	}
+	// sd of the sample variance is √(2/n) ≈ 0.001.
+	if math.Abs(variance-1) > 0.005 {
+		t.Errorf("variance %v, want 1", variance)
+	}
+	// E[Z⁴] = 3, sd √(96/n) ≈ 0.0068.
+	if math.Abs(kurt-3) > 0.035 {
+		t.Errorf("fourth moment %v, want 3", kurt)
+	}
+	for i, a := range tails {
+		p := math.Erfc(a / math.Sqrt2)
+		if !binomialOK(counts[i], n, p) {
+			t.Errorf("P(|Z| > %v) = %v, want %v", a, float64(counts[i])/n, p)
+		}
+	}
+	// The single-draw path agrees in distribution too (sign symmetry and scale).
+	var pos, big int
+	for range 100000 {
+		x := r.normal()
+		if x > 0 {
+			pos++
+		}
+		if math.Abs(float64(x)) > 1 {
+			big++
+		}
+	}
+	if !binomialOK(pos, 100000, 0.5) || !binomialOK(big, 100000, math.Erfc(1/math.Sqrt2)) {
+		t.Errorf("normal(): %d positive, %d beyond ±1 of 100000", pos, big)
+	}
+}
+
+// noiseStats returns the mean and standard deviation of out − src over all
+// samples, and the correlation of the differences between channels 0 and 1.
+func noiseStats(out, src *imageio.Image) (mean, sd, corr01 float64) {
+	n := float64(3 * src.Pixels())
+	var s, s2 float64
+	for c := range 3 {
+		for i, v := range out.Ch[c] {
+			d := float64(v - src.Ch[c][i])
+			s += d
+			s2 += d * d
+		}
+	}
+	mean = s / n
+	sd = math.Sqrt(s2/n - mean*mean)
+	var sxy, sx2, sy2 float64
+	for i := range out.Ch[0] {
+		x := float64(out.Ch[0][i] - src.Ch[0][i])
+		y := float64(out.Ch[1][i] - src.Ch[1][i])
+		sxy += x * y
+		sx2 += x * x
+		sy2 += y * y
+	}
+	return mean, sd, sxy / math.Sqrt(sx2*sy2)
+}
+
+func TestGaussianNoiseStd(t *testing.T) {
+	c, _ := Lookup("gaussian_noise")
+	src := flat(128, 128, 0.5)
+	for _, sigma := range []float64{0.01, 0.05, 0.1} {
+		out := apply(c, src, []float64{sigma}, 3, 0)
+		mean, sd, corr := noiseStats(out, src)
+		// 49152 samples: relative sd of the sample sd ≈ 1/√(2n) ≈ 0.3 %.
+		if math.Abs(sd/sigma-1) > 0.02 || math.Abs(mean) > 0.02*sigma {
+			t.Errorf("sigma %v: noise mean %v sd %v", sigma, mean, sd)
+		}
+		if math.Abs(corr) > 0.03 {
+			t.Errorf("sigma %v: channels 0 and 1 correlate (%v); noise must be per element", sigma, corr)
+		}
+	}
+	// Clipping: σ = 1 on mid-grey clips about 62 % of the samples to 0 or 1.
+	out := apply(c, src, []float64{1}, 3, 0)
+	clipped := 0
+	for ch := range 3 {
+		for _, v := range out.Ch[ch] {
+			if v == 0 || v == 1 {
+				clipped++
+			}
+		}
+	}
+	if p := math.Erfc(0.5 / math.Sqrt2); !binomialOK(clipped, 3*src.Pixels(), p) {
+		t.Errorf("sigma 1: %d of %d clipped, want fraction %v", clipped, 3*src.Pixels(), p)
+	}
+}
+
+func TestSpeckleNoiseStd(t *testing.T) {
+	c, _ := Lookup("speckle_noise")
+	for _, level := range []float32{0.2, 0.5} {
+		src := flat(128, 128, level)
+		out := apply(c, src, []float64{0.2}, 5, 0)
+		mean, sd, _ := noiseStats(out, src)
+		// u + u·N(0, c): sd = u·c.
+		want := float64(level) * 0.2
+		if math.Abs(sd/want-1) > 0.02 || math.Abs(mean) > 0.02*want {
+			t.Errorf("level %v: noise mean %v sd %v, want 0 and %v", level, mean, sd, want)
+		}
+	}
+	// Black stays black: the noise is multiplicative.
+	out := apply(c, flat(16, 16, 0), []float64{0.6}, 5, 0)
+	if d := imageio.MaxAbsDiff(out, flat(16, 16, 0)); d != 0 {
+		t.Errorf("speckle changed a black image by %v", d)
+	}
+}
+
+func TestUniformNoise(t *testing.T) {
+	c, _ := Lookup("uniform_noise")
+	src := flat(128, 128, 0.5)
+	w := 0.3
+	out := apply(c, src, []float64{w}, 9, 0)
+	mean, sd, _ := noiseStats(out, src)
+	// U[−w, w]: mean 0, sd w/√3.
+	if math.Abs(sd/(w/math.Sqrt(3))-1) > 0.02 || math.Abs(mean) > 0.01*w {
+		t.Errorf("noise mean %v sd %v, want 0 and %v", mean, sd, w/math.Sqrt(3))
+	}
+	lo, hi := 1.0, -1.0
+	for ch := range 3 {
+		for i, v := range out.Ch[ch] {
+			d := float64(v - src.Ch[ch][i])
+			lo, hi = math.Min(lo, d), math.Max(hi, d)
+		}
+	}
+	if lo < -w-1e-6 || hi > w+1e-6 || lo > -0.99*w || hi < 0.99*w {
+		t.Errorf("noise range [%v, %v], want to fill [−%v, %v]", lo, hi, w, w)
+	}
+}
+
+func TestImpulseFraction(t *testing.T) {
+	c, _ := Lookup("impulse_noise")
+	src := flat(128, 128, 0.5)
+	n := 3 * src.Pixels()
+	for _, amount := range []float64{0.03, 0.27, 0.5} {
+		out := apply(c, src, []float64{amount}, 11, 0)
+		salt, pepper := 0, 0
+		for ch := range 3 {
+			for _, v := range out.Ch[ch] {
+				switch v {
+				case 1:
+					salt++
+				case 0:
+					pepper++
+				case 0.5:
+				default:
+					t.Fatalf("amount %v: value %v is neither salt, pepper nor the input", amount, v)
+				}
+			}
+		}
+		if !binomialOK(salt+pepper, n, amount) {
+			t.Errorf("amount %v: %d of %d flipped", amount, salt+pepper, n)
+		}
+		if !binomialOK(salt, salt+pepper, 0.5) {
+			t.Errorf("amount %v: %d salt of %d flipped, want half", amount, salt, salt+pepper)
+		}
+	}
+}
+
+// poissonPMF returns P(N = k) for N ~ Poisson(mu).
+func poissonPMF(k int, mu float64) float64 {
+	lg, _ := math.Lgamma(float64(k + 1))
+	return math.Exp(float64(k)*math.Log(mu) - mu - lg)
+}
+
+// TestShotNoisePoisson checks that λ·output is Poisson(u·λ)-distributed, with
+// a χ² test over the counts below the clipping point λ and one bin for the
+// clipped draws, on 8-bit levels (tabulated path) and off-grid levels
+// (direct path).
+func TestShotNoisePoisson(t *testing.T) {
+	c, _ := Lookup("shot_noise")
+	for _, tc := range []struct {
+		lambda float64
+		level  float32
+	}{
+		{3, 60.0 / 255},   // mid-domain λ, μ ≈ 0.71
+		{5, 1},            // μ = 5: half the draws clip
+		{60, 51.0 / 255},  // ImageNet-C severity 1, μ = 12, no clipping
+		{1, 200.0 / 255},  // μ ≈ 0.78
+		{4, 0.3001},       // not k/255: direct inversion
+		{25, 0.123456789}, // not k/255, μ ≈ 3.09
+	} {
+		src := flat(128, 96, tc.level)
+		out := apply(c, src, []float64{tc.lambda}, 13, 0)
+		mu := float64(tc.level) * tc.lambda
+		kmax := int(math.Ceil(tc.lambda)) // draws ≥ λ clip to 1
+		counts := make([]int, kmax+1)
+		var s, s2 float64
+		n := 0
+		for ch := range 3 {
+			for _, v := range out.Ch[ch] {
+				k := int(math.Round(float64(v) * tc.lambda))
+				if math.Abs(float64(v)*tc.lambda-float64(k)) > 1e-3 && v != 1 {
+					t.Fatalf("λ %v: output %v is not k/λ", tc.lambda, v)
+				}
+				s += float64(k)
+				s2 += float64(k * k)
+				n++
+				counts[min(k, kmax)]++
+			}
+		}
+		var chi2 float64
+		bins := 0
+		tail := 1.0
+		for k := range kmax + 1 {
+			p := poissonPMF(k, mu)
+			if k == kmax {
+				p = tail
+			}
+			tail -= p
+			e := p * float64(n)
+			if e < 5 {
+				continue
+			}
+			d := float64(counts[k]) - e
+			chi2 += d * d / e
+			bins++
+		}
+		// χ² with < 60 degrees of freedom exceeds 3·dof + 20 with negligible probability.
+		if chi2 > 3*float64(bins)+20 {
+			t.Errorf("λ %v level %v: χ² = %.1f over %d bins; counts %v", tc.lambda, tc.level, chi2, bins, counts)
+		}
+		if float64(kmax) > mu+8*math.Sqrt(mu) { // practically unclipped: compare moments
+			mean := s / float64(n)
+			variance := s2/float64(n) - mean*mean
+			if math.Abs(mean-mu) > 5*math.Sqrt(mu/float64(n)) || math.Abs(variance/mu-1) > 0.03 {
+				t.Errorf("λ %v: mean %v variance %v, want both %v", tc.lambda, mean, variance, mu)
+			}
+		}
+	}
+}
+
+// TestShotTablesMatchDirect checks the tabulated inversion against the
+// straightforward sequential inversion for every 8-bit level.
+func TestShotTablesMatchDirect(t *testing.T) {
+	r := noiseRand{7}
+	for _, lambda := range []float64{1, 3, 5, 60} {
+		tab := newShotTables(lambda)
+		for level := range 256 {
+			mu := float64(imageio.From8(uint8(level))) * lambda
+			th := tab.thr[level*tab.stride : (level+1)*tab.stride]
+			for range 200 {
+				u := r.next() >> 11
+				k := int(tab.guide[level*shotGuide+int(u>>(53-shotGuideBits))])
+				for th[k] <= u {
+					k++
+				}
+				if want := shotDirect(mu, u); k != want {
+					t.Fatalf("λ %v level %d u %d: table gives %d, direct %d", lambda, level, u, k, want)
+				}
+			}
+		}
+	}
+}
+
+// TestZigguratHistogram is a χ² test of 2^22 draws in 80 bins of width 0.1
+// over [−4, 4] (plus two tail bins): it would see a wedge or tail test that
+// is off by a fraction of a percent in any one layer.
+func TestZigguratHistogram(t *testing.T) {
+	const n = 1 << 22
+	const bins, width = 80, 0.1
+	r := noiseRand{99}
+	z := make([]float32, noiseChunk)
+	var rej [noiseChunk]uint64
+	var counts [bins + 2]int
+	for done := 0; done < n; done += len(z) {
+		noiseNormals(z, &rej, &r)
+		for _, v := range z {
+			b := int(math.Floor(float64(v)/width)) + bins/2 + 1
+			counts[min(max(b, 0), bins+1)]++
+		}
+	}
+	phi := func(x float64) float64 { return 0.5 * math.Erfc(-x/math.Sqrt2) }
+	var chi2 float64
+	for b := range counts {
+		lo, hi := float64(b-1-bins/2)*width, float64(b-bins/2)*width
+		p := phi(hi) - phi(lo)
+		switch b {
+		case 0:
+			p = phi(-bins / 2 * width)
+		case bins + 1:
+			p = phi(-bins / 2 * width)
+		}
+		e := p * n
+		d := float64(counts[b]) - e
+		chi2 += d * d / e
+	}
+	// 81 degrees of freedom: mean 81, sd 12.7; 150 is beyond 5 sd.
+	if chi2 > 150 {
+		t.Errorf("χ² = %.1f over %d bins", chi2, len(counts))
+	}
+	t.Logf("χ² = %.1f over %d bins", chi2, len(counts))
+}
+
+// TestZigguratWedgeChord checks the chord shortcut of the wedge test against
+// the plain test y < exp(−x²/2) on random points of every layer's wedge.
+func TestZigguratWedgeChord(t *testing.T) {
+	r := noiseRand{5}
+	for i := 1; i < zigLayers; i++ {
+		w := &zigWedges[i]
+		for range 2000 {
+			x := w.xl + r.float64()*(w.xr-w.xl)
+			y := w.fr + r.float64()*(w.fl-w.fr)
+			if got, want := w.accept(x, y), y < math.Exp(-0.5*x*x); got != want {
+				t.Fatalf("layer %d (x in [%v, %v]): accept(%v, %v) = %v, want %v", i, w.xl, w.xr, x, y, got, want)
+			}
+		}
+	}
+}

@@ -89,15 +89,13 @@ func init() {
 		Doc: "Defocus blur (ImageNet-C, corruptions.md §2.8): correlation of each channel with a normalised disk " +
 			"{X² + Y² ≤ r²} smoothed by a 3×3 (r ≤ 8) or 5×5 (r > 8) Gaussian with σ = alias (OpenCV GaussianBlur " +
 			"taps: the fixed tables [1,2,1]/4 and [1,4,6,4,1]/16 when alias = 0), reflect-101 image borders. " +
-			"Departures: the disk uses the symmetric integer grid (−8…8, or −⌈r⌉…⌈r⌉ for r > 8), not the " +
-			"reference's asymmetric grid for fractional r > 8; and the anti-alias Gaussian is a full convolution of " +
-			"the disk (the kernel grows by the Gaussian's radius), whereas OpenCV blurs the kernel array with " +
-			"reflect-101 at the array's own edge, which folds the part of the smoothed rim that leaves the array " +
-			"back into it when the disk reaches within 1–2 samples of the edge (r > 7). That fold moves under 2 % " +
-			"of the kernel's mass by 1–3 pixels; outputs differ from the folded kernel by a fraction of an 8-bit " +
-			"level (see TestDefocusFoldDifference). The unfolded kernel allows the fast exact evaluation: disk rows " +
-			"by prefix sums on the reflect-101 extended image, then the separable anti-alias pass. r = 0 is a " +
-			"single point, so the result is a small 3×3 blur, not the identity.",
+			"OpenCV blurs the kernel array with reflect-101 at the array's own edge and does not renormalise, so " +
+			"once the disk reaches within the blur's reach of that edge (r ≥ 7) the kernel gains up to 3.5 % mass; " +
+			"this is reproduced exactly. Departure: the grid is the symmetric integer grid (−8…8, or −⌈r⌉…⌈r⌉ for " +
+			"r > 8), not the reference's asymmetric grid for fractional r > 8. Computed exactly but fast: disk rows " +
+			"by prefix sums on the reflect-101 extended image, the separable anti-alias pass on that extension, and " +
+			"the edge fold as a few 1-D correction profiles. r = 0 is a single point, so the result is a small 3×3 " +
+			"blur, not the identity.",
 		Papers: []string{"vcr", "icse", "imagenet-c"},
 		apply:  applyDefocusBlur,
 	})
@@ -424,6 +422,123 @@ func defocusAliasSize(r float64) int {
 	return 5
 }
 
+// defocusKernel builds the reference kernel of corruptions.md §2.8 on the
+// symmetric grid −R…R (R = max(8, ⌈r⌉)): the normalised disk, then OpenCV
+// GaussianBlur of the kernel array itself. With fold the blur uses
+// reflect-101 at the array's edge (OpenCV); without, the array is first
+// enlarged by the blur radius (a full convolution, the fast path's kernel).
+func defocusKernel(r, alias float64, fold bool) ([]float64, int) {
+	R := max(8, int(math.Ceil(r)))
+	na := defocusAliasSize(r)
+	a := na / 2
+	if !fold {
+		R += 2 * a // zero margin: the edge reflection then reads only zeros
+	}
+	n := 2*R + 1
+	d := make([]float64, n*n)
+	var cnt float64
+	for y := -R; y <= R; y++ {
+		for x := -R; x <= R; x++ {
+			if float64(x*x+y*y) <= r*r {
+				d[(y+R)*n+x+R] = 1
+				cnt++
+			}
+		}
+	}
+	for i := range d {
+		d[i] /= cnt
+	}
+	g := aliasTaps(make([]float64, 5), na, alias)
+	tmp := make([]float64, n*n)
+	for y := range n {
+		for x := range n {
+			var s float64
+			for i, v := range g {
+				s += v * d[y*n+borderIndex(x+i-a, n, Reflect101)]
+			}
+			tmp[y*n+x] = s
+		}
+	}
+	k := make([]float64, n*n)
+	for y := range n {
+		for x := range n {
+			var s float64
+			for i, v := range g {
+				s += v * tmp[borderIndex(y+i-a, n, Reflect101)*n+x]
+			}
+			k[y*n+x] = s
+		}
+	}
+	return k, n
+}
+
+// defocusProfile is one 1-D piece of the fold correction: a dense symmetric
+// kernel k (length 2L+1) applied at offset ±c across the other axis.
+type defocusProfile struct {
+	c int
+	k []float32
+}
+
+// defocusFold returns the correction C = folded − unfolded kernel (§2.8),
+// split by its 8-fold symmetry into column profiles (entries with
+// |x| ≥ |y|, x = c ≥ 0, applied at columns ±c) and row profiles (|y| > |x|,
+// y = c > 0, applied at rows ±c). Both lists are empty when the smoothed disk
+// stays clear of the kernel array's edge (r < 7). Profiles for row c equal those for
+// column c transposed, except on the diagonal, so both are kept.
+func defocusFold(r, alias float64, P int) (cols, rows []defocusProfile) {
+	kf, nf := defocusKernel(r, alias, true)
+	ku, nu := defocusKernel(r, alias, false)
+	Q := nu / 2
+	Rf := nf / 2
+	C := func(x, y int) float64 {
+		var f float64
+		if x >= -Rf && x <= Rf && y >= -Rf && y <= Rf {
+			f = kf[(y+Rf)*nf+x+Rf]
+		}
+		v := f - ku[(y+Q)*nu+x+Q]
+		if math.Abs(v) < 1e-18 {
+			return 0
+		}
+		return v
+	}
+	for c := 0; c <= Q; c++ {
+		// Column c, |y| ≤ c.
+		nz := false
+		col := make([]float32, 2*c+1)
+		for y := -c; y <= c; y++ {
+			if v := C(c, y); v != 0 {
+				col[y+c] = float32(v)
+				nz = true
+			}
+		}
+		if nz {
+			if c > P {
+				panic("corrupt: defocus fold correction beyond the padding")
+			}
+			cols = append(cols, defocusProfile{c, col})
+		}
+		if c == 0 {
+			continue
+		}
+		// Row c, |x| < c.
+		nz = false
+		row := make([]float32, 2*c-1)
+		for x := -(c - 1); x <= c-1; x++ {
+			if v := C(x, c); v != 0 {
+				row[x+c-1] = float32(v)
+				nz = true
+			}
+		}
+		if nz {
+			if c > P {
+				panic("corrupt: defocus fold correction beyond the padding")
+			}
+			rows = append(rows, defocusProfile{c, row})
+		}
+	}
+	return cols, rows
+}
+
 func applyDefocusBlur(dst, src *imageio.Image, p []float64, _ *rand.Rand) {
 	r, alias := p[0], p[1]
 	w, h := src.Width, src.Height
@@ -446,16 +561,24 @@ func applyDefocusBlur(dst, src *imageio.Image, p []float64, _ *rand.Rand) {
 	pw, ph := w+2*P, h+2*P
 	jw, jh := w+2*a, h+2*a
 	sw := pw + 1
-	bufp := getF32(pw + sw*ph + jw*jh + w*jh)
+	var fcols, frows []defocusProfile
+	if r >= 7 { // below r = 7 the smoothed disk stays clear of the kernel array's edge
+		fcols, frows = defocusFold(r, alias, P)
+	}
+	bufp := getF32(pw*ph + sw*ph + jw*jh + w*jh + pw)
 	defer putF32(bufp)
 	buf := *bufp
-	prow, S, J, T := buf[:pw], buf[pw:pw+sw*ph], buf[pw+sw*ph:pw+sw*ph+jw*jh], buf[pw+sw*ph+jw*jh:]
-	var rowsBuf [5][]float32
+	Pd, buf := buf[:pw*ph], buf[pw*ph:]
+	S, buf := buf[:sw*ph], buf[sw*ph:]
+	J, buf := buf[:jw*jh], buf[jw*jh:]
+	T, vrow := buf[:w*jh], buf[w*jh:w*jh+pw]
+	var rowsBuf [32][]float32
 	for c := range 3 {
 		s := src.Ch[c]
 		// Row prefix sums of the reflect-101 extension (pad P on every side).
 		for py := range ph {
 			srow := s[borderIndex(py-P, h, Reflect101)*w:][:w]
+			prow := Pd[py*pw : (py+1)*pw]
 			copy(prow[P:], srow)
 			for i := 1; i <= P; i++ {
 				prow[P-i] = srow[borderIndex(-i, w, Reflect101)]
@@ -503,6 +626,53 @@ func applyDefocusBlur(dst, src *imageio.Image, p []float64, _ *rand.Rand) {
 				rows[t] = T[(y+t)*w : (y+t+1)*w]
 			}
 			combineRows(d[y*w:(y+1)*w], rows, gy[:na])
+		}
+		// Fold correction (exact reference kernel): column profiles act at
+		// columns ±c through a vertical pass, row profiles at rows ±c through
+		// a horizontal pass, both on the extended image.
+		for _, f := range fcols {
+			L := len(f.k) / 2
+			rs := rowsBuf[:len(f.k)]
+			for y := range h {
+				for i := range rs {
+					rs[i] = Pd[(y+P-L+i)*pw : (y+P-L+i+1)*pw]
+				}
+				combineRows(vrow, rs, f.k)
+				out := d[y*w : (y+1)*w]
+				a, b := vrow[P+f.c:][:len(out)], vrow[P-f.c:][:len(out)]
+				if f.c == 0 {
+					for x := range out {
+						out[x] += a[x]
+					}
+					continue
+				}
+				for x := range out {
+					out[x] += a[x] + b[x]
+				}
+			}
+		}
+		for _, f := range frows {
+			L := len(f.k) / 2
+			hrow := vrow[:w]
+			for ey := -f.c; ey < h+f.c; ey++ {
+				y0, y1 := ey-f.c, ey+f.c
+				if (y0 < 0 || y0 >= h) && (y1 < 0 || y1 >= h) {
+					continue
+				}
+				corrRow(hrow, Pd[(ey+P)*pw+P-L:][:w+2*L], f.k)
+				if y0 >= 0 && y0 < h {
+					out := d[y0*w:][:len(hrow)]
+					for x, v := range hrow {
+						out[x] += v
+					}
+				}
+				if y1 >= 0 && y1 < h {
+					out := d[y1*w:][:len(hrow)]
+					for x, v := range hrow {
+						out[x] += v
+					}
+				}
+			}
 		}
 	}
 	dst.Clamp()

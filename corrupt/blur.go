@@ -120,7 +120,14 @@ func applyBoxBlur(dst, src *imageio.Image, p []float64, _ *rand.Rand) {
 func quantize8(q []int32, s []float32) {
 	s = s[:len(q)]
 	for i, v := range s {
-		q[i] = int32(imageio.To8(v, imageio.Round))
+		// imageio.To8(v, imageio.Round), inlined.
+		f := float64(v)*255 + 0.5
+		if f >= 255 {
+			f = 255
+		} else if !(f > 0) {
+			f = 0
+		}
+		q[i] = int32(f)
 	}
 }
 
@@ -161,14 +168,16 @@ func boxFilter8(dst []float32, q []int32, w, h, k int, hs, line []int32) {
 		}
 	}
 	kk := int32(k * k)
-	half := kk / 2
+	// round(s/k²) = ⌊(s + ⌊k²/2⌋)/k²⌋ (k² is odd, so there is no tie). The
+	// float form adds half a step so that rounding error cannot cross an
+	// integer: the quotient's fraction is a multiple of 1/k² ≥ 1/225.
+	half := float32(kk/2) + 0.5
+	inv := 1 / float32(kk)
 	for y := range h {
 		out := dst[y*w : (y+1)*w]
 		out = out[:len(acc)]
-		// k² is odd, so sum/k² is never exactly halfway: rounding to nearest
-		// has no tie to break.
 		for x, s := range acc {
-			out[x] = imageio.From8(uint8((s + half) / kk))
+			out[x] = imageio.From8(uint8((float32(s) + half) * inv))
 		}
 		if y+1 < h {
 			add := hs[borderIndex(y+1+r, h, Reflect101)*w:][:w]
@@ -231,17 +240,16 @@ func medianHuang(dst []float32, pad []int32, w, h, k int) {
 		out[0] = imageio.From8(uint8(m))
 		for x := 1; x < w; x++ {
 			// Remove column x−1, add column x+k−1.
-			for j := range k {
-				row := pad[(y+j)*pw:][:pw]
-				o, n := row[x-1]&255, row[x+k-1]&255
+			idx := y*pw + x - 1
+			m32 := int32(m)
+			for range k {
+				pair := pad[idx : idx+k+1 : idx+k+1]
+				o, n := pair[0]&255, pair[k]&255
 				hist[o]--
 				hist[n]++
-				if int(o) < m {
-					lt--
-				}
-				if int(n) < m {
-					lt++
-				}
+				// Branch-free: (v − m) >> 31 is −1 when v < m, else 0.
+				lt += (o-m32)>>31 - (n-m32)>>31
+				idx += pw
 			}
 			if lt > th {
 				for lt > th {

@@ -160,8 +160,12 @@ func corrRow(out, pad, k []float32) {
 }
 
 // combineRows writes out[x] = Σ_k wts[k]·rows[k][x]. Every row must hold at
-// least len(out) samples.
+// least len(out) samples. Symmetric weights take a folded path.
 func combineRows(out []float32, rows [][]float32, wts []float32) {
+	if len(wts) >= 3 && isSymmetric(wts) {
+		combineRowsSym(out, rows, wts)
+		return
+	}
 	n := len(out)
 	x := 0
 	for ; x+8 <= n; x += 8 {
@@ -184,6 +188,43 @@ func combineRows(out []float32, rows [][]float32, wts []float32) {
 		var s float32
 		for k, v := range wts {
 			s += v * rows[k][x]
+		}
+		out[x] = s
+	}
+}
+
+// combineRowsSym is combineRows for symmetric weights (odd count): rows
+// k and n−1−k are added before the multiplication.
+func combineRowsSym(out []float32, rows [][]float32, wts []float32) {
+	n := len(out)
+	r := len(wts) / 2
+	c := wts[r]
+	mid := rows[r][:n]
+	x := 0
+	for ; x+8 <= n; x += 8 {
+		m := mid[x : x+8 : x+8]
+		s0, s1, s2, s3 := c*m[0], c*m[1], c*m[2], c*m[3]
+		s4, s5, s6, s7 := c*m[4], c*m[5], c*m[6], c*m[7]
+		for k := 0; k < r; k++ {
+			v := wts[k]
+			a := rows[k][x : x+8 : x+8]
+			b := rows[len(rows)-1-k][x : x+8 : x+8]
+			s0 += v * (a[0] + b[0])
+			s1 += v * (a[1] + b[1])
+			s2 += v * (a[2] + b[2])
+			s3 += v * (a[3] + b[3])
+			s4 += v * (a[4] + b[4])
+			s5 += v * (a[5] + b[5])
+			s6 += v * (a[6] + b[6])
+			s7 += v * (a[7] + b[7])
+		}
+		o := out[x : x+8 : x+8]
+		o[0], o[1], o[2], o[3], o[4], o[5], o[6], o[7] = s0, s1, s2, s3, s4, s5, s6, s7
+	}
+	for ; x < n; x++ {
+		s := c * mid[x]
+		for k := 0; k < r; k++ {
+			s += wts[k] * (rows[k][x] + rows[len(rows)-1-k][x])
 		}
 		out[x] = s
 	}

@@ -422,6 +422,49 @@ func aliasTaps(buf []float64, n int, s float64) []float64 {
 	return buf
 }
 
+// diskRows writes out[x] = Σ_j (S_{jy+fr+j}[x+fr+w_j+1] − S_{jy+fr+j}[x+fr−w_j])
+// over disk rows j = −fr…fr (half-widths ws[|j|]), where S holds row prefix
+// sums with stride sw. Eight outputs are accumulated in registers at a time.
+func diskRows(out, S []float32, sw, jy, fr int, ws []int) {
+	n := len(out)
+	w0 := ws[0]
+	c := S[(jy+fr)*sw:][:sw]
+	chi, clo := c[fr+w0+1:][:n], c[fr-w0:][:n]
+	x := 0
+	for ; x+8 <= n; x += 8 {
+		h, l := chi[x:x+8:x+8], clo[x:x+8:x+8]
+		s0, s1, s2, s3 := h[0]-l[0], h[1]-l[1], h[2]-l[2], h[3]-l[3]
+		s4, s5, s6, s7 := h[4]-l[4], h[5]-l[5], h[6]-l[6], h[7]-l[7]
+		for j := 1; j <= fr; j++ {
+			wj := ws[j]
+			A := S[(jy+fr+j)*sw:][:sw]
+			B := S[(jy+fr-j)*sw:][:sw]
+			ah, al := A[x+fr+wj+1:][:8], A[x+fr-wj:][:8]
+			bh, bl := B[x+fr+wj+1:][:8], B[x+fr-wj:][:8]
+			s0 += (ah[0] + bh[0]) - (al[0] + bl[0])
+			s1 += (ah[1] + bh[1]) - (al[1] + bl[1])
+			s2 += (ah[2] + bh[2]) - (al[2] + bl[2])
+			s3 += (ah[3] + bh[3]) - (al[3] + bl[3])
+			s4 += (ah[4] + bh[4]) - (al[4] + bl[4])
+			s5 += (ah[5] + bh[5]) - (al[5] + bl[5])
+			s6 += (ah[6] + bh[6]) - (al[6] + bl[6])
+			s7 += (ah[7] + bh[7]) - (al[7] + bl[7])
+		}
+		o := out[x : x+8 : x+8]
+		o[0], o[1], o[2], o[3], o[4], o[5], o[6], o[7] = s0, s1, s2, s3, s4, s5, s6, s7
+	}
+	for ; x < n; x++ {
+		s := chi[x] - clo[x]
+		for j := 1; j <= fr; j++ {
+			wj := ws[j]
+			A := S[(jy+fr+j)*sw:][:sw]
+			B := S[(jy+fr-j)*sw:][:sw]
+			s += (A[x+fr+wj+1] + B[x+fr+wj+1]) - (A[x+fr-wj] + B[x+fr-wj])
+		}
+		out[x] = s
+	}
+}
+
 // defocusAliasSize is the anti-alias kernel size of §2.8: 3 for r ≤ 8, else 5.
 func defocusAliasSize(r float64) int {
 	if r <= 8 {
@@ -600,28 +643,12 @@ func applyDefocusBlur(dst, src *imageio.Image, p []float64, _ *rand.Rand) {
 				sr[i+1] = acc
 			}
 		}
-		// J = extended image ⋆ disk (unnormalised) on [−a, w+a) × [−a, h+a).
+		// J = extended image ⋆ disk (unnormalised) on [−a, w+a) × [−a, h+a):
+		// each disk row j is a run [−w_j, w_j], summed as a prefix-sum
+		// difference; rows ±j share w_j.
 		for jy := range jh {
 			out := J[jy*jw : (jy+1)*jw]
-			w0 := ws[0]
-			A := S[(jy+fr)*sw:][:sw]
-			hi, lo := A[fr+w0+1:][:len(out)], A[fr-w0:][:len(out)]
-			for x := range out {
-				out[x] = hi[x] - lo[x]
-			}
-			for j := 1; j <= fr; j++ {
-				wj := ws[j]
-				if wj < 0 {
-					break
-				}
-				A := S[(jy+fr+j)*sw:][:sw]
-				B := S[(jy+fr-j)*sw:][:sw]
-				ahi, alo := A[fr+wj+1:][:len(out)], A[fr-wj:][:len(out)]
-				bhi, blo := B[fr+wj+1:][:len(out)], B[fr-wj:][:len(out)]
-				for x := range out {
-					out[x] += (ahi[x] + bhi[x]) - (alo[x] + blo[x])
-				}
-			}
+			diskRows(out, S, sw, jy, fr, ws)
 		}
 		// Anti-alias pass: rows (with 1/npts folded in), then columns.
 		for jy := range jh {

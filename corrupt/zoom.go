@@ -66,6 +66,9 @@ func (a *zoomAxis) plan(n int, z float64, cropOnly bool) (srcLen int) {
 	if m > 1 {
 		scale = float64(c-1) / float64(m-1)
 	}
+	if cap(a.i0) < n {
+		a.i0, a.f = make([]int32, 0, n), make([]float32, 0, n)
+	}
 	a.i0, a.f = a.i0[:0], a.f[:0]
 	for o := range n {
 		x := float64(o+trim) * scale

@@ -98,3 +98,29 @@ func TestZoomOfOneIsCopy(t *testing.T) {
 		}
 	}
 }
+
+func TestBlurFamilyTinyImages(t *testing.T) {
+	// Borders wider than the image must still work (reflect-101 and
+	// replicate fold any index back into the image).
+	for _, name := range []string{"blur", "median_blur", "gaussian_blur", "glass_blur", "defocus_blur",
+		"motion_blur", "motion_blur_line", "zoom_blur", "snow"} {
+		c, err := Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, sz := range [][2]int{{1, 1}, {2, 3}, {5, 1}} {
+			src := testimg.Natural(sz[0], sz[1], 1)
+			for i := range uint64(3) {
+				p := c.Sample(NewRand(2, i))
+				out := apply(c, src, p, 3, i)
+				for ch := range 3 {
+					for _, v := range out.Ch[ch] {
+						if !(v >= 0 && v <= 1) {
+							t.Fatalf("%s %dx%d params %v: sample %v", name, sz[0], sz[1], p, v)
+						}
+					}
+				}
+			}
+		}
+	}
+}

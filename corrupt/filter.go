@@ -117,7 +117,7 @@ func separable(dst, src []float32, w, h int, kx, ky []float32, b Border, tmp, li
 func corrRow(out, pad, k []float32) {
 	n := len(k)
 	pad = pad[:len(out)+n-1]
-	if isSymmetric(k) {
+	if n%2 == 1 && isSymmetric(k) {
 		r := n / 2
 		c := k[r]
 		x := 0
@@ -160,9 +160,10 @@ func corrRow(out, pad, k []float32) {
 }
 
 // combineRows writes out[x] = Σ_k wts[k]·rows[k][x]. Every row must hold at
-// least len(out) samples. Symmetric weights take a folded path.
+// least len(out) samples. An odd number of symmetric weights takes a folded
+// path.
 func combineRows(out []float32, rows [][]float32, wts []float32) {
-	if len(wts) >= 3 && isSymmetric(wts) {
+	if len(wts) >= 3 && len(wts)%2 == 1 && isSymmetric(wts) {
 		combineRowsSym(out, rows, wts)
 		return
 	}

@@ -183,3 +183,25 @@ func abs(v int) int {
 	}
 	return v
 }
+
+func TestCombineRowsMatchesDirect(t *testing.T) {
+	// Odd and even counts, symmetric and not (the symmetric fold needs an odd count).
+	src := testimg.Natural(21, 12, 3).Ch[0]
+	for _, wts := range [][]float32{{0.25, 0.5, 0.25}, {0.1, 0.1, 0.1, 0.1}, {0.2, 0.3, 0.3, 0.2}, {0.5, 0.2, 0.3}, {1}} {
+		rows := make([][]float32, len(wts))
+		for k := range rows {
+			rows[k] = src[k*21 : (k+1)*21]
+		}
+		out := make([]float32, 19)
+		combineRows(out, rows, wts)
+		for x := range out {
+			var s float64
+			for k, v := range wts {
+				s += float64(v) * float64(rows[k][x])
+			}
+			if math.Abs(float64(out[x])-s) > 1e-6 {
+				t.Fatalf("weights %v x %d: got %v, want %v", wts, x, out[x], s)
+			}
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
+	"sync"
 
 	"github.com/vcr-bench/vcr/imageio"
 )
@@ -31,7 +32,7 @@ func init() {
 		}},
 		Doc: "Median blur: each channel of the 8-bit image (rounded to nearest) is replaced by the median of its k×k " +
 			"window with replicated edges, as OpenCV medianBlur does inside albumentations MedianBlur (VCR paper's " +
-			"Median Blur; corruptions.md §2.12). Computed with Huang's sliding histogram; the result is exact.",
+			"Median Blur; corruptions.md §2.12). Computed with Perreault & Hébert's constant-time histogram method; the result is exact.",
 		Papers: []string{"vcr"},
 		apply:  applyMedianBlur,
 	})
@@ -199,6 +200,9 @@ func applyMedianBlur(dst, src *imageio.Image, p []float64, _ *rand.Rand) {
 	bufp := getI32(w*h + pw*ph)
 	defer putI32(bufp)
 	q, pad := (*bufp)[:w*h], (*bufp)[w*h:]
+	hp := getU64(pw * 68)
+	defer u64Pool.Put(hp)
+	hf, hc := (*hp)[:pw*64], (*hp)[pw*64:]
 	for c := range 3 {
 		quantize8(q, src.Ch[c])
 		for py := range ph {
@@ -210,61 +214,125 @@ func applyMedianBlur(dst, src *imageio.Image, p []float64, _ *rand.Rand) {
 				row[r+w+i] = srow[w-1]
 			}
 		}
-		medianHuang(dst.Ch[c], pad, w, h, k)
+		medianCTMF(dst.Ch[c], pad, w, h, k, hf, hc)
 	}
 }
 
-// medianHuang writes the k×k median of every pixel of the (w+k−1)×(h+k−1)
-// padded 8-bit plane pad, scaled to [0,1], into dst (w×h). It slides a
-// 256-bin histogram along each row (Huang, Yang & Tang 1979), tracking the
-// median and the count of samples below it.
-func medianHuang(dst []float32, pad []int32, w, h, k int) {
+// u64Pool recycles the packed histograms of the median filter.
+var u64Pool sync.Pool
+
+func getU64(n int) *[]uint64 {
+	if p, ok := u64Pool.Get().(*[]uint64); ok && cap(*p) >= n {
+		*p = (*p)[:n]
+		return p
+	}
+	s := make([]uint64, n)
+	return &s
+}
+
+// medianCTMF writes the k×k median of every pixel of the (w+k−1)×(h+k−1)
+// padded 8-bit plane pad, scaled to [0,1], into dst (w×h). It is Perreault &
+// Hébert's constant-time median filter (IEEE TIP 2007): per-column
+// histograms slide down the image, the kernel histogram slides along each row
+// by adding one column histogram and removing another, and a two-level
+// histogram (16 coarse × 16 fine bins, fine bins refreshed lazily per coarse
+// bin) finds the median. Counts are packed as four 16-bit lanes per uint64,
+// so adding or removing a 16-bin histogram is four word operations; no lane
+// overflows (counts ≤ 21² < 2¹⁶) and adds precede removals, so no lane
+// borrows. hf holds (w+k−1)·64 and hc (w+k−1)·4 words of scratch.
+func medianCTMF(dst []float32, pad []int32, w, h, k int, hf, hc []uint64) {
 	pw := w + k - 1
-	th := int32(k * k / 2) // rank of the median, 0-based
-	var hist [256]int32
-	for y := range h {
-		hist = [256]int32{}
-		for j := range k {
-			for _, v := range pad[(y+j)*pw:][:k] {
-				hist[v&255]++
-			}
-		}
-		// Find the median from scratch.
-		var lt int32
-		m := 0
-		for lt+hist[m] <= th {
-			lt += hist[m]
-			m++
-		}
-		out := dst[y*w : (y+1)*w]
-		out[0] = imageio.From8(uint8(m))
-		for x := 1; x < w; x++ {
-			// Remove column x−1, add column x+k−1.
-			idx := y*pw + x - 1
-			m32 := int32(m)
-			for range k {
-				pair := pad[idx : idx+k+1 : idx+k+1]
-				o, n := pair[0]&255, pair[k]&255
-				hist[o]--
-				hist[n]++
-				// Branch-free: (v − m) >> 31 is −1 when v < m, else 0.
-				lt += (o-m32)>>31 - (n-m32)>>31
-				idx += pw
-			}
-			if lt > th {
-				for lt > th {
-					m--
-					lt -= hist[m]
-				}
-			} else {
-				for lt+hist[m] <= th {
-					lt += hist[m]
-					m++
-				}
-			}
-			out[x] = imageio.From8(uint8(m))
+	th := k * k / 2 // rank of the median, 0-based
+	hf, hc = hf[:pw*64], hc[:pw*4]
+	clear(hf)
+	clear(hc)
+	for j := range k {
+		for X, v := range pad[j*pw:][:pw] {
+			hf[X*64+int(v>>2)] += 1 << (uint(v&3) * 16)
+			hc[X*4+int(v>>6)] += 1 << (uint(v>>4&3) * 16)
 		}
 	}
+	var kf [64]uint64
+	var luc [16]int
+	for y := range h {
+		if y > 0 {
+			old := pad[(y-1)*pw:][:pw]
+			nw := pad[(y+k-1)*pw:][:len(old)]
+			for X, o := range old {
+				n := nw[X]
+				hf[X*64+int(n>>2)] += 1 << (uint(n&3) * 16)
+				hf[X*64+int(o>>2)] -= 1 << (uint(o&3) * 16)
+				hc[X*4+int(n>>6)] += 1 << (uint(n>>4&3) * 16)
+				hc[X*4+int(o>>6)] -= 1 << (uint(o>>4&3) * 16)
+			}
+		}
+		var kc [4]uint64
+		for X := range k {
+			c := hc[X*4 : X*4+4 : X*4+4]
+			kc[0], kc[1], kc[2], kc[3] = kc[0]+c[0], kc[1]+c[1], kc[2]+c[2], kc[3]+c[3]
+		}
+		for b := range luc {
+			luc[b] = -2 * k
+		}
+		out := dst[y*w:][:w]
+		for x := range out {
+			if x > 0 {
+				nc := hc[(x+k-1)*4:][:4]
+				oc := hc[(x-1)*4:][:4]
+				kc[0] = kc[0] + nc[0] - oc[0]
+				kc[1] = kc[1] + nc[1] - oc[1]
+				kc[2] = kc[2] + nc[2] - oc[2]
+				kc[3] = kc[3] + nc[3] - oc[3]
+			}
+			b, sum := firstOver(&kc, 0, th)
+			fb := kf[b*4 : b*4+4 : b*4+4]
+			if L := luc[b]; 2*(x-L) > k {
+				// Stale: rebuild this coarse bin's fine histogram.
+				fb[0], fb[1], fb[2], fb[3] = 0, 0, 0, 0
+				for X := x; X < x+k; X++ {
+					c := hf[X*64+b*4:][:4]
+					fb[0], fb[1], fb[2], fb[3] = fb[0]+c[0], fb[1]+c[1], fb[2]+c[2], fb[3]+c[3]
+				}
+			} else {
+				for X := L; X < x; X++ {
+					nc := hf[(X+k)*64+b*4:][:4]
+					oc := hf[X*64+b*4:][:4]
+					fb[0] = fb[0] + nc[0] - oc[0]
+					fb[1] = fb[1] + nc[1] - oc[1]
+					fb[2] = fb[2] + nc[2] - oc[2]
+					fb[3] = fb[3] + nc[3] - oc[3]
+				}
+			}
+			luc[b] = x
+			i, _ := firstOver((*[4]uint64)(fb), sum, th)
+			out[x] = imageio.From8(uint8(b*16 + i))
+		}
+	}
+}
+
+// firstOver returns the first lane i (0…15) of the 16 packed 16-bit counts
+// in h at which sum plus the counts of lanes 0…i exceeds th, and sum plus
+// the counts before lane i. It requires sum ≤ th < sum + Σ counts and
+// Σ counts < 2¹⁵. Each word's lane prefix sums come from three shifted adds;
+// adding 2¹⁵ − t to every lane sets a lane's top bit exactly when its prefix
+// reaches t, without carries between lanes.
+func firstOver(h *[4]uint64, sum, th int) (int, int) {
+	const ones = 0x0001000100010001 // v·ones = v + v<<16 + v<<32 + v<<48
+	wi, p := 0, h[0]*ones
+	if s := sum + int(p>>48); s <= th {
+		sum, wi, p = s, 1, h[1]*ones
+		if s := sum + int(p>>48); s <= th {
+			sum, wi, p = s, 2, h[2]*ones
+			if s := sum + int(p>>48); s <= th {
+				sum, wi, p = s, 3, h[3]*ones
+			}
+		}
+	}
+	t := uint64(th - sum + 1)
+	m := (p + (0x8000-t)*ones) & 0x8000800080008000
+	lane := uint(bits.TrailingZeros64(m|1<<63)) / 16
+	// Lane i of p<<16 holds the prefix of lanes 0…i−1.
+	return wi*4 + int(lane), sum + int((p<<16)>>(16*lane)&0xffff)
 }
 
 // --- Gaussian blur --------------------------------------------------------

@@ -121,23 +121,26 @@ func corrRow(out, pad, k []float32) {
 		r := n / 2
 		c := k[r]
 		x := 0
-		for ; x+4 <= len(out); x += 4 {
-			p := pad[x : x+n+3]
-			s0 := c * p[r]
-			s1 := c * p[r+1]
-			s2 := c * p[r+2]
-			s3 := c * p[r+3]
+		for ; x+8 <= len(out); x += 8 {
+			p := pad[x : x+n+7]
+			m := p[r : r+8 : r+8]
+			s0, s1, s2, s3 := c*m[0], c*m[1], c*m[2], c*m[3]
+			s4, s5, s6, s7 := c*m[4], c*m[5], c*m[6], c*m[7]
 			for i := 1; i <= r; i++ {
 				v := k[r+i]
-				lo := p[r-i : r-i+4]
-				hi := p[r+i : r+i+4]
+				lo := p[r-i : r-i+8 : r-i+8]
+				hi := p[r+i : r+i+8 : r+i+8]
 				s0 += v * (lo[0] + hi[0])
 				s1 += v * (lo[1] + hi[1])
 				s2 += v * (lo[2] + hi[2])
 				s3 += v * (lo[3] + hi[3])
+				s4 += v * (lo[4] + hi[4])
+				s5 += v * (lo[5] + hi[5])
+				s6 += v * (lo[6] + hi[6])
+				s7 += v * (lo[7] + hi[7])
 			}
-			o := out[x : x+4]
-			o[0], o[1], o[2], o[3] = s0, s1, s2, s3
+			o := out[x : x+8 : x+8]
+			o[0], o[1], o[2], o[3], o[4], o[5], o[6], o[7] = s0, s1, s2, s3, s4, s5, s6, s7
 		}
 		for ; x < len(out); x++ {
 			p := pad[x : x+n]

@@ -124,3 +124,24 @@ func TestBlurFamilyTinyImages(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkSeverity3 times the blur-family corruptions at ImageNet-C
+// severity 3 on 224×224, the setting of the imagecorruptions timings
+// (perf-baseline.md §4).
+func BenchmarkSeverity3(b *testing.B) {
+	src := testimg.Natural(224, 224, 1)
+	dst := imageio.New(224, 224)
+	for _, name := range []string{"gaussian_blur", "glass_blur", "defocus_blur", "motion_blur", "zoom_blur", "snow"} {
+		c, err := Lookup(name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(name, func(b *testing.B) {
+			rng := NewRand(1, 0)
+			b.ReportAllocs()
+			for b.Loop() {
+				c.Apply(dst, src, c.Severities[2], rng)
+			}
+		})
+	}
+}

@@ -634,7 +634,7 @@ func defocusFold(r, alias float64, P int) (cols, rows []defocusProfile) {
 			if c > P {
 				panic("corrupt: defocus fold correction beyond the padding")
 			}
-			cols = append(cols, defocusProfile{c, col})
+			cols = append(cols, defocusProfile{c, trimSymmetric(col)})
 		}
 		if c == 0 {
 			continue
@@ -652,10 +652,22 @@ func defocusFold(r, alias float64, P int) (cols, rows []defocusProfile) {
 			if c > P {
 				panic("corrupt: defocus fold correction beyond the padding")
 			}
-			rows = append(rows, defocusProfile{c, row})
+			rows = append(rows, defocusProfile{c, trimSymmetric(row)})
 		}
 	}
 	return cols, rows
+}
+
+// trimSymmetric drops equal numbers of negligible taps (|v| < 1e-7 of the
+// kernel's unit mass) from both ends of an odd-length correction profile,
+// keeping it centred. The dropped taps are Gaussian tails; together they
+// change an output by under 1e-5 (a few thousandths of an 8-bit level).
+func trimSymmetric(k []float32) []float32 {
+	const tiny = 1e-7
+	for len(k) > 1 && math.Abs(float64(k[0])) < tiny && math.Abs(float64(k[len(k)-1])) < tiny {
+		k = k[1 : len(k)-1]
+	}
+	return k
 }
 
 func applyDefocusBlur(dst, src *imageio.Image, p []float64, _ *rand.Rand) {

@@ -241,6 +241,7 @@ func getU64(n int) *[]uint64 {
 // overflows (counts ≤ 21² < 2¹⁶) and adds precede removals, so no lane
 // borrows. hf holds (w+k−1)·64 and hc (w+k−1)·4 words of scratch.
 func medianCTMF(dst []float32, pad []int32, w, h, k int, hf, hc []uint64) {
+	const ones = 0x0001000100010001
 	pw := w + k - 1
 	th := k * k / 2 // rank of the median, 0-based
 	hf, hc = hf[:pw*64], hc[:pw*4]
@@ -284,7 +285,27 @@ func medianCTMF(dst []float32, pad []int32, w, h, k int, hf, hc []uint64) {
 				kc[2] = kc[2] + nc[2] - oc[2]
 				kc[3] = kc[3] + nc[3] - oc[3]
 			}
-			b, sum := firstOver(&kc, 0, th)
+			// Coarse bin: the first of the 16 packed lanes at which the running
+			// count exceeds th. A word's lane prefix sums are one multiply by
+			// ones; adding 2¹⁵ − t to every lane sets a lane's top bit exactly
+			// when its prefix reaches t, with no carry between lanes (counts
+			// ≤ 441); lane i of p<<16 is the prefix before lane i.
+			b, sum := 0, 0
+			{
+				wi, p := 0, kc[0]*ones
+				if s := int(p >> 48); s <= th {
+					sum, wi, p = s, 1, kc[1]*ones
+					if s := sum + int(p>>48); s <= th {
+						sum, wi, p = s, 2, kc[2]*ones
+						if s := sum + int(p>>48); s <= th {
+							sum, wi, p = s, 3, kc[3]*ones
+						}
+					}
+				}
+				t := uint64(th - sum + 1)
+				lane := uint(bits.TrailingZeros64((p+(0x8000-t)*ones)&0x8000800080008000|1<<63)) / 16
+				b, sum = wi*4+int(lane), sum+int((p<<16)>>(16*lane)&0xffff)
+			}
 			fb := kf[b*4 : b*4+4 : b*4+4]
 			if L := luc[b]; 2*(x-L) > k {
 				// Stale: rebuild this coarse bin's fine histogram.
@@ -304,35 +325,26 @@ func medianCTMF(dst []float32, pad []int32, w, h, k int, hf, hc []uint64) {
 				}
 			}
 			luc[b] = x
-			i, _ := firstOver((*[4]uint64)(fb), sum, th)
+			// Fine bin within coarse bin b, the same way.
+			i := 0
+			{
+				wi, p := 0, fb[0]*ones
+				if s := sum + int(p>>48); s <= th {
+					sum, wi, p = s, 1, fb[1]*ones
+					if s := sum + int(p>>48); s <= th {
+						sum, wi, p = s, 2, fb[2]*ones
+						if s := sum + int(p>>48); s <= th {
+							sum, wi, p = s, 3, fb[3]*ones
+						}
+					}
+				}
+				t := uint64(th - sum + 1)
+				lane := uint(bits.TrailingZeros64((p+(0x8000-t)*ones)&0x8000800080008000|1<<63)) / 16
+				i = wi*4 + int(lane)
+			}
 			out[x] = imageio.From8(uint8(b*16 + i))
 		}
 	}
-}
-
-// firstOver returns the first lane i (0…15) of the 16 packed 16-bit counts
-// in h at which sum plus the counts of lanes 0…i exceeds th, and sum plus
-// the counts before lane i. It requires sum ≤ th < sum + Σ counts and
-// Σ counts < 2¹⁵. Each word's lane prefix sums come from three shifted adds;
-// adding 2¹⁵ − t to every lane sets a lane's top bit exactly when its prefix
-// reaches t, without carries between lanes.
-func firstOver(h *[4]uint64, sum, th int) (int, int) {
-	const ones = 0x0001000100010001 // v·ones = v + v<<16 + v<<32 + v<<48
-	wi, p := 0, h[0]*ones
-	if s := sum + int(p>>48); s <= th {
-		sum, wi, p = s, 1, h[1]*ones
-		if s := sum + int(p>>48); s <= th {
-			sum, wi, p = s, 2, h[2]*ones
-			if s := sum + int(p>>48); s <= th {
-				sum, wi, p = s, 3, h[3]*ones
-			}
-		}
-	}
-	t := uint64(th - sum + 1)
-	m := (p + (0x8000-t)*ones) & 0x8000800080008000
-	lane := uint(bits.TrailingZeros64(m|1<<63)) / 16
-	// Lane i of p<<16 holds the prefix of lanes 0…i−1.
-	return wi*4 + int(lane), sum + int((p<<16)>>(16*lane)&0xffff)
 }
 
 // --- Gaussian blur --------------------------------------------------------

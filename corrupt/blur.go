@@ -194,6 +194,9 @@ func boxFilter8(dst []float32, q []int32, w, h, k int, hs, line []int32) {
 
 func applyMedianBlur(dst, src *imageio.Image, p []float64, _ *rand.Rand) {
 	k := int(p[0])
+	if k*k >= 1<<15 {
+		panic("corrupt: median_blur: k must be below 182 (packed 16-bit counts)")
+	}
 	r := k / 2
 	w, h := src.Width, src.Height
 	pw, ph := w+2*r, h+2*r

@@ -95,7 +95,7 @@ func init() {
 			"this is reproduced exactly. Departure: the grid is the symmetric integer grid (−8…8, or −⌈r⌉…⌈r⌉ for " +
 			"r > 8), not the reference's asymmetric grid for fractional r > 8. Computed exactly but fast: disk rows " +
 			"by prefix sums on the reflect-101 extended image, the separable anti-alias pass on that extension, and " +
-			"the edge fold as a few 1-D correction profiles. r = 0 is a single point, so the result is a small 3×3 " +
+			"the edge fold as a few 1-D correction profiles (profile taps below 1e-7 are dropped; effect < 1e-5). r = 0 is a single point, so the result is a small 3×3 " +
 			"blur, not the identity.",
 		Papers: []string{"vcr", "icse", "imagenet-c"},
 		apply:  applyDefocusBlur,

@@ -3,6 +3,7 @@ package corrupt
 import (
 	"fmt"
 	"math"
+	"sync"
 )
 
 // Border says how a filter extends an image beyond its edges.
@@ -89,32 +90,234 @@ func separable(dst, src []float32, w, h int, kx, ky []float32, b Border, tmp, li
 	for y := range h {
 		pad := line[:w+2*rx]
 		padRow(pad, src[y*w:(y+1)*w], rx, b)
-		out := tmp[y*w : (y+1)*w]
-		for x := range out {
-			win := pad[x : x+len(kx)]
-			var s float32
-			for k, v := range kx {
-				s += v * win[k]
+		corrRow(tmp[y*w:(y+1)*w], pad, kx)
+	}
+	// Column pass: accumulate whole rows so that the inner loop runs along x.
+	// Rows are gathered per output row into a fixed-size array of slices
+	// (no allocation for kernels up to 64 taps).
+	var rowsBuf [64][]float32
+	var rows [][]float32
+	if len(ky) <= len(rowsBuf) {
+		rows = rowsBuf[:len(ky)]
+	} else {
+		rows = make([][]float32, len(ky))
+	}
+	for y := range h {
+		for k := range ky {
+			yy := borderIndex(y+k-ry, h, b)
+			rows[k] = tmp[yy*w : (yy+1)*w]
+		}
+		combineRows(dst[y*w:(y+1)*w], rows, ky)
+	}
+}
+
+// corrRow writes out[x] = Σ_k k[i]·pad[x+i] for x < len(out); pad must hold
+// len(out)+len(k)−1 samples. Symmetric kernels take a folded path with half
+// the multiplications.
+func corrRow(out, pad, k []float32) {
+	n := len(k)
+	pad = pad[:len(out)+n-1]
+	if n%2 == 1 && isSymmetric(k) {
+		r := n / 2
+		c := k[r]
+		x := 0
+		for ; x+8 <= len(out); x += 8 {
+			p := pad[x : x+n+7]
+			m := p[r : r+8 : r+8]
+			s0, s1, s2, s3 := c*m[0], c*m[1], c*m[2], c*m[3]
+			s4, s5, s6, s7 := c*m[4], c*m[5], c*m[6], c*m[7]
+			for i := 1; i <= r; i++ {
+				v := k[r+i]
+				lo := p[r-i : r-i+8 : r-i+8]
+				hi := p[r+i : r+i+8 : r+i+8]
+				s0 += v * (lo[0] + hi[0])
+				s1 += v * (lo[1] + hi[1])
+				s2 += v * (lo[2] + hi[2])
+				s3 += v * (lo[3] + hi[3])
+				s4 += v * (lo[4] + hi[4])
+				s5 += v * (lo[5] + hi[5])
+				s6 += v * (lo[6] + hi[6])
+				s7 += v * (lo[7] + hi[7])
+			}
+			o := out[x : x+8 : x+8]
+			o[0], o[1], o[2], o[3], o[4], o[5], o[6], o[7] = s0, s1, s2, s3, s4, s5, s6, s7
+		}
+		for ; x < len(out); x++ {
+			p := pad[x : x+n]
+			s := c * p[r]
+			for i := 1; i <= r; i++ {
+				s += k[r+i] * (p[r-i] + p[r+i])
 			}
 			out[x] = s
 		}
+		return
 	}
-	// Column pass: accumulate whole rows so that the inner loop runs along x.
-	for y := range h {
-		out := dst[y*w : (y+1)*w]
-		for x := range out {
-			out[x] = 0
+	for x := range out {
+		win := pad[x : x+n]
+		var s float32
+		for i, v := range k {
+			s += v * win[i]
 		}
-		for k, v := range ky {
-			yy := borderIndex(y+k-ry, h, b)
-			row := tmp[yy*w : (yy+1)*w]
-			row = row[:len(out)]
-			for x := range out {
-				out[x] += v * row[x]
-			}
-		}
+		out[x] = s
 	}
 }
+
+// combineRows writes out[x] = Σ_k wts[k]·rows[k][x]. Every row must hold at
+// least len(out) samples. An odd number of symmetric weights takes a folded
+// path.
+func combineRows(out []float32, rows [][]float32, wts []float32) {
+	if len(wts) >= 3 && len(wts)%2 == 1 && isSymmetric(wts) {
+		combineRowsSym(out, rows, wts)
+		return
+	}
+	n := len(out)
+	x := 0
+	for ; x+8 <= n; x += 8 {
+		var s0, s1, s2, s3, s4, s5, s6, s7 float32
+		for k, v := range wts {
+			r := rows[k][x : x+8 : x+8]
+			s0 += v * r[0]
+			s1 += v * r[1]
+			s2 += v * r[2]
+			s3 += v * r[3]
+			s4 += v * r[4]
+			s5 += v * r[5]
+			s6 += v * r[6]
+			s7 += v * r[7]
+		}
+		o := out[x : x+8 : x+8]
+		o[0], o[1], o[2], o[3], o[4], o[5], o[6], o[7] = s0, s1, s2, s3, s4, s5, s6, s7
+	}
+	for ; x < n; x++ {
+		var s float32
+		for k, v := range wts {
+			s += v * rows[k][x]
+		}
+		out[x] = s
+	}
+}
+
+// combineRowsSym is combineRows for symmetric weights (odd count): rows
+// k and n−1−k are added before the multiplication.
+func combineRowsSym(out []float32, rows [][]float32, wts []float32) {
+	n := len(out)
+	r := len(wts) / 2
+	c := wts[r]
+	mid := rows[r][:n]
+	x := 0
+	for ; x+8 <= n; x += 8 {
+		m := mid[x : x+8 : x+8]
+		s0, s1, s2, s3 := c*m[0], c*m[1], c*m[2], c*m[3]
+		s4, s5, s6, s7 := c*m[4], c*m[5], c*m[6], c*m[7]
+		for k := 0; k < r; k++ {
+			v := wts[k]
+			a := rows[k][x : x+8 : x+8]
+			b := rows[len(rows)-1-k][x : x+8 : x+8]
+			s0 += v * (a[0] + b[0])
+			s1 += v * (a[1] + b[1])
+			s2 += v * (a[2] + b[2])
+			s3 += v * (a[3] + b[3])
+			s4 += v * (a[4] + b[4])
+			s5 += v * (a[5] + b[5])
+			s6 += v * (a[6] + b[6])
+			s7 += v * (a[7] + b[7])
+		}
+		o := out[x : x+8 : x+8]
+		o[0], o[1], o[2], o[3], o[4], o[5], o[6], o[7] = s0, s1, s2, s3, s4, s5, s6, s7
+	}
+	for ; x < n; x++ {
+		s := c * mid[x]
+		for k := 0; k < r; k++ {
+			s += wts[k] * (rows[k][x] + rows[len(rows)-1-k][x])
+		}
+		out[x] = s
+	}
+}
+
+func isSymmetric(k []float32) bool {
+	for i, j := 0, len(k)-1; i < j; i, j = i+1, j-1 {
+		if k[i] != k[j] {
+			return false
+		}
+	}
+	return true
+}
+
+// tap is one nonzero kernel entry of a sparse correlation: out(x, y) +=
+// w·in(x+dx, y+dy).
+type tap struct {
+	dx, dy int
+	w      float32
+}
+
+// sparseCorr correlates plane src (w×h) with the sparse kernel taps, extending
+// borders with b, and writes dst (which must not alias src). pad is scratch of
+// at least (w+px)·(h+py) samples where px = max dx − min dx over taps (≥ 0
+// extent beyond the image, see sparsePadSize) and rows scratch of len(taps).
+func sparseCorr(dst, src []float32, w, h int, taps []tap, b Border, pad []float32, rows [][]float32, wts []float32) {
+	l, r, t, bt := tapExtent(taps)
+	pw := w + l + r
+	ph := h + t + bt
+	pad = pad[:pw*ph]
+	for py := range ph {
+		sy := borderIndex(py-t, h, b)
+		row := pad[py*pw : (py+1)*pw]
+		srow := src[sy*w : (sy+1)*w]
+		copy(row[l:l+w], srow)
+		for i := 1; i <= l; i++ {
+			row[l-i] = srow[borderIndex(-i, w, b)]
+		}
+		for i := 1; i <= r; i++ {
+			row[l+w-1+i] = srow[borderIndex(w-1+i, w, b)]
+		}
+	}
+	rows, wts = rows[:len(taps)], wts[:len(taps)]
+	for i, tp := range taps {
+		wts[i] = tp.w
+	}
+	for y := range h {
+		for i, tp := range taps {
+			off := (y+t+tp.dy)*pw + l + tp.dx
+			rows[i] = pad[off : off+w]
+		}
+		combineRows(dst[y*w:(y+1)*w], rows, wts)
+	}
+}
+
+// tapExtent returns how far the taps reach left, right, up and down (≥ 0).
+func tapExtent(taps []tap) (l, r, t, b int) {
+	for _, tp := range taps {
+		l = max(l, -tp.dx)
+		r = max(r, tp.dx)
+		t = max(t, -tp.dy)
+		b = max(b, tp.dy)
+	}
+	return
+}
+
+// sparsePadSize is the pad scratch size sparseCorr needs.
+func sparsePadSize(w, h int, taps []tap) int {
+	l, r, t, b := tapExtent(taps)
+	return (w + l + r) * (h + t + b)
+}
+
+// f32Pool recycles per-call float32 scratch buffers.
+var f32Pool sync.Pool
+
+// getF32 returns a scratch slice of length n (contents undefined); return it
+// with putF32.
+func getF32(n int) *[]float32 {
+	if p, ok := f32Pool.Get().(*[]float32); ok {
+		if cap(*p) >= n {
+			*p = (*p)[:n]
+			return p
+		}
+	}
+	s := make([]float32, n)
+	return &s
+}
+
+func putF32(p *[]float32) { f32Pool.Put(p) }
 
 // gaussianTaps returns the normalised 1-D Gaussian taps exp(−k²/(2σ²)),
 // k = −r…r, as float32.
@@ -141,3 +344,19 @@ func gaussianTaps(sigma float64, r int) []float32 {
 // skimageRadius is scikit-image/scipy's Gaussian truncation radius
 // int(4σ + 0.5) (corruptions.md §2.6).
 func skimageRadius(sigma float64) int { return int(4*sigma + 0.5) }
+
+// i32Pool recycles per-call int32 scratch buffers.
+var i32Pool sync.Pool
+
+// getI32 returns a scratch slice of length n (contents undefined); return it
+// with putI32.
+func getI32(n int) *[]int32 {
+	if p, ok := i32Pool.Get().(*[]int32); ok && cap(*p) >= n {
+		*p = (*p)[:n]
+		return p
+	}
+	s := make([]int32, n)
+	return &s
+}
+
+func putI32(p *[]int32) { i32Pool.Put(p) }

@@ -3,6 +3,7 @@ package corrupt
 import (
 	"math"
 	"math/rand/v2"
+	"sync"
 
 	"github.com/vcr-bench/vcr/imageio"
 )
@@ -43,14 +44,17 @@ func init() {
 			"mode 'reflect'). At 224×224 the parameters give exactly ImageNet-C's constants. " +
 			"Deliberate departures: ImageNet-C builds its control points from (rows, cols) as if they were (x, y), which " +
 			"only matters for non-square images; vcr uses (x, y). For σ > 6 pixels the fields are smoothed at reduced " +
-			"resolution (block means of the full-resolution noise over k×k blocks, k = ⌊σ/3⌋, exact Gaussian of σ/k on " +
-			"the block grid, bilinear upsampling), which keeps the cost of ImageNet-C's severity 1 (σ ≈ 171 pixels, a " +
+			"resolution (area means of the full-resolution noise over a grid of about k×k-pixel cells that tile the image " +
+			"exactly, k = min(⌊σ/3⌋, ⌊min(H, W)/16⌋), exact Gaussian of σ/cell size on that grid, bilinear upsampling; exact when k < 2), which keeps the cost of ImageNet-C's severity 1 (σ ≈ 171 pixels, a " +
 			"kernel wider than the image) small; the field statistics agree with the exact filter within a few per cent. " +
 			"Geometric: pixels move rather than degrade, so VIF does not measure the change meaningfully; both papers exclude it.",
 		Papers: []string{"imagenet-c"},
 		apply:  elasticApply,
 	})
 }
+
+// elasticPool recycles the work buffers of elasticApply.
+var elasticPool = sync.Pool{New: func() any { return new([]float32) }}
 
 func elasticApply(dst, src *imageio.Image, p []float64, rng *rand.Rand) {
 	W, H := src.Width, src.Height
@@ -60,7 +64,13 @@ func elasticApply(dst, src *imageio.Image, p []float64, rng *rand.Rand) {
 	S := float64(min(W, H)) * elasticRef
 	c1, c2, c3 := p[0]*S, p[1]*S, p[2]*S
 	n := W * H
-	buf := make([]float32, 3*n+2*n+n+max(W, H)+64)
+	need := 6*n + max(W, H) + 64
+	bp := elasticPool.Get().(*[]float32)
+	defer elasticPool.Put(bp)
+	if cap(*bp) < need {
+		*bp = make([]float32, need)
+	}
+	buf := (*bp)[:need]
 	warped := buf[:3*n]
 	dxf, dyf := buf[3*n:4*n], buf[4*n:5*n]
 	tmp := buf[5*n : 6*n]
@@ -85,7 +95,7 @@ func elasticApply(dst, src *imageio.Image, p []float64, rng *rand.Rand) {
 	}
 
 	// (2) Displacement fields.
-	r := fogRand{rng.Uint64()}
+	r := fogRand{s: rng.Uint64()}
 	for i := range dxf {
 		dxf[i] = r.uniform()
 	}
@@ -119,7 +129,7 @@ func elasticApply(dst, src *imageio.Image, p []float64, rng *rand.Rand) {
 			for c := range 3 {
 				s := warpedImg.Ch[c]
 				v := w00*s[i00] + w01*s[i01] + w10*s[i10] + w11*s[i11]
-				dst.Ch[c][o] = min(max(v, 0), 1)
+				dst.Ch[c][o] = weatherClamp01(v)
 			}
 		}
 	}
@@ -191,59 +201,130 @@ func elasticWarp(dst, src *imageio.Image, m [2][3]float64) {
 // smooths at reduced resolution (see the corruption's Doc). tmp holds w·h
 // samples; line at least max(w, h)+1.
 func elasticSmooth(f []float32, w, h int, sigma float64, tmp, line []float32) {
-	if sigma <= elasticExactSigma {
+	// Block size: σ/3 (so the coarse σ is ≥ 3 blocks), but at least 16
+	// blocks along the shorter side, so that the partial blocks at the right
+	// and bottom edges carry little weight.
+	k := min(int(sigma/3), min(w, h)/16)
+	if sigma <= elasticExactSigma || k < 2 {
 		r := int(3*sigma + 0.5)
 		if 2*r+1+max(w, h) > len(line) {
 			line = make([]float32, max(w, h)+2*r+1)
 		}
-		k := gaussianTaps(sigma, r)
-		separable(f, f, w, h, k, k, Symmetric, tmp, line)
+		elasticGaussSym(f, w, h, gaussianTaps(sigma, r), tmp, line)
 		return
 	}
-	k := int(sigma / 3)
-	cw, ch := (w+k-1)/k, (h+k-1)/k
-	coarse := make([]float32, 2*cw*ch)
-	c, ctmp := coarse[:cw*ch], coarse[cw*ch:]
-	// Block means (partial blocks at the right and bottom edges average
-	// what they cover).
+	// Cells of fractional size bx×by tile the image exactly (cw = round(w/k)
+	// cells across), so the coarse grid's symmetric border mirrors at the
+	// same place as the fine one.
+	cw, ch := max(1, int(float64(w)/float64(k)+0.5)), max(1, int(float64(h)/float64(k)+0.5))
+	bx, by := float64(w)/float64(cw), float64(h)/float64(ch)
+	xb, yb := elasticBoxTaps(w, cw), elasticBoxTaps(h, ch)
+	coarse := make([]float32, h*cw+2*cw*ch)
+	rowsC, c, ctmp := coarse[:h*cw], coarse[h*cw:h*cw+cw*ch], coarse[h*cw+cw*ch:]
+	// Box means: along x into rowsC (h×cw), then along y into c (ch×cw).
 	for y := range h {
 		row := f[y*w : (y+1)*w]
-		crow := c[(y/k)*cw : (y/k+1)*cw]
-		for x, v := range row {
-			crow[x/k] += v
+		out := rowsC[y*cw : (y+1)*cw]
+		for _, t := range xb {
+			out[t.j] += t.w * row[t.i]
 		}
 	}
-	for by := range ch {
-		nh := min(k, h-by*k)
-		for bx := range cw {
-			nw := min(k, w-bx*k)
-			c[by*cw+bx] /= float32(nh * nw)
+	for _, t := range yb {
+		src := rowsC[t.i*cw : (t.i+1)*cw]
+		out := c[t.j*cw : (t.j+1)*cw][:len(src)]
+		for x, v := range src {
+			out[x] += t.w * v
 		}
 	}
-	cs := sigma / float64(k)
-	r := int(3*cs + 0.5)
-	taps := gaussianTaps(cs, r)
-	cline := make([]float32, max(cw, ch)+2*r+1)
-	separable(c, c, cw, ch, taps, taps, Symmetric, ctmp, cline)
 	// The fine filter sums g(x−p)·n(p) over pixels p; grouping pixels by
-	// block B, that is ≈ Σ_B k²·g(x−c_B)·mean_B(n), i.e. the coarse Gaussian
-	// (σ/k, normalised taps ≈ k²·g) applied to the block means, so the
-	// amplitude is kept. Upsample bilinearly from the block centres.
+	// cell B, that is ≈ Σ_B |B|·g(x−c_B)·mean_B(n), i.e. the coarse Gaussian
+	// (σ/b, normalised taps ≈ b·g per axis) applied to the cell means, so the
+	// amplitude is kept. Upsample bilinearly from the cell centres.
+	sx, sy := sigma/bx, sigma/by
+	rx, ry := int(3*sx+0.5), int(3*sy+0.5)
+	cline := make([]float32, max(cw, ch)+2*max(rx, ry)+1)
+	separable(c, c, cw, ch, gaussianTaps(sx, rx), gaussianTaps(sy, ry), Symmetric, ctmp, cline)
 	for y := range h {
-		gy := (float64(y)+0.5)/float64(k) - 0.5
+		gy := (float64(y)+0.5)/by - 0.5
 		fy := math.Floor(gy)
 		ty := float32(gy - fy)
-		y0, y1 := borderIndex(int(fy), ch, Replicate), borderIndex(int(fy)+1, ch, Replicate)
+		y0, y1 := borderIndex(int(fy), ch, Symmetric), borderIndex(int(fy)+1, ch, Symmetric)
 		r0, r1 := c[y0*cw:(y0+1)*cw], c[y1*cw:(y1+1)*cw]
 		row := f[y*w : (y+1)*w]
 		for x := range row {
-			gx := (float64(x)+0.5)/float64(k) - 0.5
+			gx := (float64(x)+0.5)/bx - 0.5
 			fx := math.Floor(gx)
 			tx := float32(gx - fx)
-			x0, x1 := borderIndex(int(fx), cw, Replicate), borderIndex(int(fx)+1, cw, Replicate)
+			x0, x1 := borderIndex(int(fx), cw, Symmetric), borderIndex(int(fx)+1, cw, Symmetric)
 			a := r0[x0] + tx*(r0[x1]-r0[x0])
 			b := r1[x0] + tx*(r1[x1]-r1[x0])
 			row[x] = a + ty*(b-a)
+		}
+	}
+}
+
+// elasticBoxTap says that fine sample i contributes weight w to coarse cell j.
+type elasticBoxTap struct {
+	i, j int
+	w    float32
+}
+
+// elasticBoxTaps returns the area weights that average n fine samples into
+// m equal cells of width n/m (each cell's weights sum to 1).
+func elasticBoxTaps(n, m int) []elasticBoxTap {
+	b := float64(n) / float64(m)
+	taps := make([]elasticBoxTap, 0, n+m)
+	for i := range n {
+		lo, hi := float64(i), float64(i+1)
+		for j := int(lo / b); j < m && float64(j)*b < hi; j++ {
+			ov := min(hi, float64(j+1)*b) - max(lo, float64(j)*b)
+			if ov > 0 {
+				taps = append(taps, elasticBoxTap{i, j, float32(ov / b)})
+			}
+		}
+	}
+	return taps
+}
+
+// elasticGaussSym filters f (w×h) in place with the symmetric odd-length
+// kernel k along rows and columns, symmetric borders: the same result as
+// separable(f, f, w, h, k, k, Symmetric, tmp, line) with half the
+// multiplications, pairing the taps at ±j. tmp holds w·h samples; line at
+// least max(w, h)+len(k)-1.
+func elasticGaussSym(f []float32, w, h int, k []float32, tmp, line []float32) {
+	r := len(k) / 2
+	k0 := k[r]
+	side := k[r+1:]
+	for y := range h {
+		pad := line[:w+2*r]
+		padRow(pad, f[y*w:(y+1)*w], r, Symmetric)
+		out := tmp[y*w : (y+1)*w]
+		// Tap by tap over the whole row, so the inner loops stream without
+		// bounds checks.
+		mid := pad[r:][:len(out)]
+		for x, v := range mid {
+			out[x] = k0 * v
+		}
+		for j, g := range side {
+			a := pad[r+1+j:][:len(out)]
+			b := pad[r-1-j:][:len(out)]
+			for x := range out {
+				out[x] += g * (a[x] + b[x])
+			}
+		}
+	}
+	for y := range h {
+		out := f[y*w : (y+1)*w]
+		src := tmp[y*w : (y+1)*w][:len(out)]
+		for x, v := range src {
+			out[x] = k0 * v
+		}
+		for j, g := range side {
+			up := tmp[borderIndex(y-j-1, h, Symmetric)*w:][:len(out)]
+			dn := tmp[borderIndex(y+j+1, h, Symmetric)*w:][:len(out)]
+			for x := range out {
+				out[x] += g * (up[x] + dn[x])
+			}
 		}
 	}
 }

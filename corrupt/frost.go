@@ -110,7 +110,7 @@ func frostApply(dst, src *imageio.Image, s, t float64, textures []*imageio.Image
 				dr := dst.Ch[c][y*W : (y+1)*W][:len(sr)]
 				fr := tex.Ch[c][(y0+y)*tw+x0:][:len(sr)]
 				for x, v := range sr {
-					dr[x] = min(max(ss*v+tt*fr[x], 0), 1)
+					dr[x] = weatherClamp01(ss*v+tt*fr[x])
 				}
 			}
 		}
@@ -119,24 +119,40 @@ func frostApply(dst, src *imageio.Image, s, t float64, textures []*imageio.Image
 	// Bicubic enlargement of only the cropped window: output pixel (x0+x,
 	// y0+y) of the ew×eh resized texture, with OpenCV's mapping
 	// sx = (X + 0.5)·tw/ew − 0.5 and replicated borders.
+	// Separable: a horizontal pass over the texture rows the crop needs,
+	// then a vertical pass.
 	xs := frostCubicAxis(x0, W, tw, ew)
 	ys := frostCubicAxis(y0, H, th, eh)
+	rlo, rhi := th, 0
+	for _, a := range ys {
+		for _, i := range a.idx {
+			rlo, rhi = min(rlo, i), max(rhi, i)
+		}
+	}
+	rows := make([]float32, (rhi-rlo+1)*W)
 	for c := range 3 {
 		tp := tex.Ch[c]
-		for y := range H {
-			ay := ys[y]
-			sr := src.Ch[c][y*W : (y+1)*W]
-			dr := dst.Ch[c][y*W : (y+1)*W][:len(sr)]
-			for x, v := range sr {
+		for r := rlo; r <= rhi; r++ {
+			row := tp[r*tw : (r+1)*tw]
+			out := rows[(r-rlo)*W : (r-rlo+1)*W][:len(xs)]
+			for x := range xs {
 				ax := &xs[x]
-				var acc float32
-				for j := range 4 {
-					row := tp[ay.idx[j]*tw:][:tw]
-					acc += ay.w[j] * (ax.w[0]*row[ax.idx[0]] + ax.w[1]*row[ax.idx[1]] + ax.w[2]*row[ax.idx[2]] + ax.w[3]*row[ax.idx[3]])
-				}
+				out[x] = ax.w[0]*row[ax.idx[0]] + ax.w[1]*row[ax.idx[1]] + ax.w[2]*row[ax.idx[2]] + ax.w[3]*row[ax.idx[3]]
+			}
+		}
+		for y := range H {
+			ay := &ys[y]
+			r0 := rows[(ay.idx[0]-rlo)*W:][:W]
+			r1 := rows[(ay.idx[1]-rlo)*W:][:W]
+			r2 := rows[(ay.idx[2]-rlo)*W:][:W]
+			r3 := rows[(ay.idx[3]-rlo)*W:][:W]
+			sr := src.Ch[c][y*W : (y+1)*W][:W]
+			dr := dst.Ch[c][y*W : (y+1)*W][:W]
+			w0, w1, w2, w3 := ay.w[0], ay.w[1], ay.w[2], ay.w[3]
+			for x, v := range sr {
 				// cv2.resize saturates an 8-bit texture to 0…255.
-				fv := min(max(acc, 0), 1)
-				dr[x] = min(max(ss*v+tt*fv, 0), 1)
+				fv := weatherClamp01(w0*r0[x] + w1*r1[x] + w2*r2[x] + w3*r3[x])
+				dr[x] = weatherClamp01(ss*v + tt*fv)
 			}
 		}
 	}

@@ -23,12 +23,17 @@ func init() {
 		Name:   "elastic_transform",
 		Family: Geometry,
 		Params: []Param{
-			{Name: "alpha", Min: 0, Max: 2, Trend: +1,
+			{Name: "alpha", Min: 0, Max: 2, Trend: 0,
 				Doc: "displacement magnitude c1/S with S = min(H, W)·244/224 (ImageNet-C's c1 = 244·alpha at 224×224); " +
-					"domain [0, 2] spans ImageNet-C's severities (.05 … 2, corruptions.md §2.25)"},
-			{Name: "sigma", Min: 0.01, Max: 0.7, Trend: -1,
-				Doc: "smoothing of the displacement field, c2/S: larger σ gives smoother, smaller displacements " +
-					"(smoothed noise shrinks as 1/σ), hence less change; domain [0.01, 0.7] spans ImageNet-C's severities (corruptions.md §2.25)"},
+					"domain [0, 2] spans ImageNet-C's severities (.05 … 2, corruptions.md §2.25). Displacements grow with alpha, " +
+					"but the smoothed noise has amplitude ∝ 1/σ, so at mid-domain sigma (0.355, σ ≈ 0.39·min(H, W)) they stay " +
+					"below a pixel and the mid-domain affine jitter dominates: measured on 96×80 images the mean squared change " +
+					"moves by 4 % across the whole alpha domain, first down then up, so Trend is 0"},
+			{Name: "sigma", Min: 0.01, Max: 0.7, Trend: 0,
+				Doc: "smoothing of the displacement field, c2/S: larger σ gives smoother and smaller displacements " +
+					"(smoothed noise shrinks as 1/σ); domain [0.01, 0.7] spans ImageNet-C's severities (corruptions.md §2.25). " +
+					"The change falls steeply up to sigma ≈ 0.1 and is flat (within ±1 %, not monotone) beyond, where the " +
+					"affine jitter dominates, so Trend is 0"},
 			{Name: "affine", Min: 0, Max: 0.2, Trend: +1,
 				Doc: "affine jitter c3/S: each of the three control points moves by U(−c3, c3) per coordinate; " +
 					"domain [0, 0.2] spans ImageNet-C's severities (corruptions.md §2.25)"},

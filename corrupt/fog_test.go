@@ -107,7 +107,7 @@ func TestFogPlasmaMatchesSlow(t *testing.T) {
 
 func TestFogSide(t *testing.T) {
 	for _, tc := range []struct{ w, h, want int }{
-		{224, 224, 256}, // ImageNet-C: 256 map for 224 crops
+		{224, 224, 256},                                 // ImageNet-C: 256 map for 224 crops
 		{256, 100, 256}, {257, 10, 512}, {10, 300, 512}, // tall images get a large enough map
 		{1, 1, 1}, {2, 1, 2}, {3, 3, 4},
 	} {

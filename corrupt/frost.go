@@ -110,7 +110,7 @@ func frostApply(dst, src *imageio.Image, s, t float64, textures []*imageio.Image
 				dr := dst.Ch[c][y*W : (y+1)*W][:len(sr)]
 				fr := tex.Ch[c][(y0+y)*tw+x0:][:len(sr)]
 				for x, v := range sr {
-					dr[x] = weatherClamp01(ss*v+tt*fr[x])
+					dr[x] = weatherClamp01(ss*v + tt*fr[x])
 				}
 			}
 		}

@@ -5,7 +5,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
+	"image"
 	"image/color"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -334,4 +336,21 @@ func FuzzDecode(f *testing.F) {
 			checkDecoded(t, m, limit)
 		}
 	})
+}
+
+func init() {
+	// A format whose header is fine but whose decoder panics, standing in
+	// for a third-party decoder bug.
+	image.RegisterFormat("panicky", "PANIC!", func(io.Reader) (image.Image, error) {
+		panic("index out of range in a decoder")
+	}, func(io.Reader) (image.Config, error) {
+		return image.Config{ColorModel: color.RGBAModel, Width: 1, Height: 1}, nil
+	})
+}
+
+func TestDecoderPanicIsError(t *testing.T) {
+	_, format, err := DecodeBytes([]byte("PANIC! and more"), Options{})
+	if format != "panicky" || !errors.Is(err, ErrDecoderPanic) {
+		t.Errorf("decoder panic: format %q, error %v, want ErrDecoderPanic", format, err)
+	}
 }

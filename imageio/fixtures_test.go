@@ -199,7 +199,7 @@ func flatCMYKJPEG(w, h int, at func(x, y int) [4]uint8) []byte {
 	}
 	b.Write([]byte{0xff, 0xd8})
 	seg(0xee, []byte{'A', 'd', 'o', 'b', 'e', 0, 100, 0, 0, 0, 0, 0}) // transform 0
-	q := make([]byte, 65)                                              // table 0, all steps 1
+	q := make([]byte, 65)                                             // table 0, all steps 1
 	for i := 1; i < 65; i++ {
 		q[i] = 1
 	}

@@ -165,15 +165,7 @@ func FromImage(src image.Image) *Image {
 			}
 		}
 	case *image.YCbCr:
-		for y := range h {
-			o := y * w
-			for x := range w {
-				yi := s.YOffset(b.Min.X+x, b.Min.Y+y)
-				ci := s.COffset(b.Min.X+x, b.Min.Y+y)
-				r, g, bb := color.YCbCrToRGB(s.Y[yi], s.Cb[ci], s.Cr[ci])
-				R[o+x], G[o+x], B[o+x] = lut8[r], lut8[g], lut8[bb]
-			}
-		}
+		fromYCbCr(m, s)
 	case *image.Paletted:
 		pal := make([][3]float32, len(s.Palette))
 		for i, c := range s.Palette {
@@ -313,3 +305,50 @@ func MaxAbsDiff(a, b *Image) float64 {
 	}
 	return mx
 }
+
+// fromYCbCr converts a YCbCr image (any subsampling) with exactly the
+// arithmetic of color.YCbCrToRGB (JFIF full range, 16-bit fixed point),
+// using per-row chroma offsets and tables instead of per-pixel calls.
+func fromYCbCr(m *Image, s *image.YCbCr) {
+	b := s.Rect
+	w, h := b.Dx(), b.Dy()
+	// cx[x] is the chroma column of pixel column x.
+	cx := make([]int, w)
+	for x := range cx {
+		cx[x] = s.COffset(b.Min.X+x, b.Min.Y) - s.COffset(b.Min.X, b.Min.Y)
+	}
+	for y := range h {
+		yr := s.Y[s.YOffset(b.Min.X, b.Min.Y+y):][:w]
+		c0 := s.COffset(b.Min.X, b.Min.Y+y)
+		cb, cr := s.Cb[c0:], s.Cr[c0:]
+		o := y * w
+		R, G, B := m.Ch[0][o:o+w], m.Ch[1][o:o+w], m.Ch[2][o:o+w]
+		for x, yv := range yr {
+			ci := cx[x]
+			yy1 := int32(yv) * 0x10101
+			cbv, crv := cb[ci], cr[ci]
+			R[x] = lut8[ycbcrClamp(yy1+ycbcrCrR[crv])]
+			G[x] = lut8[ycbcrClamp(yy1+ycbcrCbG[cbv]+ycbcrCrG[crv])]
+			B[x] = lut8[ycbcrClamp(yy1+ycbcrCbB[cbv])]
+		}
+	}
+}
+
+// ycbcrClamp is color.YCbCrToRGB's final step: v >> 16 when in 0…255<<16,
+// else 0 or 255.
+func ycbcrClamp(v int32) uint8 {
+	if uint32(v)&0xff000000 == 0 {
+		return uint8(v >> 16)
+	}
+	return uint8(^(v >> 31))
+}
+
+// The chroma terms of color.YCbCrToRGB: 91881·(Cr−128), −22554·(Cb−128),
+// −46802·(Cr−128), 116130·(Cb−128).
+var ycbcrCrR, ycbcrCbG, ycbcrCrG, ycbcrCbB = func() (a, b, c, d [256]int32) {
+	for i := range 256 {
+		v := int32(i) - 128
+		a[i], b[i], c[i], d[i] = 91881*v, -22554*v, -46802*v, 116130*v
+	}
+	return
+}()

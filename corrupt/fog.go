@@ -54,17 +54,22 @@ func fogApply(dst, src *imageio.Image, p []float64, rng *rand.Rand) {
 		_, hi := weatherMinMax(src.Ch[c])
 		m = max(m, hi)
 	}
-	// out = (u + scale·(P − lo)·inv)·m/(m + scale), P the raw map.
+	// out = (u + scale·(P − lo)·inv)·m/(m + scale), P the raw map. Every
+	// term is ≥ 0 (P ≥ lo exactly) and u ≤ m, so out ∈ [0, m] ⊂ [0, 1] up to
+	// rounding: only the upper bound needs a clip.
 	k := m / (m + float32(scale))
 	a := float32(scale) * k * inv
-	b := -a * lo
 	for c := range 3 {
 		for y := range H {
 			sr := src.Ch[c][y*W : (y+1)*W]
 			dr := dst.Ch[c][y*W : (y+1)*W][:len(sr)]
 			pr := plasma[y*side:][:len(sr)]
 			for x, v := range sr {
-				dr[x] = weatherClamp01(v*k + a*pr[x] + b)
+				o := v*k + a*(pr[x]-lo)
+				if o > 1 {
+					o = 1
+				}
+				dr[x] = o
 			}
 		}
 	}

@@ -12,4 +12,15 @@
 //
 // Decompression bombs: Decode reads the header first and refuses images with
 // more than Options.MaxPixels pixels before allocating the pixel buffer.
+//
+// Format notes. Lossy WebP is converted from its limited-range BT.601 YUV
+// exactly as libwebp (and so Pillow) does, with libwebp's default "fancy"
+// chroma upsampling; golang.org/x/image/webp alone would hand back full-range
+// YCbCr and lose contrast (golang/go#40173). JPEG uses Go's decoder and its
+// JFIF conversion with nearest-neighbour chroma upsampling, which differs from
+// libjpeg's fancy upsampling by a few levels at sharp colour edges. A GIF
+// whose first frame does not cover the logical screen is drawn on a canvas of
+// the screen's size filled with the background colour; only the first frame
+// is used. A decoder panic on malformed data is returned as an error wrapping
+// ErrDecoderPanic.
 package imageio

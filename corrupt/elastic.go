@@ -134,7 +134,10 @@ func elasticApply(dst, src *imageio.Image, p []float64, rng *rand.Rand) {
 			for c := range 3 {
 				s := warpedImg.Ch[c]
 				v := w00*s[i00] + w01*s[i01] + w10*s[i10] + w11*s[i11]
-				dst.Ch[c][o] = weatherClamp01(v)
+				if v > 1 { // convex weights of samples in [0, 1]: only rounding can exceed 1
+					v = 1
+				}
+				dst.Ch[c][o] = v
 			}
 		}
 	}
@@ -298,38 +301,54 @@ func elasticBoxTaps(n, m int) []elasticBoxTap {
 // least max(w, h)+len(k)-1.
 func elasticGaussSym(f []float32, w, h int, k []float32, tmp, line []float32) {
 	r := len(k) / 2
-	k0 := k[r]
-	side := k[r+1:]
 	for y := range h {
 		pad := line[:w+2*r]
 		padRow(pad, f[y*w:(y+1)*w], r, Symmetric)
 		out := tmp[y*w : (y+1)*w]
-		// Tap by tap over the whole row, so the inner loops stream without
-		// bounds checks.
-		mid := pad[r:][:len(out)]
-		for x, v := range mid {
-			out[x] = k0 * v
-		}
-		for j, g := range side {
-			a := pad[r+1+j:][:len(out)]
-			b := pad[r-1-j:][:len(out)]
-			for x := range out {
-				out[x] += g * (a[x] + b[x])
-			}
-		}
+		// Tap pair by tap pair over the whole row, so the inner loops
+		// stream without bounds checks.
+		elasticSymAccumulate(out, k, func(d int) []float32 { return pad[r+d:][:len(out)] })
 	}
 	for y := range h {
 		out := f[y*w : (y+1)*w]
-		src := tmp[y*w : (y+1)*w][:len(out)]
-		for x, v := range src {
+		elasticSymAccumulate(out, k, func(d int) []float32 {
+			return tmp[borderIndex(y+d, h, Symmetric)*w:][:len(out)]
+		})
+	}
+}
+
+// elasticSymAccumulate sets out = Σ_d k[r+d]·at(d) for the symmetric kernel
+// k (radius r), adding the samples at ±d before multiplying and two taps
+// per pass over out.
+func elasticSymAccumulate(out, k []float32, at func(d int) []float32) {
+	r := len(k) / 2
+	k0 := k[r]
+	mid := at(0)[:len(out)]
+	if r == 0 {
+		for x, v := range mid {
 			out[x] = k0 * v
 		}
-		for j, g := range side {
-			up := tmp[borderIndex(y-j-1, h, Symmetric)*w:][:len(out)]
-			dn := tmp[borderIndex(y+j+1, h, Symmetric)*w:][:len(out)]
-			for x := range out {
-				out[x] += g * (up[x] + dn[x])
-			}
+		return
+	}
+	g := k[r+1]
+	a, b := at(1)[:len(out)], at(-1)[:len(out)]
+	for x, v := range mid {
+		out[x] = k0*v + g*(a[x]+b[x])
+	}
+	d := 2
+	for ; d+1 <= r; d += 2 {
+		g1, g2 := k[r+d], k[r+d+1]
+		a1, b1 := at(d)[:len(out)], at(-d)[:len(out)]
+		a2, b2 := at(d + 1)[:len(out)], at(-d - 1)[:len(out)]
+		for x := range out {
+			out[x] += g1*(a1[x]+b1[x]) + g2*(a2[x]+b2[x])
+		}
+	}
+	if d <= r {
+		g := k[r+d]
+		a, b := at(d)[:len(out)], at(-d)[:len(out)]
+		for x := range out {
+			out[x] += g * (a[x] + b[x])
 		}
 	}
 }

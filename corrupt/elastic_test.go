@@ -177,6 +177,7 @@ func TestElasticMatchesSlow(t *testing.T) {
 		{48, 64, []float64{0.5, 0.02, 0.1}},
 		{40, 40, []float64{2, 0.1, 0.2}}, // σ = 4.4 px: still the exact path
 		{30, 50, []float64{0, 0.05, 0}},  // identity parameters
+		{9, 8, []float64{1, 0.01, 0.05}}, // σ ≈ 0.09 px: kernel radius 0
 	} {
 		src := testimg.Natural(tc.w, tc.h, 6)
 		got := apply(c, src, tc.p, 4, 2)

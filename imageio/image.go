@@ -192,8 +192,37 @@ func FromImage(src image.Image) *Image {
 				R[o+x], G[o+x], B[o+x] = lut8[r], lut8[g], lut8[bb]
 			}
 		}
+	case *image.NRGBA64:
+		for y := range h {
+			row := s.Pix[y*s.Stride:][: 8*w : 8*w]
+			o := y * w
+			for x := range w {
+				p := row[8*x : 8*x+6 : 8*x+6]
+				R[o+x] = float32(uint16(p[0])<<8|uint16(p[1])) / 65535
+				G[o+x] = float32(uint16(p[2])<<8|uint16(p[3])) / 65535
+				B[o+x] = float32(uint16(p[4])<<8|uint16(p[5])) / 65535
+			}
+		}
+	case *image.RGBA64:
+		// Premultiplied: un-premultiply as color.NRGBA64Model does.
+		for y := range h {
+			row := s.Pix[y*s.Stride:][: 8*w : 8*w]
+			o := y * w
+			for x := range w {
+				p := row[8*x : 8*x+8 : 8*x+8]
+				r, g, bb := uint32(p[0])<<8|uint32(p[1]), uint32(p[2])<<8|uint32(p[3]), uint32(p[4])<<8|uint32(p[5])
+				switch a := uint32(p[6])<<8 | uint32(p[7]); a {
+				case 0xffff:
+				case 0:
+					r, g, bb = 0, 0, 0
+				default:
+					r, g, bb = r*0xffff/a, g*0xffff/a, bb*0xffff/a
+				}
+				R[o+x], G[o+x], B[o+x] = float32(r)/65535, float32(g)/65535, float32(bb)/65535
+			}
+		}
 	default:
-		// 16-bit and other types: go through the straight 16-bit model.
+		// Other types: go through the straight 16-bit model.
 		for y := range h {
 			o := y * w
 			for x := range w {

@@ -82,6 +82,10 @@ func DecodeBytes(data []byte, opt Options) (*Image, string, error) {
 	if b := img.Bounds(); b.Dx() != cfg.Width || b.Dy() != cfg.Height {
 		return nil, format, fmt.Errorf("decode %s: header says %dx%d but pixels are %dx%d", format, cfg.Width, cfg.Height, b.Dx(), b.Dy())
 	}
+	if m, ok := img.(*image.YCbCr); ok && format == "jpeg" {
+		// libjpeg's upsampling and colour conversion, as Pillow (jpeg.go).
+		return fromJPEG(m), format, nil
+	}
 	if format == "webp" {
 		// Lossy WebP: limited-range YUV, converted as libwebp does (webp.go).
 		switch m := img.(type) {

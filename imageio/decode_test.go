@@ -7,11 +7,13 @@ import (
 	"hash/crc32"
 	"image"
 	"image/color"
+	"image/jpeg"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -49,48 +51,49 @@ func TestDecodeKnownPixels(t *testing.T) {
 		w, h         int
 		want         func(x, y int) [3]float32
 		tol          float64 // in 8-bit steps
+		interior     bool    // skip pixels within 2 of a block edge (chroma upsampling blends there)
 	}{
-		{"blocks.png", "png", 64, 32, blocks, 0},
-		{"rgba.png", "png", 8, 4, rgba, 0},
+		{"blocks.png", "png", 64, 32, blocks, 0, false},
+		{"rgba.png", "png", 8, 4, rgba, 0, false},
 		{"rgb16.png", "png", 4, 2, func(x, y int) [3]float32 {
 			return [3]float32{s16(sixteenBit[x]), s16(sixteenBit[(x+y+1)%4]), s16(sixteenBit[(x+2)%4])}
-		}, 0},
-		{"gray16.png", "png", 4, 1, gray16, 0},
+		}, 0, false},
+		{"gray16.png", "png", 4, 1, gray16, 0, false},
 		{"gray.png", "png", 16, 16, func(x, y int) [3]float32 {
 			v := From8(uint8(y*16 + x))
 			return [3]float32{v, v, v}
-		}, 0},
+		}, 0, false},
 		{"paletted_trns.png", "png", 4, 2, func(x, y int) [3]float32 {
 			// Palette entries' straight colours, including the fully transparent one.
 			return [4][3]float32{rgb8([3]uint8{10, 20, 30}), rgb8([3]uint8{250, 128, 0}),
 				rgb8([3]uint8{0, 200, 100}), rgb8([3]uint8{255, 255, 255})}[(y*4+x)%4]
-		}, 0},
-		{"blocks.gif", "gif", 64, 32, blocks, 0},
+		}, 0, false},
+		{"blocks.gif", "gif", 64, 32, blocks, 0, false},
 		{"offset_frame.gif", "gif", 32, 16, func(x, y int) [3]float32 {
 			if x >= 8 && x < 24 && y >= 4 && y < 12 {
 				return rgb8(blockColours[0]) // the frame: red
 			}
 			return rgb8(blockColours[3]) // background index 3: white
-		}, 0},
-		{"blocks.bmp", "bmp", 64, 32, blocks, 0},
-		{"blocks.tiff", "tiff", 64, 32, blocks, 0},
-		{"gray16.tiff", "tiff", 4, 1, gray16, 0},
-		{"webp_lossless.webp", "webp", 64, 32, blocks, 0},
-		{"webp_rgba_lossless.webp", "webp", 8, 4, rgba, 0},
+		}, 0, false},
+		{"blocks.bmp", "bmp", 64, 32, blocks, 0, false},
+		{"blocks.tiff", "tiff", 64, 32, blocks, 0, false},
+		{"gray16.tiff", "tiff", 4, 1, gray16, 0, false},
+		{"webp_lossless.webp", "webp", 64, 32, blocks, 0, false},
+		{"webp_rgba_lossless.webp", "webp", 8, 4, rgba, 0, false},
 		// DC-only CMYK JPEG: decodes exactly to the inks; RGB is Go's
 		// CMYK→RGB of them ((255 − C)(255 − K)/255, as Pillow's convert("RGB")).
 		{"jpeg_adobe_cmyk.jpg", "jpeg", 64, 32, func(x, y int) [3]float32 {
 			k := cmykInk(blockAt(x, y))
 			r, g, b := color.CMYKToRGB(k[0], k[1], k[2], k[3])
 			return rgb8([3]uint8{r, g, b})
-		}, 0},
+		}, 0, false},
 		// Lossy: flat 16×16 blocks at quality 95 (measured max error 1–2
 		// steps; tolerance 3).
-		{"jpeg_444.jpg", "jpeg", 64, 32, blocks, 3},
-		{"jpeg_420.jpg", "jpeg", 64, 32, blocks, 3},
-		{"jpeg_progressive.jpg", "jpeg", 64, 32, blocks, 3},
-		{"jpeg_gray.jpg", "jpeg", 64, 32, blockLuma, 3},
-		{"jpeg_ycck.jpg", "jpeg", 64, 32, blocks, 3},
+		{"jpeg_444.jpg", "jpeg", 64, 32, blocks, 3, false},
+		{"jpeg_420.jpg", "jpeg", 64, 32, blocks, 3, true},
+		{"jpeg_progressive.jpg", "jpeg", 64, 32, blocks, 3, true},
+		{"jpeg_gray.jpg", "jpeg", 64, 32, blockLuma, 3, false},
+		{"jpeg_ycck.jpg", "jpeg", 64, 32, blocks, 3, false},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			m, format, err := DecodeBytes(readFixture(t, tc.file), Options{})
@@ -104,6 +107,9 @@ func TestDecodeKnownPixels(t *testing.T) {
 			wx, wy := 0, 0
 			for y := range m.Height {
 				for x := range m.Width {
+					if tc.interior && (x%blockSide < 2 || x%blockSide >= blockSide-2 || y%blockSide < 2 || y%blockSide >= blockSide-2) {
+						continue
+					}
 					want := tc.want(x, y)
 					for c := range 3 {
 						d := math.Abs(float64(m.Ch[c][y*m.Width+x]-want[c])) * 255
@@ -352,5 +358,64 @@ func TestDecoderPanicIsError(t *testing.T) {
 	_, format, err := DecodeBytes([]byte("PANIC! and more"), Options{})
 	if format != "panicky" || !errors.Is(err, ErrDecoderPanic) {
 		t.Errorf("decoder panic: format %q, error %v, want ErrDecoderPanic", format, err)
+	}
+}
+
+// TestDecodeJPEGLikeLibjpeg compares JPEG decoding with libjpeg-turbo's own
+// (djpeg with its defaults, which Pillow shares; PNGs committed beside each
+// file). The DC-only files isolate chroma upsampling and colour conversion,
+// which must match exactly; the natural ones also differ by the inverse DCT
+// (Go's versus libjpeg's islow), by at most 3 levels (measured 2).
+func TestDecodeJPEGLikeLibjpeg(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		tol  float64
+	}{
+		{"jpeg_dc_420", 0}, {"jpeg_dc_422", 0}, {"jpeg_dc_444", 0},
+		{"jpeg_natural_420", 3}, {"jpeg_natural_422", 3},
+		{"jpeg_444", 3}, {"jpeg_420", 3}, {"jpeg_progressive", 3},
+	} {
+		data := readFixture(t, tc.name+".jpg")
+		got, _, err := DecodeBytes(data, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _, err := DecodeBytes(readFixture(t, tc.name+".djpeg.png"), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !got.SameSize(want) {
+			t.Fatalf("%s: %dx%d, djpeg %dx%d", tc.name, got.Width, got.Height, want.Width, want.Height)
+		}
+		d := MaxAbsDiff(got, want) * 255
+		if d > tc.tol+1e-3 {
+			t.Errorf("%s: differs from djpeg by up to %.0f levels, tolerance %v", tc.name, d, tc.tol)
+		}
+		// Go's own conversion (nearest-neighbour chroma) is far off at the
+		// chroma block edges of the subsampled files: the test discriminates.
+		raw, err := jpeg.Decode(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if old := MaxAbsDiff(FromImage(raw), want) * 255; strings.HasPrefix(tc.name, "jpeg_dc_42") && old < 10 {
+			t.Errorf("%s: nearest-neighbour chroma is only %.0f levels off; the fixture does not test upsampling", tc.name, old)
+		}
+	}
+}
+
+func TestJPEGFancyUpsamplingRows(t *testing.T) {
+	// h2v1 of (10, 50, 90): libjpeg gives 10, (30+50+2)>>2 = 20, (150+10+1)>>2 = 40,
+	// (150+90+2)>>2 = 60, (270+50+1)>>2 = 80, 90.
+	out := make([]uint8, 6)
+	jpegFancyH2V1(out, []uint8{10, 50, 90})
+	if want := []uint8{10, 20, 40, 60, 80, 90}; !bytes.Equal(out, want) {
+		t.Errorf("h2v1 = %v, want %v", out, want)
+	}
+	// h2v2, near (16, 160), far (0, 0): column sums 48 and 480;
+	// (48·4+8)>>4 = 12, (48·3+480+7)>>4 = 39, (480·3+48+8)>>4 = 93, (480·4+7)>>4 = 120.
+	out = make([]uint8, 4)
+	jpegFancyH2V2(out, []uint8{16, 160}, []uint8{0, 0})
+	if want := []uint8{12, 39, 93, 120}; !bytes.Equal(out, want) {
+		t.Errorf("h2v2 = %v, want %v", out, want)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"image/color"
 	"image/gif"
 	"image/png"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -152,6 +153,24 @@ func TestGenerateFixtures(t *testing.T) {
 		b.Write(flatCMYKJPEG(blocksW, blocksH, func(x, y int) [4]uint8 { return cmykInk(blockAt(x, y)) }))
 		return nil
 	})
+	// DC-only YCbCr JPEGs (luma flat per 8×8 block, chroma per chroma
+	// block): libjpeg's upsampling and colour conversion are then the only
+	// differences from the flat blocks, so vcr must match djpeg exactly.
+	for _, tc := range []struct {
+		name   string
+		w, h   int
+		hs, vs int
+	}{{"jpeg_dc_420.jpg", 45, 37, 2, 2}, {"jpeg_dc_422.jpg", 45, 21, 2, 1}, {"jpeg_dc_444.jpg", 21, 13, 1, 1}} {
+		write(tc.name, func(b *bytes.Buffer) error {
+			b.Write(flatJPEG(tc.w, tc.h, []flatComp{
+				{tc.hs, tc.vs, func(bx, by int) uint8 { return dcChroma(1, bx, by) }},
+				{1, 1, func(bx, by int) uint8 { return dcChroma(2, bx, by) }},
+				{1, 1, func(bx, by int) uint8 { return dcChroma(3, bx, by) }},
+			}, false))
+			return nil
+		})
+	}
+	write("natural.png", pngEnc(natural45x37()))
 	// A GIF whose only frame (16×8 at offset (8, 4)) does not cover its
 	// 32×16 logical screen; background index 3 (white).
 	write("offset_frame.gif", func(b *bytes.Buffer) error {
@@ -186,27 +205,49 @@ func cmykInk(c [3]uint8) [4]uint8 {
 
 // flatCMYKJPEG writes a baseline Adobe CMYK JPEG (APP14 transform 0, the
 // inverted "Adobe" convention: stored sample = 255 − ink) of an image made
-// of flat 8×8-aligned blocks. libjpeg converts CMYK input to YCCK, and the
-// tools at hand cannot write plain CMYK, so this writer encodes it directly:
-// every 8×8 block is flat, so it needs only DC coefficients (8·(v − 128)
-// with all quantisation steps 1) and an end-of-block per block, and decodes
-// exactly.
+// of flat 8×8-aligned blocks, with flatJPEG. libjpeg converts CMYK input to
+// YCCK, and the tools at hand cannot write plain CMYK.
 func flatCMYKJPEG(w, h int, at func(x, y int) [4]uint8) []byte {
+	var comps []flatComp
+	for c := range 4 {
+		comps = append(comps, flatComp{1, 1, func(bx, by int) uint8 { return 255 - at(8*bx, 8*by)[c] }})
+	}
+	return flatJPEG(w, h, comps, true)
+}
+
+// flatComp is one component of flatJPEG: sampling factors and the sample
+// value of each 8×8 block (in the component's own block grid).
+type flatComp struct {
+	h, v int
+	at   func(bx, by int) uint8
+}
+
+// flatJPEG writes a baseline JPEG whose every 8×8 block is flat, so it needs
+// only DC coefficients (8·(v − 128), all quantisation steps 1) and one
+// end-of-block per block, and decodes exactly, whatever the decoder's
+// inverse DCT. adobe adds an Adobe APP14 marker with transform 0 (CMYK).
+func flatJPEG(w, h int, comps []flatComp, adobe bool) []byte {
 	var b bytes.Buffer
 	seg := func(marker byte, payload []byte) {
 		b.Write([]byte{0xff, marker, byte((len(payload) + 2) >> 8), byte(len(payload) + 2)})
 		b.Write(payload)
 	}
 	b.Write([]byte{0xff, 0xd8})
-	seg(0xee, []byte{'A', 'd', 'o', 'b', 'e', 0, 100, 0, 0, 0, 0, 0}) // transform 0
-	q := make([]byte, 65)                                             // table 0, all steps 1
+	if adobe {
+		seg(0xee, []byte{'A', 'd', 'o', 'b', 'e', 0, 100, 0, 0, 0, 0, 0})
+	}
+	q := make([]byte, 65) // table 0, all steps 1
 	for i := 1; i < 65; i++ {
 		q[i] = 1
 	}
 	seg(0xdb, q)
-	sof := []byte{8, byte(h >> 8), byte(h), byte(w >> 8), byte(w), 4}
-	for c := range 4 {
-		sof = append(sof, byte(c+1), 0x11, 0)
+	hmax, vmax := 1, 1
+	for _, c := range comps {
+		hmax, vmax = max(hmax, c.h), max(vmax, c.v)
+	}
+	sof := []byte{8, byte(h >> 8), byte(h), byte(w >> 8), byte(w), byte(len(comps))}
+	for i, c := range comps {
+		sof = append(sof, byte(i+1), byte(c.h<<4|c.v), 0)
 	}
 	seg(0xc0, sof)
 	// DC table 0: the standard luminance DC table (ITU T.81 Table K.3);
@@ -216,7 +257,11 @@ func flatCMYKJPEG(w, h int, at func(x, y int) [4]uint8) []byte {
 	dht = append(dht, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11)
 	dht = append(dht, 0x10, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x00)
 	seg(0xc4, dht)
-	seg(0xda, []byte{4, 1, 0x00, 2, 0x00, 3, 0x00, 4, 0x00, 0, 63, 0})
+	sos := []byte{byte(len(comps))}
+	for i := range comps {
+		sos = append(sos, byte(i+1), 0x00)
+	}
+	seg(0xda, append(sos, 0, 63, 0))
 	// Canonical codes of the DC table: category → (code, length).
 	var code [12]uint16
 	var length [12]uint8
@@ -243,30 +288,34 @@ func flatCMYKJPEG(w, h int, at func(x, y int) [4]uint8) []byte {
 			nacc -= 8
 		}
 	}
-	var pred [4]int
-	for by := 0; by < h; by += 8 {
-		for bx := 0; bx < w; bx += 8 {
-			ink := at(bx, by)
-			for comp := range 4 {
-				dc := 8 * (int(255-ink[comp]) - 128)
-				diff := dc - pred[comp]
-				pred[comp] = dc
-				s, a := 0, diff
-				if a < 0 {
-					a = -a
-				}
-				for a>>s != 0 {
-					s++
-				}
-				put(uint32(code[s]), uint(length[s]))
-				if s > 0 {
-					v := diff
-					if v < 0 {
-						v += 1<<s - 1
+	pred := make([]int, len(comps))
+	mcuW, mcuH := 8*hmax, 8*vmax
+	for my := 0; my < (h+mcuH-1)/mcuH; my++ {
+		for mx := 0; mx < (w+mcuW-1)/mcuW; mx++ {
+			for ci, comp := range comps {
+				for v := range comp.v {
+					for hh := range comp.h {
+						dc := 8 * (int(comp.at(mx*comp.h+hh, my*comp.v+v)) - 128)
+						diff := dc - pred[ci]
+						pred[ci] = dc
+						s, a := 0, diff
+						if a < 0 {
+							a = -a
+						}
+						for a>>s != 0 {
+							s++
+						}
+						put(uint32(code[s]), uint(length[s]))
+						if s > 0 {
+							v := diff
+							if v < 0 {
+								v += 1<<s - 1
+							}
+							put(uint32(v), uint(s))
+						}
+						put(0, 1) // end of block
 					}
-					put(uint32(v), uint(s))
 				}
-				put(0, 1) // end of block
 			}
 		}
 	}
@@ -275,4 +324,32 @@ func flatCMYKJPEG(w, h int, at func(x, y int) [4]uint8) []byte {
 	}
 	b.Write([]byte{0xff, 0xd9})
 	return b.Bytes()
+}
+
+// dcChroma returns a deterministic pseudo-random chroma block value with
+// large jumps between neighbouring blocks, which fancy upsampling blends.
+func dcChroma(seed, bx, by int) uint8 {
+	x := uint32(seed*7919+bx*104729+by*1299709) * 2654435761
+	return uint8(40 + (x>>24)%176)
+}
+
+// natural45x37 is a smooth colourful pattern with a few hard edges (45×37,
+// odd sizes), for the libjpeg comparison of tool-encoded JPEGs.
+func natural45x37() *image.NRGBA {
+	m := image.NewNRGBA(image.Rect(0, 0, 45, 37))
+	for y := range 37 {
+		for x := range 45 {
+			r := 128 + 100*math.Sin(float64(x)/5)
+			g := 128 + 100*math.Cos(float64(y)/4+float64(x)/9)
+			bb := 128 + 90*math.Sin(float64(x+y)/7)
+			if (x-20)*(x-20)+(y-18)*(y-18) < 100 {
+				r, g, bb = 240, 30, 60
+			}
+			if x > 33 && y < 12 {
+				r, g, bb = 20, 220, 240
+			}
+			m.SetNRGBA(x, y, color.NRGBA{uint8(r), uint8(g), uint8(bb), 255})
+		}
+	}
+	return m
 }

@@ -24,3 +24,13 @@ cwebp -quiet -q 80 -exact rgba.png -o webp_lossy_alpha.webp
 for f in webp_lossy webp_lossy_odd webp_lossy_alpha; do
 	dwebp -quiet "$f.webp" -o "$f.dwebp.png"
 done
+# JPEGs of a natural-like image (4:2:0 and 4:2:2), and libjpeg's own decoding
+# (djpeg defaults: fancy upsampling, islow IDCT) of these and of the Go-written
+# DC-only JPEGs, as the expected pixels.
+$IM natural.png "$tmp/natural.ppm"
+cjpeg -quality 90 -sample 2x2 -outfile jpeg_natural_420.jpg "$tmp/natural.ppm"
+cjpeg -quality 90 -sample 2x1 -outfile jpeg_natural_422.jpg "$tmp/natural.ppm"
+for f in jpeg_dc_420 jpeg_dc_422 jpeg_dc_444 jpeg_natural_420 jpeg_natural_422 jpeg_444 jpeg_420 jpeg_progressive; do
+	djpeg -pnm "$f.jpg" > "$tmp/$f.ppm"
+	$IM "$tmp/$f.ppm" "$f.djpeg.png"
+done

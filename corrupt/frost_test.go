@@ -226,6 +226,16 @@ func TestFrostBuiltinTextures(t *testing.T) {
 				t.Errorf("texture %d channel %d: mean %.1f sd %.1f, want %.0f ± 3, %.0f ± 15%%", k+1, c, mu, sd, s.mean[c], s.sd[c])
 			}
 		}
+		var g float64
+		for y := range m.Height {
+			for x := 1; x < m.Width; x++ {
+				i := y*m.Width + x
+				g += math.Abs(float64(m.Ch[0][i]+m.Ch[1][i]+m.Ch[2][i]-m.Ch[0][i-1]-m.Ch[1][i-1]-m.Ch[2][i-1])) / 3
+			}
+		}
+		if g *= 255 / float64(m.Width*m.Height); math.Abs(g-s.detail) > 0.15*s.detail {
+			t.Errorf("texture %d: fine detail %.2f, want %.2f ± 15%% (ImageNet-C)", k+1, g, s.detail)
+		}
 		if !(mean[2] >= mean[1] && mean[1] >= mean[0]) {
 			t.Errorf("texture %d is not bluish: channel means %v", k+1, mean)
 		}

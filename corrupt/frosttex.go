@@ -11,17 +11,19 @@ import (
 // The built-in frost textures are generated procedurally so that the
 // repository holds no third-party image files. They imitate the five
 // ImageNet-C textures (frost1.png … frost5.jpeg, corruptions.md §2.19) in
-// kind and in first- and second-order statistics, not pixel for pixel: ice
-// crystals drawn as branching dendrites (straight stems with side branches
-// at about ±60°, as hexagonal ice grows) over a soft, low-frequency sheet,
-// plus fine grain, tinted bluish white. The per-channel means and standard
-// deviations are set to those measured on the ImageNet-C files (0…255 scale):
+// kind and in simple statistics, not pixel for pixel: ice crystals drawn as
+// branching dendrites (straight stems with side branches at about ±60°, as
+// hexagonal ice grows) over a soft, low-frequency sheet, plus fine grain,
+// tinted bluish white. The per-channel means and standard deviations and the
+// amount of fine detail (mean absolute difference of horizontally adjacent
+// pixels of the channel mean) are set to those measured on the ImageNet-C
+// files (0…255 scale):
 //
-//	frost1  ( 78, 149, 166) ± (27, 17, 15)  teal ice sheet, fine wrinkles
-//	frost2  (201, 205, 215) ± (21, 22, 23)  bright, long crystals
+//	frost1  ( 78, 149, 166) ± (27, 17, 15), detail  7.4  teal ice sheet, fine wrinkles
+//	frost2  (201, 205, 215) ± (21, 22, 23), detail  7.9  bright, long crystals
 //	frost3  (same as frost2; the ImageNet-C file has identical statistics)
-//	frost4  (138, 153, 165) ± (29, 29, 30)  grey-blue, many small crystals
-//	frost5  (112, 123, 135) ± (45, 43, 42)  dark, large fern-like dendrites
+//	frost4  (138, 153, 165) ± (29, 29, 30), detail 13.2  grey-blue, many small crystals
+//	frost5  (112, 123, 135) ± (45, 43, 42), detail 17.4  dark, large fern-like dendrites
 //
 // frost3 is given a different seed and crystal density so that the five
 // built-in textures are distinct. Users who want the original files pass
@@ -32,6 +34,7 @@ type frostTexSpec struct {
 	w, h       int
 	seed       uint64
 	mean, sd   [3]float64 // target per-channel statistics on the 0…255 scale
+	detail     float64    // target mean |horizontal difference| (test only)
 	crystals   int        // number of dendrites
 	stemLen    [2]float64 // stem length range in pixels
 	branchy    float64    // side-branch length as a fraction of the remaining stem
@@ -40,19 +43,20 @@ type frostTexSpec struct {
 	grain      float64    // weight of the per-pixel grain
 	wrinkles   int        // short curved streaks (ice-sheet texture)
 	brightTips float64    // brightness of the crystal strokes
+	soft       float64    // blur of the crystal layer: 3-tap kernel [soft/2, 1−soft, soft/2]
 }
 
 var frostTexSpecs = [5]frostTexSpec{
-	{w: 600, h: 400, seed: 1, mean: [3]float64{78, 149, 166}, sd: [3]float64{27, 17, 15},
-		crystals: 40, stemLen: [2]float64{15, 40}, branchy: 0.3, sheet: 1.2, crystalW: 1.1, grain: 0.25, wrinkles: 6000, brightTips: 0.8},
-	{w: 600, h: 400, seed: 2, mean: [3]float64{201, 205, 215}, sd: [3]float64{21, 22, 23},
-		crystals: 400, stemLen: [2]float64{30, 110}, branchy: 0.3, sheet: 0.5, crystalW: 1.2, grain: 0.3, brightTips: 1},
-	{w: 600, h: 400, seed: 3, mean: [3]float64{201, 205, 215}, sd: [3]float64{21, 22, 23},
-		crystals: 600, stemLen: [2]float64{20, 70}, branchy: 0.35, sheet: 0.6, crystalW: 1.2, grain: 0.35, brightTips: 1},
-	{w: 600, h: 400, seed: 4, mean: [3]float64{138, 153, 165}, sd: [3]float64{29, 29, 30},
-		crystals: 2800, stemLen: [2]float64{8, 30}, branchy: 0.4, sheet: 0.7, crystalW: 1.3, grain: 0.4, brightTips: 1},
-	{w: 600, h: 400, seed: 5, mean: [3]float64{112, 123, 135}, sd: [3]float64{45, 43, 42},
-		crystals: 500, stemLen: [2]float64{30, 90}, branchy: 0.4, sheet: 0.8, crystalW: 1.5, grain: 0.3, brightTips: 1},
+	{w: 600, h: 400, seed: 1, mean: [3]float64{78, 149, 166}, sd: [3]float64{27, 17, 15}, detail: 7.35,
+		crystals: 40, stemLen: [2]float64{15, 40}, branchy: 0.3, sheet: 1.2, crystalW: 1.1, grain: 1.05, wrinkles: 6000, brightTips: 0.8, soft: 0.3},
+	{w: 600, h: 400, seed: 2, mean: [3]float64{201, 205, 215}, sd: [3]float64{21, 22, 23}, detail: 7.91,
+		crystals: 400, stemLen: [2]float64{30, 110}, branchy: 0.3, sheet: 0.5, crystalW: 1.2, grain: 0.55, brightTips: 1, soft: 0.3},
+	{w: 600, h: 400, seed: 3, mean: [3]float64{201, 205, 215}, sd: [3]float64{21, 22, 23}, detail: 7.91,
+		crystals: 600, stemLen: [2]float64{20, 70}, branchy: 0.35, sheet: 0.6, crystalW: 1.2, grain: 0.6, brightTips: 1, soft: 0.3},
+	{w: 600, h: 400, seed: 4, mean: [3]float64{138, 153, 165}, sd: [3]float64{29, 29, 30}, detail: 13.16,
+		crystals: 2800, stemLen: [2]float64{8, 30}, branchy: 0.4, sheet: 0.7, crystalW: 1.3, grain: 0.87, brightTips: 1, soft: 0.0},
+	{w: 600, h: 400, seed: 5, mean: [3]float64{112, 123, 135}, sd: [3]float64{45, 43, 42}, detail: 17.39,
+		crystals: 500, stemLen: [2]float64{30, 90}, branchy: 0.4, sheet: 0.8, crystalW: 1.5, grain: 1.0, brightTips: 1, soft: 0.0},
 }
 
 var (
@@ -98,15 +102,17 @@ func genFrostTexture(s frostTexSpec) *imageio.Image {
 		x, y := rng.Float64()*float64(w), rng.Float64()*float64(h)
 		frostWrinkle(cryst, w, h, rng, x, y, 6+14*rng.Float64(), float32(0.3+0.5*rng.Float64()))
 	}
-	// Soft saturation of overlapping strokes, then a light 3-tap blur so that
-	// strokes are about 1.5 px wide, like the photographed crystals.
+	// Soft saturation of overlapping strokes, then an optional light 3-tap
+	// blur that widens the strokes.
 	for i, v := range cryst {
 		cryst[i] = 1 - float32(math.Exp(-float64(v)))
 	}
 	tmp := make([]float32, n)
 	line := make([]float32, max(w, h)+3)
-	k := []float32{0.25, 0.5, 0.25}
-	separable(cryst, cryst, w, h, k, k, Symmetric, tmp, line)
+	if s.soft > 0 {
+		k := []float32{float32(s.soft / 2), float32(1 - s.soft), float32(s.soft / 2)}
+		separable(cryst, cryst, w, h, k, k, Symmetric, tmp, line)
+	}
 	// z = weighted sum, standardised.
 	z := tmp
 	grain := float32(s.grain)

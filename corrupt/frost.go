@@ -10,16 +10,16 @@ import (
 )
 
 const frostDoc = `Frost: out = clip(scale·x + constant·F, 0, 1), where F is a frost texture of the image's size ` +
-	`(Hendrycks & Dietterich 2019, ImageNet-C; corruptions.md §2.19). The texture is drawn uniformly from five, ` +
+	`(Hendrycks & Dietterich 2019, ImageNet-C; corruptions.md §2.19). The texture is drawn uniformly from five (every reference draws np.random.randint(5), so ImageNet-C's sixth file, frost6, is never used), ` +
 	`then a crop of the image's size is taken at a uniformly random top-left corner in [0, h−H) × [0, w−W) ` +
 	`(ImageNet-C; the corner is 0 along a side where the texture is exactly as large as the image). A texture ` +
 	`smaller than the image along either side is first enlarged with bicubic interpolation (OpenCV INTER_CUBIC, ` +
 	`a = −0.75) by 1.1 × the larger of the two needed ratios, as bethgelab/imagecorruptions does. ` +
 	`Deliberate departures: the built-in textures are generated procedurally (no third-party image files ship ` +
-	`with vcr); they resemble the ImageNet-C textures in kind and per-channel mean and spread but are not ` +
+	`with vcr); they resemble the ImageNet-C textures in kind, per-channel mean and spread, and fine detail, but are not ` +
 	`pixel-identical, so pass the original files with 'vcr corrupt --frost-textures DIR' (NewFrost) to match ` +
 	`ImageNet-C exactly. Textures keep RGB order: the VCR toolbox and the ICSE checker resize (not crop) the ` +
-	`texture and reverse its channels to B, G, R, and never use the sixth file (frost6); vcr follows ImageNet-C's ` +
+	`texture and reverse its channels to B, G, R (the frost tint is colour-swapped); vcr follows ImageNet-C's ` +
 	`RGB crop. scale and constant are independent, as in the VCR toolbox (each shuffled separately); the ICSE ` +
 	`checker ties them to one value.`
 

@@ -280,3 +280,36 @@ func BenchmarkFrostTextures(b *testing.B) {
 		}
 	}
 }
+
+// TestWeatherConcurrent applies the weather and elastic corruptions from
+// several goroutines at once (shared textures, pooled buffers): results must
+// equal the sequential ones (run with -race to check for data races).
+func TestWeatherConcurrent(t *testing.T) {
+	src := testimg.Natural(48, 40, 4)
+	for _, name := range []string{"frost", "fog", "elastic_transform"} {
+		c, err := Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := make([]*imageio.Image, 8)
+		for i := range want {
+			want[i] = apply(c, src, c.Severities[i%5], 3, uint64(i))
+		}
+		got := make([]*imageio.Image, len(want))
+		done := make(chan struct{})
+		for i := range got {
+			go func() {
+				got[i] = apply(c, src, c.Severities[i%5], 3, uint64(i))
+				done <- struct{}{}
+			}()
+		}
+		for range got {
+			<-done
+		}
+		for i := range got {
+			if imageio.MaxAbsDiff(got[i], want[i]) != 0 {
+				t.Errorf("%s draw %d: concurrent result differs from sequential", name, i)
+			}
+		}
+	}
+}

@@ -1,0 +1,236 @@
+package imageio
+
+import (
+	"fmt"
+	"math"
+)
+
+// This file implements the preprocessing torchvision applies to PIL images
+// before classification: Resize(side) of the shorter side followed by
+// CenterCrop(size), e.g. the ImageNet convention Resize(256) + CenterCrop(224).
+//
+// Resampling is Pillow's BILINEAR resize (Pillow src/libImaging/Resample.c,
+// ImagingResample), which torchvision's Resize uses on PIL images with
+// antialiasing. For each output coordinate o of an axis scaled from n to m
+// samples:
+//
+//	scale   = n / m
+//	fscale  = max(scale, 1)          (the triangle is stretched when downscaling)
+//	support = 1 · fscale
+//	center  = (o + 0.5) · scale
+//	lo      = max(0, trunc(center − support + 0.5))
+//	hi      = min(n, trunc(center + support + 0.5))
+//	w(i)    = tri((i − center + 0.5) / fscale) for i in lo…hi−1, tri(x) = max(0, 1 − |x|)
+//	out(o)  = Σ w(i)·in(i) / Σ w(i)
+//
+// The horizontal pass runs first, then the vertical pass, as in Pillow.
+// Weights and sums are computed in float64 and stored as float32; Pillow's
+// 8-bit path instead uses 22-bit fixed-point weights and rounds to 8 bit after
+// each pass, so after quantisation the two agree to about one 8-bit level.
+
+// Resize returns m resampled to w×h with Pillow's BILINEAR filter (see
+// above). It returns a new image, also when the size does not change. It
+// panics if w or h is not positive or m is empty.
+func Resize(m *Image, w, h int) *Image {
+	if w <= 0 || h <= 0 {
+		panic(fmt.Sprintf("imageio: Resize to %dx%d", w, h))
+	}
+	if m.Width <= 0 || m.Height <= 0 {
+		panic(fmt.Sprintf("imageio: Resize of an empty %dx%d image", m.Width, m.Height))
+	}
+	if w == m.Width && h == m.Height {
+		return m.Clone()
+	}
+	kx := resizeKernel(m.Width, w)
+	ky := resizeKernel(m.Height, h)
+	out := New(w, h)
+	tmp := make([]float32, w*m.Height) // after the horizontal pass: w×m.Height
+	for c := range 3 {
+		src := m.Ch[c]
+		if w == m.Width {
+			copy(tmp, src)
+		} else {
+			for y := range m.Height {
+				resizeLine(tmp[y*w:][:w], src[y*m.Width:][:m.Width], kx)
+			}
+		}
+		dst := out.Ch[c]
+		if h == m.Height {
+			copy(dst, tmp)
+			continue
+		}
+		resizeColumns(dst, tmp, w, ky)
+	}
+	return out
+}
+
+// resizeWeights holds, for every output sample, the first input index and
+// the normalised weights of the input samples it averages.
+type resizeWeights struct {
+	lo     []int     // first input index of output o
+	n      []int     // number of taps of output o
+	off    []int     // offset of output o's taps in w
+	w      []float64 // all taps, concatenated
+	maxLen int
+}
+
+func resizeKernel(in, out int) *resizeWeights {
+	scale := float64(in) / float64(out)
+	fscale := math.Max(scale, 1)
+	support := fscale // bilinear support is 1
+	k := &resizeWeights{lo: make([]int, out), n: make([]int, out), off: make([]int, out)}
+	k.w = make([]float64, 0, out*(int(math.Ceil(support))*2+1))
+	for o := range out {
+		center := (float64(o) + 0.5) * scale
+		lo := int(center - support + 0.5) // Go's int() truncates like C's (int)
+		lo = max(lo, 0)
+		hi := min(int(center+support+0.5), in)
+		k.lo[o], k.off[o] = lo, len(k.w)
+		var sum float64
+		for i := lo; i < hi; i++ {
+			v := triangle((float64(i) - center + 0.5) / fscale)
+			k.w = append(k.w, v)
+			sum += v
+		}
+		taps := k.w[k.off[o]:]
+		if sum != 0 {
+			for i := range taps {
+				taps[i] /= sum
+			}
+		}
+		k.n[o] = len(taps)
+		k.maxLen = max(k.maxLen, len(taps))
+	}
+	return k
+}
+
+func triangle(x float64) float64 {
+	x = math.Abs(x)
+	if x < 1 {
+		return 1 - x
+	}
+	return 0
+}
+
+// resizeLine resamples one row src into dst with the kernel k.
+func resizeLine(dst, src []float32, k *resizeWeights) {
+	for o := range dst {
+		taps := k.w[k.off[o]:][:k.n[o]]
+		s := src[k.lo[o]:][:len(taps)]
+		var acc float64
+		for i, wt := range taps {
+			acc += wt * float64(s[i])
+		}
+		dst[o] = float32(acc)
+	}
+}
+
+// resizeColumns resamples the w-wide rows of src vertically into dst.
+func resizeColumns(dst, src []float32, w int, k *resizeWeights) {
+	acc := make([]float64, w)
+	for o := range len(dst) / w {
+		clear(acc)
+		taps := k.w[k.off[o]:][:k.n[o]]
+		for i, wt := range taps {
+			row := src[(k.lo[o]+i)*w:][:len(acc)]
+			for x, v := range row {
+				acc[x] += wt * float64(v)
+			}
+		}
+		d := dst[o*w:][:len(acc)]
+		for x, v := range acc {
+			d[x] = float32(v)
+		}
+	}
+}
+
+// ShorterSideSize returns the size torchvision's Resize(side) gives a w×h
+// image: the shorter side becomes side and the longer side becomes
+// int(side · long / short), truncated (torchvision
+// _compute_resized_output_size). A square image becomes side×side.
+// It panics if a size is not positive.
+func ShorterSideSize(w, h, side int) (nw, nh int) {
+	if w <= 0 || h <= 0 || side <= 0 {
+		panic(fmt.Sprintf("imageio: ShorterSideSize(%d, %d, %d)", w, h, side))
+	}
+	if w <= h {
+		return side, int(float64(side) * float64(h) / float64(w))
+	}
+	return int(float64(side) * float64(w) / float64(h)), side
+}
+
+// ResizeShorter returns m resized with Resize so that its shorter side is
+// side, keeping the aspect ratio as ShorterSideSize rounds it. Like
+// torchvision, it returns m itself (not a copy) when m already has that size.
+func ResizeShorter(m *Image, side int) *Image {
+	w, h := ShorterSideSize(m.Width, m.Height, side)
+	if w == m.Width && h == m.Height {
+		return m
+	}
+	return Resize(m, w, h)
+}
+
+// CenterCrop returns the w×h window at the centre of m, as torchvision's
+// CenterCrop: the top-left corner is at (round((Width−w)/2),
+// round((Height−h)/2)) with Python's round-half-to-even. Where the crop is
+// larger than m, m is first padded with black, (w−Width)/2 columns (rounded
+// down) on the left and the rest on the right, and likewise rows at the top.
+// It returns m itself when it already is w×h. It panics if w or h is not positive.
+func CenterCrop(m *Image, w, h int) *Image {
+	if w <= 0 || h <= 0 {
+		panic(fmt.Sprintf("imageio: CenterCrop to %dx%d", w, h))
+	}
+	if w == m.Width && h == m.Height {
+		return m
+	}
+	x0, y0 := cropOffset(m.Width, w), cropOffset(m.Height, h)
+	out := New(w, h)
+	// Rows/columns of out that come from m: out(x, y) = m(x+x0, y+y0).
+	xa, xb := max(0, -x0), min(w, m.Width-x0)
+	ya, yb := max(0, -y0), min(h, m.Height-y0)
+	if xa >= xb || ya >= yb {
+		return out
+	}
+	for c := range 3 {
+		src, dst := m.Ch[c], out.Ch[c]
+		for y := ya; y < yb; y++ {
+			copy(dst[y*w+xa:y*w+xb], src[(y+y0)*m.Width+xa+x0:])
+		}
+	}
+	return out
+}
+
+// cropOffset is the position in the source of the crop's first sample along
+// an axis of n samples cropped (or padded) to k.
+func cropOffset(n, k int) int {
+	if k > n {
+		return -((k - n) / 2)
+	}
+	d := n - k
+	// round(d/2) with ties to even: d/2 when d is even; for odd d the tie
+	// (d−1)/2 + 0.5 goes to whichever of (d−1)/2, (d+1)/2 is even.
+	if d%2 == 0 {
+		return d / 2
+	}
+	if lo := (d - 1) / 2; lo%2 == 0 {
+		return lo
+	}
+	return (d + 1) / 2
+}
+
+// Preprocess applies ResizeShorter(m, resize) and then CenterCrop to
+// crop×crop, the ImageNet evaluation convention (resize 256, crop 224). A
+// zero resize or crop skips that step; with both zero m itself is returned.
+// It panics on negative arguments.
+func Preprocess(m *Image, resize, crop int) *Image {
+	if resize < 0 || crop < 0 {
+		panic(fmt.Sprintf("imageio: Preprocess(resize %d, crop %d)", resize, crop))
+	}
+	if resize > 0 {
+		m = ResizeShorter(m, resize)
+	}
+	if crop > 0 {
+		m = CenterCrop(m, crop, crop)
+	}
+	return m
+}

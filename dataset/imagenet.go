@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,7 +19,7 @@ import (
 // OpenImageNetVal opens an ImageNet (ILSVRC-2012) validation folder: a flat
 // folder of images named ILSVRC2012_val_XXXXXXXX with an image extension
 // (normally .JPEG) and a labels file, in one of two formats, told apart by
-// the first line:
+// the first line (a .csv file, or a first line with a comma, is a CSV):
 //
 // (a) the devkit's ILSVRC2012_validation_ground_truth.txt: line k holds the
 // ILSVRC2012_ID (1…1000) of image ILSVRC2012_val_%08d(k). These IDs follow
@@ -66,7 +67,10 @@ func OpenImageNetVal(root, labels, synsets string, opt imageio.Options) (Dataset
 	var stems []labelRef
 	first, _, _ := bytes.Cut(data, []byte("\n"))
 	first = bytes.TrimPrefix(bytes.TrimSpace(first), []byte("\ufeff"))
-	if bytes.HasPrefix(bytes.ToLower(first), []byte("imageid")) {
+	// A devkit line is a bare integer; anything CSV-like goes to the CSV
+	// parser, whose errors explain the expected header.
+	if bytes.HasPrefix(bytes.ToLower(first), []byte("imageid")) || bytes.ContainsRune(first, ',') ||
+		strings.EqualFold(filepath.Ext(labels), ".csv") {
 		stems, err = d.parseLOC(data, labels, space)
 	} else {
 		stems, err = d.parseGroundTruth(data, labels, space, synsets)

@@ -24,7 +24,10 @@ import (
 //	out(o)  = Σ w(i)·in(i) / Σ w(i)
 //
 // The horizontal pass runs first, then the vertical pass, as in Pillow.
-// Weights and sums are computed in float64 and stored as float32; Pillow's
+// Weights are computed and normalised in float64, then stored and applied
+// in float32 (float32 accumulation of a few taps adds errors near 1e-7, and
+// the result is clamped to [0, 1], which the exact convex combination never
+// leaves); Pillow's
 // 8-bit path instead uses 22-bit fixed-point weights and rounds to 8 bit after
 // each pass, so after quantisation the two agree to about one 8-bit level.
 
@@ -61,45 +64,62 @@ func Resize(m *Image, w, h int) *Image {
 		}
 		resizeColumns(dst, tmp, w, ky)
 	}
+	out.Clamp() // rounding can push a convex combination of 1s to 1.0000001
 	return out
 }
 
-// resizeWeights holds, for every output sample, the first input index and
-// the normalised weights of the input samples it averages.
+// resizeWeights holds, for every output sample o, the first input index
+// lo[o] and the normalised weights w[o*taps:][:taps] of the input samples
+// lo[o]…lo[o]+taps−1 it averages. Every output has the same number of taps
+// (the largest any output needs); shorter windows are padded with zero
+// weights and shifted to stay inside the input, so the inner loops have a
+// fixed length.
 type resizeWeights struct {
-	lo     []int     // first input index of output o
-	n      []int     // number of taps of output o
-	off    []int     // offset of output o's taps in w
-	w      []float64 // all taps, concatenated
-	maxLen int
+	lo   []int
+	w    []float32
+	taps int
 }
 
 func resizeKernel(in, out int) *resizeWeights {
 	scale := float64(in) / float64(out)
 	fscale := math.Max(scale, 1)
 	support := fscale // bilinear support is 1
-	k := &resizeWeights{lo: make([]int, out), n: make([]int, out), off: make([]int, out)}
-	k.w = make([]float64, 0, out*(int(math.Ceil(support))*2+1))
+	type window struct {
+		lo int
+		w  []float64
+	}
+	wins := make([]window, out)
+	all := make([]float64, 0, out*(2*int(math.Ceil(support))+2)) // backing store of every window
+	taps := 0
 	for o := range out {
 		center := (float64(o) + 0.5) * scale
-		lo := int(center - support + 0.5) // Go's int() truncates like C's (int)
-		lo = max(lo, 0)
+		lo := max(int(center-support+0.5), 0) // Go's int() truncates like C's (int)
 		hi := min(int(center+support+0.5), in)
-		k.lo[o], k.off[o] = lo, len(k.w)
+		start := len(all)
 		var sum float64
 		for i := lo; i < hi; i++ {
 			v := triangle((float64(i) - center + 0.5) / fscale)
-			k.w = append(k.w, v)
+			all = append(all, v)
 			sum += v
 		}
-		taps := k.w[k.off[o]:]
+		w := all[start:len(all):len(all)]
 		if sum != 0 {
-			for i := range taps {
-				taps[i] /= sum
+			for i := range w {
+				w[i] /= sum
 			}
 		}
-		k.n[o] = len(taps)
-		k.maxLen = max(k.maxLen, len(taps))
+		wins[o] = window{lo, w}
+		taps = max(taps, len(w))
+	}
+	taps = min(taps, in)
+	k := &resizeWeights{lo: make([]int, out), w: make([]float32, out*taps), taps: taps}
+	for o, win := range wins {
+		lo := min(win.lo, in-taps) // shift left so that lo+taps ≤ in
+		k.lo[o] = lo
+		row := k.w[o*taps:][:taps]
+		for i, v := range win.w {
+			row[win.lo-lo+i] = float32(v)
+		}
 	}
 	return k
 }
@@ -114,32 +134,33 @@ func triangle(x float64) float64 {
 
 // resizeLine resamples one row src into dst with the kernel k.
 func resizeLine(dst, src []float32, k *resizeWeights) {
+	taps := k.taps
+	lo := k.lo[:len(dst)]
 	for o := range dst {
-		taps := k.w[k.off[o]:][:k.n[o]]
-		s := src[k.lo[o]:][:len(taps)]
-		var acc float64
-		for i, wt := range taps {
-			acc += wt * float64(s[i])
+		w := k.w[o*taps:][:taps]
+		s := src[lo[o]:][:len(w)]
+		var acc float32
+		for i, wt := range w {
+			acc += wt * s[i]
 		}
-		dst[o] = float32(acc)
+		dst[o] = acc
 	}
 }
 
 // resizeColumns resamples the w-wide rows of src vertically into dst.
 func resizeColumns(dst, src []float32, w int, k *resizeWeights) {
-	acc := make([]float64, w)
+	taps := k.taps
 	for o := range len(dst) / w {
-		clear(acc)
-		taps := k.w[k.off[o]:][:k.n[o]]
-		for i, wt := range taps {
-			row := src[(k.lo[o]+i)*w:][:len(acc)]
-			for x, v := range row {
-				acc[x] += wt * float64(v)
+		d := dst[o*w:][:w]
+		clear(d)
+		for i, wt := range k.w[o*taps:][:taps] {
+			if wt == 0 {
+				continue
 			}
-		}
-		d := dst[o*w:][:len(acc)]
-		for x, v := range acc {
-			d[x] = float32(v)
+			row := src[(k.lo[o]+i)*w:][:len(d)]
+			for x, v := range row {
+				d[x] += wt * v
+			}
 		}
 	}
 }

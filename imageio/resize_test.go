@@ -1,6 +1,7 @@
 package imageio_test
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -233,4 +234,15 @@ func BenchmarkResizeShorter(b *testing.B) {
 	for b.Loop() {
 		imageio.ResizeShorter(src, 224)
 	}
+}
+
+func ExamplePreprocess() {
+	m := imageio.New(500, 375) // an ImageNet validation photo's size
+	r := imageio.ResizeShorter(m, 256)
+	fmt.Println(r.Width, r.Height)
+	c := imageio.Preprocess(m, 256, 224)
+	fmt.Println(c.Width, c.Height)
+	// Output:
+	// 341 256
+	// 224 224
 }

@@ -105,6 +105,12 @@ func Open(spec Spec) (Dataset, error) {
 	if spec.Labels != "" && kind != KindImageNetVal {
 		return nil, fmt.Errorf("dataset: a labels file (%s) is only used with an ImageNet validation folder, not with kind %q", spec.Labels, kind)
 	}
+	if spec.Synsets != "" && kind != KindImageNetVal && kind != KindList {
+		return nil, fmt.Errorf("dataset: a synsets/class list (%s) is only used with an ImageNet validation folder or a list CSV, not with kind %q", spec.Synsets, kind)
+	}
+	if spec.Split != "" && kind != KindCIFAR10 && kind != KindCIFAR100 {
+		return nil, fmt.Errorf("dataset: a split (%q) only selects CIFAR batches, not files of kind %q", spec.Split, kind)
+	}
 	opt := imageio.Options{MaxPixels: spec.MaxPixels}
 	switch kind {
 	case KindImageFolder:

@@ -126,6 +126,10 @@ func TestImageFolderErrors(t *testing.T) {
 
 	_, err = dataset.Open(dataset.Spec{Path: mixed, Kind: "imagefolder", Labels: "x.txt"})
 	wantErr(t, "labels with imagefolder", err, "x.txt", "ImageNet")
+	_, err = dataset.Open(dataset.Spec{Path: mixed, Synsets: "s.txt"})
+	wantErr(t, "synsets with imagefolder", err, "s.txt", `"imagefolder"`)
+	_, err = dataset.Open(dataset.Spec{Path: mixed, Split: "train"})
+	wantErr(t, "split with imagefolder", err, `"train"`, "CIFAR")
 }
 
 func TestImageFolderFollowsSymlinks(t *testing.T) {

@@ -82,6 +82,9 @@ func TestCIFAR10(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkCIFARImage(t, m, 0, 5)
+	if p := dataset.FilePath(test, 5); p != "" {
+		t.Errorf("FilePath of a CIFAR record = %q", p)
+	}
 
 	// Train split: data_batch_N in numeric order (1, 2, 10).
 	train, err := dataset.Open(dataset.Spec{Kind: "cifar10", Path: dir, Split: "train"})

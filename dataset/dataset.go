@@ -166,6 +166,18 @@ func IsImageFile(name string) bool {
 // temporary files of atomic writes and folders like .ipynb_checkpoints.
 func hidden(name string) bool { return strings.HasPrefix(name, ".") }
 
+// FilePath returns the file on disk that holds element i of d: Root joined
+// with Item.Source, or Source itself when it is absolute (list CSVs). It
+// returns "" for datasets whose elements are not files of their own (CIFAR
+// records). It panics if i is out of range.
+func FilePath(d Dataset, i int) string {
+	if f, ok := d.(*files); ok {
+		return f.Path(i)
+	}
+	d.Item(i) // range check
+	return ""
+}
+
 // files is a Dataset whose elements are image files.
 type files struct {
 	name    string

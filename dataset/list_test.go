@@ -35,6 +35,12 @@ func TestListIntegerLabels(t *testing.T) {
 	}
 	_, err = d.Load(3)
 	wantErr(t, "missing file", err, filepath.Join(root, "missing.png"))
+	if p := dataset.FilePath(d, 0); p != filepath.Join(root, "imgs", "a.png") {
+		t.Errorf("FilePath(0) = %s", p)
+	}
+	if p := dataset.FilePath(d, 2); p != abs {
+		t.Errorf("FilePath(2) = %s, want %s", p, abs)
+	}
 }
 
 func TestListNamedLabels(t *testing.T) {

@@ -47,22 +47,26 @@ func Resize(m *Image, w, h int) *Image {
 	kx := resizeKernel(m.Width, w)
 	ky := resizeKernel(m.Height, h)
 	out := New(w, h)
-	tmp := make([]float32, w*m.Height) // after the horizontal pass: w×m.Height
-	for c := range 3 {
-		src := m.Ch[c]
-		if w == m.Width {
-			copy(tmp, src)
-		} else {
-			for y := range m.Height {
-				resizeLine(tmp[y*w:][:w], src[y*m.Width:][:m.Width], kx)
+	// tmp holds the horizontal pass's result, w×m.Height per channel.
+	tmp := m.Ch
+	if w != m.Width {
+		t := New(w, m.Height)
+		for y := range m.Height {
+			var d, s [3][]float32
+			for c := range 3 {
+				d[c] = t.Ch[c][y*w:][:w]
+				s[c] = m.Ch[c][y*m.Width:][:m.Width]
 			}
+			resizeLine3(d, s, kx)
 		}
-		dst := out.Ch[c]
+		tmp = t.Ch
+	}
+	for c := range 3 {
 		if h == m.Height {
-			copy(dst, tmp)
+			copy(out.Ch[c], tmp[c])
 			continue
 		}
-		resizeColumns(dst, tmp, w, ky)
+		resizeColumns(out.Ch[c], tmp[c], w, ky)
 	}
 	out.Clamp() // rounding can push a convex combination of 1s to 1.0000001
 	return out
@@ -132,18 +136,26 @@ func triangle(x float64) float64 {
 	return 0
 }
 
-// resizeLine resamples one row src into dst with the kernel k.
-func resizeLine(dst, src []float32, k *resizeWeights) {
+// resizeLine3 resamples one row of each channel, src[c] into dst[c], with
+// the kernel k. Doing the three channels together gives three independent
+// sums per output, which hides the latency of the additions.
+func resizeLine3(dst, src [3][]float32, k *resizeWeights) {
 	taps := k.taps
-	lo := k.lo[:len(dst)]
-	for o := range dst {
+	d0, d1, d2 := dst[0], dst[1][:len(dst[0])], dst[2][:len(dst[0])]
+	s0, s1, s2 := src[0], src[1][:len(src[0])], src[2][:len(src[0])]
+	lo := k.lo[:len(d0)]
+	for o := range d0 {
 		w := k.w[o*taps:][:taps]
-		s := src[lo[o]:][:len(w)]
-		var acc float32
+		a := s0[lo[o]:][:len(w)]
+		b := s1[lo[o]:][:len(w)]
+		c := s2[lo[o]:][:len(w)]
+		var acc0, acc1, acc2 float32
 		for i, wt := range w {
-			acc += wt * s[i]
+			acc0 += wt * a[i]
+			acc1 += wt * b[i]
+			acc2 += wt * c[i]
 		}
-		dst[o] = acc
+		d0[o], d1[o], d2[o] = acc0, acc1, acc2
 	}
 }
 

@@ -89,8 +89,9 @@ type Config struct {
 	Workers int
 	// Version is recorded in run.json.
 	Version string
-	// Progress, if not nil, is called after every draw written, with the
-	// rows (manifest plus failures) done and the total of this shard.
+	// Progress, if not nil, is called once before the first draw and after
+	// every draw written, with the rows (manifest plus failures) done and
+	// the total of this shard.
 	Progress func(done, total int)
 	// Warn, if not nil, receives warnings (corruptions skipped, resume point).
 	Warn func(msg string)
@@ -831,6 +832,9 @@ func (st *runState) generate(parent context.Context, start int) error {
 
 	total := st.shardDraws * st.perDraw
 	done := start * st.perDraw
+	if st.cfg.Progress != nil {
+		st.cfg.Progress(done, total)
+	}
 	pending := map[int]result{}
 	next := start
 	stopped := false

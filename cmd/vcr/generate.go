@@ -294,7 +294,9 @@ func mismatchText(me *testset.MismatchError) string {
 	return sb.String()
 }
 
-func pathJoin(dir, name string) string { return strings.TrimSuffix(dir, string(os.PathSeparator)) + string(os.PathSeparator) + name }
+func pathJoin(dir, name string) string {
+	return strings.TrimSuffix(dir, string(os.PathSeparator)) + string(os.PathSeparator) + name
+}
 
 // vcrVersion returns the module version the binary was built from.
 func vcrVersion() string {

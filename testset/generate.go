@@ -162,6 +162,7 @@ type runState struct {
 	shardDraws  int // draws of this shard
 	idWidth     int
 	ext         string
+	format      imageio.Format
 	enc         imageio.EncodeOptions
 	dirs        sync.Map // folders already created
 	resumedRows int
@@ -221,7 +222,7 @@ func newRunState(cfg Config) (*runState, error) {
 		cfg.Format, st.ext = "png", ".png"
 		cfg.JPEGQuality = 0
 	case "jpg", "jpeg":
-		cfg.Format, st.ext = "jpg", ".jpg"
+		cfg.Format, st.ext, st.format = "jpg", ".jpg", imageio.JPEG
 		if cfg.JPEGQuality == 0 {
 			cfg.JPEGQuality = 95
 		}
@@ -573,6 +574,7 @@ func (st *runState) load(idx int) (*imageio.Image, error) {
 type worker struct {
 	st        *runState
 	scorer    *iqa.Scorer
+	png       imageio.PNGEncoder
 	dst       *imageio.Image
 	ref, dist *iqa.Gray
 }
@@ -611,6 +613,16 @@ func (w *worker) scoreCorrupted(c *corrupt.Corruption, img *imageio.Image, p []f
 		return res, fmt.Errorf("VIF (%s) is undefined for this image", w.st.cfg.Method)
 	}
 	return res, nil
+}
+
+// encode writes w.dst in the run's format. PNG files use the fast
+// encoder (Paeth filter, Huffman-only deflate): PNG encoding was the largest
+// cost of the pipeline with imageio.Encode.
+func (w *worker) encode(out io.Writer) error {
+	if w.st.format == imageio.PNG {
+		return w.png.Encode(out, w.dst, imageio.Round)
+	}
+	return imageio.Encode(out, w.dst, w.st.format, w.st.enc)
 }
 
 // task is one draw to process; result is what came of it.
@@ -667,7 +679,7 @@ func (w *worker) process(t task) result {
 		}
 		rel, err := st.imagePath(id, c, item)
 		if err == nil {
-			err = imageio.Save(st.path(rel), w.dst, st.enc)
+			err = saveImage(st.path(rel), w.encode)
 		}
 		if err != nil {
 			r.err = err
@@ -750,6 +762,12 @@ func openLog(path string) (*appendLog, error) {
 
 func (l *appendLog) write(rec []string) { l.cw.Write(rec) }
 
+// pending reports whether rows wait to be written.
+func (l *appendLog) pending() bool {
+	l.cw.Flush()
+	return l.buf.Len() > 0
+}
+
 // sync writes the buffered rows and syncs the file.
 func (l *appendLog) sync() error {
 	l.cw.Flush()
@@ -779,9 +797,15 @@ func (st *runState) generate(parent context.Context, start int) error {
 		return err
 	}
 	defer flog.f.Close()
-	// flush keeps failures.csv at least as far as manifest.csv: resume
+	// flush makes the batch's images durable before the rows that list
+	// them, and keeps failures.csv at least as far as manifest.csv: resume
 	// trusts the manifest and cuts failures back to it.
 	flush := func() error {
+		if mlog.pending() {
+			if err := syncImages(st.cfg.Out); err != nil {
+				return err
+			}
+		}
 		if err := flog.sync(); err != nil {
 			return err
 		}

@@ -1,0 +1,25 @@
+package testset
+
+import (
+	"fmt"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// syncEachImage is false on Linux: syncImages flushes the whole file system
+// once per batch with syncfs(2).
+const syncEachImage = false
+
+// syncImages makes every image written under dir so far durable.
+func syncImages(dir string) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := unix.Syncfs(int(f.Fd())); err != nil {
+		return fmt.Errorf("sync file system of %s: %w", dir, err)
+	}
+	return nil
+}

@@ -27,7 +27,33 @@ var pngSignature = []byte("\x89PNG\r\n\x1a\n")
 
 // Encode writes m as an 8-bit RGB PNG, converting samples with r.
 func (e *PNGEncoder) Encode(w io.Writer, m *Image, r Rounding) error {
-	width, height := m.Width, m.Height
+	R, G, B := m.Ch[0], m.Ch[1], m.Ch[2]
+	return e.encode(w, m.Width, m.Height, func(y int, c []byte) {
+		o := y * m.Width
+		rr, gg, bb := R[o:o+m.Width], G[o:o+m.Width], B[o:o+m.Width]
+		c = c[:3*len(rr)]
+		for x := range rr {
+			c[3*x] = To8(rr[x], r)
+			c[3*x+1] = To8(gg[x], r)
+			c[3*x+2] = To8(bb[x], r)
+		}
+	})
+}
+
+// EncodeRGB8 writes an 8-bit RGB PNG of the width×height image whose
+// samples are pix, interleaved R, G, B, row-major (len 3·width·height).
+// It panics if pix has another length.
+func (e *PNGEncoder) EncodeRGB8(w io.Writer, pix []byte, width, height int) error {
+	if len(pix) != 3*width*height {
+		panic("imageio: EncodeRGB8: pix has the wrong length")
+	}
+	return e.encode(w, width, height, func(y int, c []byte) {
+		copy(c, pix[3*width*y:3*width*(y+1)])
+	})
+}
+
+// encode writes the PNG file; row fills c with row y's RGB bytes.
+func (e *PNGEncoder) encode(w io.Writer, width, height int, row func(y int, c []byte)) error {
 	stride := 3 * width
 	if cap(e.prev) < stride {
 		e.prev, e.cur, e.raw = make([]byte, stride), make([]byte, stride), make([]byte, 1+stride)
@@ -42,18 +68,10 @@ func (e *PNGEncoder) Encode(w io.Writer, m *Image, r Rounding) error {
 		e.fw.Reset(&e.z)
 	}
 	adler := adler32.New()
-	R, G, B := m.Ch[0], m.Ch[1], m.Ch[2]
 	for y := range height {
-		o := y * width
-		rr, gg, bb := R[o:o+width], G[o:o+width], B[o:o+width]
-		c := cur[:3*len(rr)]
-		for x := range rr {
-			c[3*x] = To8(rr[x], r)
-			c[3*x+1] = To8(gg[x], r)
-			c[3*x+2] = To8(bb[x], r)
-		}
+		row(y, cur)
 		raw[0] = 4
-		paethFilter(raw[1:], c, prev[:len(c)])
+		paethFilter(raw[1:], cur, prev)
 		adler.Write(raw)
 		if _, err := e.fw.Write(raw); err != nil {
 			return err

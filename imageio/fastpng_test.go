@@ -71,6 +71,16 @@ func TestPNGEncoderRoundTrip(t *testing.T) {
 					}
 				}
 			}
+			// EncodeRGB8 of the same bytes writes the same file.
+			nr := m.NRGBA(r)
+			rgb := make([]byte, 0, 3*m.Width*m.Height)
+			for i := 0; i < len(nr.Pix); i += 4 {
+				rgb = append(rgb, nr.Pix[i:i+3]...)
+			}
+			var buf2 bytes.Buffer
+			if err := e.EncodeRGB8(&buf2, rgb, m.Width, m.Height); err != nil || !bytes.Equal(buf2.Bytes(), buf.Bytes()) {
+				t.Errorf("%dx%d: EncodeRGB8 wrote other bytes than Encode (%v)", m.Width, m.Height, err)
+			}
 			if _, ok := img.(*image.RGBA); !ok {
 				t.Errorf("decoded as %T, want RGB (decoded as *image.RGBA)", img)
 			}

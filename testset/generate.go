@@ -232,8 +232,7 @@ func newRunState(cfg Config) (*runState, error) {
 	default:
 		return nil, fmt.Errorf("unknown image format %q; choose png or jpg", cfg.Format)
 	}
-	// The saved samples are exact 8-bit values already; rounding recovers them.
-	st.enc = imageio.EncodeOptions{JPEGQuality: cfg.JPEGQuality, Rounding: imageio.Round}
+	st.enc = imageio.EncodeOptions{JPEGQuality: cfg.JPEGQuality, Rounding: cfg.Rounding}
 	if cfg.Shard == (Shard{}) {
 		cfg.Shard = Whole
 	}
@@ -577,6 +576,7 @@ type worker struct {
 	png       imageio.PNGEncoder
 	dst       *imageio.Image
 	ref, dist *iqa.Gray
+	rgb       []byte // w.dst in 8 bit, interleaved RGB
 }
 
 func (st *runState) newWorker() *worker {
@@ -589,12 +589,13 @@ func (w *worker) prepare(img *imageio.Image) {
 		w.dst = imageio.New(img.Width, img.Height)
 		w.ref = iqa.NewGray(img.Width, img.Height)
 		w.dist = iqa.NewGray(img.Width, img.Height)
+		w.rgb = make([]byte, 3*img.Pixels())
 	}
 	img.Luma(w.ref.Pix)
 }
 
 // score corrupts img with c at p (randomness from seed) into w.dst,
-// quantises it to 8 bit and scores it against img.
+// quantises it to 8 bit (w.rgb) and scores it against img.
 func (w *worker) score(c *corrupt.Corruption, img *imageio.Image, p []float64, seed uint64) (iqa.Result, error) {
 	w.prepare(img)
 	return w.scoreCorrupted(c, img, p, seed)
@@ -603,8 +604,9 @@ func (w *worker) score(c *corrupt.Corruption, img *imageio.Image, p []float64, s
 // scoreCorrupted is score after prepare(img).
 func (w *worker) scoreCorrupted(c *corrupt.Corruption, img *imageio.Image, p []float64, seed uint64) (iqa.Result, error) {
 	c.Apply(w.dst, img, p, corrupt.NewRand(seed, 0))
-	w.dst.Quantize(w.st.cfg.Rounding)
-	w.dst.Luma(w.dist.Pix)
+	// Quantise once: the 8-bit samples are what is scored and saved.
+	to8RGB(w.rgb, w.dst, w.st.cfg.Rounding)
+	lumaRGB8(w.dist.Pix, w.rgb)
 	res, err := w.scorer.Score(w.ref, w.dist)
 	if err != nil {
 		return res, fmt.Errorf("VIF (%s): %w", w.st.cfg.Method, err)
@@ -620,7 +622,7 @@ func (w *worker) scoreCorrupted(c *corrupt.Corruption, img *imageio.Image, p []f
 // cost of the pipeline with imageio.Encode.
 func (w *worker) encode(out io.Writer) error {
 	if w.st.format == imageio.PNG {
-		return w.png.Encode(out, w.dst, imageio.Round)
+		return w.png.EncodeRGB8(out, w.rgb, w.dst.Width, w.dst.Height)
 	}
 	return imageio.Encode(out, w.dst, w.st.format, w.st.enc)
 }
@@ -711,6 +713,30 @@ func (st *runState) imagePath(id int, c *corrupt.Corruption, item Item) (string,
 		}
 	}
 	return fmt.Sprintf("%s/%0*d%s", dir, st.idWidth, id, st.ext), nil
+}
+
+// to8RGB writes m's samples, converted to 8 bit with r, into dst
+// (interleaved RGB, len 3·pixels).
+func to8RGB(dst []byte, m *imageio.Image, r imageio.Rounding) {
+	R, G, B := m.Ch[0], m.Ch[1], m.Ch[2]
+	n := len(R)
+	dst, G, B = dst[:3*n], G[:n], B[:n]
+	for i, v := range R {
+		d := dst[3*i : 3*i+3 : 3*i+3]
+		d[0] = imageio.To8(v, r)
+		d[1] = imageio.To8(G[i], r)
+		d[2] = imageio.To8(B[i], r)
+	}
+}
+
+// lumaRGB8 writes into dst the grey level of every pixel of the interleaved
+// 8-bit RGB image rgb: OpenCV's fixed-point RGB→GRAY, as imageio.Image.Luma.
+func lumaRGB8(dst []float64, rgb []byte) {
+	rgb = rgb[:3*len(dst)]
+	for i := range dst {
+		p := rgb[3*i : 3*i+3 : 3*i+3]
+		dst[i] = float64((9798*uint32(p[0]) + 19235*uint32(p[1]) + 3735*uint32(p[2]) + 16384) >> 15)
+	}
 }
 
 // classDir names an item's class folder: the class name made safe for a

@@ -3,8 +3,8 @@ package testset
 import (
 	"bufio"
 	"fmt"
-	"os"
 	"io"
+	"os"
 	"path/filepath"
 )
 

@@ -108,10 +108,10 @@ func paethFilter(dst, cur, prev []byte) {
 		dst[i] = cur[i] - prev[i] // a = c = 0: Paeth predicts b
 	}
 	for i := 3; i < n; i++ {
-		a, b, c := int(cur[i-3]), int(prev[i]), int(prev[i-3])
+		a, b, c := int32(cur[i-3]), int32(prev[i]), int32(prev[i-3])
 		p := b - c
 		q := a - c
-		pa, pb, pc := abs(p), abs(q), abs(p+q)
+		pa, pb, pc := abs32(p), abs32(q), abs32(p+q)
 		pred := c
 		if pa <= pb && pa <= pc {
 			pred = a
@@ -122,11 +122,10 @@ func paethFilter(dst, cur, prev []byte) {
 	}
 }
 
-func abs(x int) int {
-	if x < 0 {
-		return -x
-	}
-	return x
+// abs32 is |x| without a branch.
+func abs32(x int32) int32 {
+	m := x >> 31
+	return (x ^ m) - m
 }
 
 func writeChunk(w io.Writer, typ string, data []byte) error {

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -311,9 +312,12 @@ func (st *runState) prepareOut() error {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	fresh := len(entries) == 0
+	// Temporary files alone (a run killed while writing run.json) do not
+	// make the folder an output folder.
+	fresh := !slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return !isTemp(e.Name()) })
 	switch {
 	case fresh:
+		removeTemps(out, false)
 	case st.cfg.Force:
 		for _, n := range outputNames {
 			if err := os.RemoveAll(st.path(n)); err != nil {
@@ -454,10 +458,12 @@ func (st *runState) resumePoint() (int, error) {
 	return start, nil
 }
 
+// isTemp reports whether name is a temporary file of atomicfile or saveImage.
+func isTemp(name string) bool { return strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp-") }
+
 // removeTemps deletes the temporary files atomicfile leaves when a process
 // is killed mid-write: in dir, and under dir/images when deep is set.
 func removeTemps(dir string, deep bool) {
-	isTemp := func(name string) bool { return strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp-") }
 	if entries, err := os.ReadDir(dir); err == nil {
 		for _, e := range entries {
 			if e.Type().IsRegular() && isTemp(e.Name()) {

@@ -361,9 +361,24 @@ func TestShardsMerge(t *testing.T) {
 func TestResumeAfterCrash(t *testing.T) {
 	data := t.TempDir()
 	makeDataset(t, data)
+	for _, inc := range []bool{false, true} {
+		t.Run(fmt.Sprintf("imagenet-c=%v", inc), func(t *testing.T) {
+			config := func(out string) Config {
+				cfg := testConfig(t, data, out)
+				if inc {
+					cfg.ImageNetC, cfg.N = true, 7 // 70 rows; cuts fall inside draws
+				}
+				return cfg
+			}
+			testResumeAfterCrash(t, config)
+		})
+	}
+}
+
+func testResumeAfterCrash(t *testing.T, config func(out string) Config) {
 	root := t.TempDir()
 	whole := filepath.Join(root, "whole")
-	if _, err := Generate(context.Background(), testConfig(t, data, whole)); err != nil {
+	if _, err := Generate(context.Background(), config(whole)); err != nil {
 		t.Fatal(err)
 	}
 	man, err := os.ReadFile(filepath.Join(whole, ManifestFile))
@@ -399,7 +414,7 @@ func TestResumeAfterCrash(t *testing.T) {
 		os.Remove(filepath.Join(crash, CoverageFile))
 		os.Remove(filepath.Join(crash, StatusFile))
 		os.WriteFile(filepath.Join(crash, ImagesDir, "gaussian_noise", ".000007.png.tmp-123"), []byte("x"), 0o644)
-		cfg := testConfig(t, data, crash)
+		cfg := config(crash)
 		if _, err := Generate(context.Background(), cfg); !errors.Is(err, ErrExists) {
 			t.Fatalf("without --resume: %v, want ErrExists", err)
 		}

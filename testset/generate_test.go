@@ -689,6 +689,22 @@ func TestDirSource(t *testing.T) {
 	if !slices.Equal(s.Classes(), []string{"a", "b"}) || s.Len() != 3 {
 		t.Errorf("classes %v, len %d", s.Classes(), s.Len())
 	}
+	// Symbolic links to class folders and to files are followed.
+	linked := t.TempDir()
+	if err := os.Symlink(filepath.Join(classes, "b"), filepath.Join(linked, "b")); err != nil {
+		t.Skip("no symbolic links:", err)
+	}
+	os.Mkdir(filepath.Join(linked, "a"), 0o755)
+	os.Symlink(filepath.Join(classes, "a", "z.webp"), filepath.Join(linked, "a", "z.webp"))
+	s, err = NewDirSource(linked, imageio.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, w := range want {
+		if s.Item(i) != w {
+			t.Errorf("linked: item %d = %+v, want %+v", i, s.Item(i), w)
+		}
+	}
 	if _, err := NewDirSource(t.TempDir(), imageio.Options{}); err == nil {
 		t.Error("empty folder accepted")
 	}

@@ -131,6 +131,9 @@ func Merge(ctx context.Context, out string, dirs []string, opt MergeOptions) (*S
 		return nil, err
 	}
 
+	if total != infos[0].Rows {
+		return nil, fmt.Errorf("the shards hold %d rows and failures together, but the run has %d; was a shard folder edited?", total, infos[0].Rows)
+	}
 	merged := *infos[0]
 	merged.Shard = Whole
 	rb := newReportBuilder(merged.Corruptions)

@@ -75,7 +75,7 @@ func NewDirSource(root string, opt imageio.Options) (*DirSource, error) {
 	}
 	d := &DirSource{root: root, opt: opt}
 	for _, e := range entries { // ReadDir sorts by name
-		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+		if strings.HasPrefix(e.Name(), ".") || !isDir(filepath.Join(root, e.Name()), e) {
 			continue
 		}
 		files, err := listImages(filepath.Join(root, e.Name()))
@@ -93,7 +93,7 @@ func NewDirSource(root string, opt imageio.Options) (*DirSource, error) {
 	}
 	if len(d.classes) == 0 {
 		for _, e := range entries {
-			if e.Type().IsRegular() && isImageName(e.Name()) {
+			if isImageName(e.Name()) && isFile(filepath.Join(root, e.Name()), e) {
 				d.items = append(d.items, Item{Index: len(d.items), Source: e.Name(), Label: -1})
 			}
 		}
@@ -104,18 +104,38 @@ func NewDirSource(root string, opt imageio.Options) (*DirSource, error) {
 	return d, nil
 }
 
+// isDir and isFile report whether the entry at path is a folder or a
+// regular file, following symbolic links (datasets are often links).
+func isDir(path string, e fs.DirEntry) bool {
+	if e.Type()&fs.ModeSymlink != 0 {
+		st, err := os.Stat(path)
+		return err == nil && st.IsDir()
+	}
+	return e.IsDir()
+}
+
+func isFile(path string, e fs.DirEntry) bool {
+	if e.Type()&fs.ModeSymlink != 0 {
+		st, err := os.Stat(path)
+		return err == nil && st.Mode().IsRegular()
+	}
+	return e.Type().IsRegular()
+}
+
 // listImages returns the image files under dir, recursively, as slash
-// separated paths relative to dir, sorted.
+// separated paths relative to dir, sorted. dir may be a symbolic link;
+// links to files inside are followed, links to folders are not.
 func listImages(dir string) ([]string, error) {
 	var out []string
-	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+	walkRoot := dir + string(filepath.Separator) // a trailing separator follows a link
+	err := filepath.WalkDir(walkRoot, func(p string, e fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if e.IsDir() && p != dir && strings.HasPrefix(e.Name(), ".") {
+		if e.IsDir() && p != walkRoot && strings.HasPrefix(e.Name(), ".") {
 			return filepath.SkipDir
 		}
-		if e.Type().IsRegular() && isImageName(e.Name()) {
+		if isImageName(e.Name()) && isFile(p, e) {
 			rel, err := filepath.Rel(dir, p)
 			if err != nil {
 				return err

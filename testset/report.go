@@ -125,9 +125,9 @@ func writeJSON(path string, v any) error {
 // number of rows, covered bins and coverage, then the overall line.
 func (r *CoverageReport) WriteTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "corruption\trows\tcovered bins\tcoverage\t\n")
+	fmt.Fprintf(tw, "corruption\trows\tcovered bins\tcoverage\n")
 	line := func(name string, c Coverage) {
-		fmt.Fprintf(tw, "%s\t%d\t%d/%d\t%.1f%%\t\n", name, c.N, c.Covered, c.Bins, 100*c.Fraction)
+		fmt.Fprintf(tw, "%s\t%d\t%d/%d\t%.1f%%\n", name, c.N, c.Covered, c.Bins, 100*c.Fraction)
 	}
 	for _, c := range r.Corruptions {
 		line(c.Corruption, c.Coverage)

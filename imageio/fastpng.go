@@ -112,11 +112,15 @@ func paethFilter(dst, cur, prev []byte) {
 		p := b - c
 		q := a - c
 		pa, pb, pc := abs32(p), abs32(q), abs32(p+q)
-		pred := c
-		if pa <= pb && pa <= pc {
+		// The specification's order (a if pa ≤ pb and pa ≤ pc, else b if
+		// pb ≤ pc, else c), written as two selects that compile to
+		// conditional moves: noisy rows make branches unpredictable.
+		pred, pm := c, pc
+		if pb <= pc {
+			pred, pm = b, pb
+		}
+		if pa <= pm {
 			pred = a
-		} else if pb <= pc {
-			pred = b
 		}
 		dst[i] = cur[i] - byte(pred)
 	}

@@ -134,3 +134,19 @@ func BenchmarkPNGEncode224(b *testing.B) {
 		})
 	}
 }
+
+func BenchmarkPNGEncodeNoisy(b *testing.B) {
+	m := testimg.Natural(500, 375, 3)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for c := range m.Ch {
+		for i := range m.Ch[c] {
+			m.Ch[c][i] = min(1, max(0, m.Ch[c][i]+float32(rng.NormFloat64()*0.1)))
+		}
+	}
+	var e imageio.PNGEncoder
+	var buf bytes.Buffer
+	for b.Loop() {
+		buf.Reset()
+		e.Encode(&buf, m, imageio.Round)
+	}
+}

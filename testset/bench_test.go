@@ -12,20 +12,32 @@ import (
 )
 
 // BenchmarkGenerate times whole runs (decode, corrupt, VIF, PNG encode,
-// manifest) of 64 draws on a 224×224 dataset, one worker, and reports
-// images per second. Run with -cpu 1 -benchtime 3x.
+// manifest) of 64 draws, one worker, and reports images per second: on
+// 224×224 PNG sources, and on 500×375 JPEG sources (ImageNet's typical
+// native size). Run with -cpu 1 -benchtime 3x.
 func BenchmarkGenerate(b *testing.B) {
-	data := b.TempDir()
+	data224, native := b.TempDir(), b.TempDir()
 	for i := range 16 {
-		if err := imageio.Save(filepath.Join(data, fmt.Sprintf("%02d.png", i)), testimg.Natural(224, 224, uint64(i)), imageio.EncodeOptions{}); err != nil {
+		if err := imageio.Save(filepath.Join(data224, fmt.Sprintf("%02d.png", i)), testimg.Natural(224, 224, uint64(i)), imageio.EncodeOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		if err := imageio.Save(filepath.Join(native, fmt.Sprintf("%02d.jpg", i)), testimg.Natural(500, 375, uint64(i)), imageio.EncodeOptions{}); err != nil {
 			b.Fatal(err)
 		}
 	}
 	for _, tc := range []struct {
 		corruption string
 		method     iqa.Method
-	}{{"gaussian_noise", iqa.VCRPy}, {"gaussian_noise", iqa.Pixel}, {"gaussian_blur", iqa.VCRPy}} {
-		b.Run(tc.corruption+"/"+string(tc.method), func(b *testing.B) {
+		native     bool
+	}{
+		{"gaussian_noise", iqa.VCRPy, false}, {"gaussian_noise", iqa.Pixel, false}, {"gaussian_blur", iqa.VCRPy, false},
+		{"gaussian_noise", iqa.VCRPy, true},
+	} {
+		data, size := data224, "224"
+		if tc.native {
+			data, size = native, "500x375"
+		}
+		b.Run(tc.corruption+"/"+string(tc.method)+"/"+size, func(b *testing.B) {
 			const n = 64
 			i := 0
 			for b.Loop() {

@@ -672,8 +672,9 @@ func (w *worker) process(t task) result {
 	firstID := t.draw * st.perDraw
 	img, err := st.load(idx)
 	if err != nil {
+		msg := st.relError(err)
 		for s := range st.perDraw {
-			r.fails = append(r.fails, Failure{ID: firstID + s, Source: item.Source, Corruption: c.Name, Err: err.Error()})
+			r.fails = append(r.fails, Failure{ID: firstID + s, Source: item.Source, Corruption: c.Name, Err: msg})
 		}
 		return r
 	}
@@ -706,6 +707,17 @@ func (w *worker) process(t task) result {
 		r.rows = append(r.rows, row)
 	}
 	return r
+}
+
+// relError returns err's message with the dataset root taken out of the
+// paths it names, so that failures.csv does not depend on where the
+// dataset is mounted (shards on other machines merge byte for byte).
+func (st *runState) relError(err error) string {
+	msg := err.Error()
+	if root := st.cfg.Source.Root(); root != "" {
+		msg = strings.ReplaceAll(msg, filepath.Clean(root)+string(filepath.Separator), "")
+	}
+	return msg
 }
 
 // imagePath returns the slash-separated path of row id's image relative to

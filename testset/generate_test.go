@@ -232,6 +232,9 @@ func TestGenerateManifest(t *testing.T) {
 		if !strings.Contains(rec[1], "broken") && !strings.Contains(rec[1], "notanimage") {
 			t.Errorf("failure for a good image: %v", rec)
 		}
+		if strings.Contains(rec[3], data) || !strings.Contains(rec[3], rec[1]) {
+			t.Errorf("failure message %q should name the source %s relative to the dataset root", rec[3], rec[1])
+		}
 	}
 	if len(seen) != 60 {
 		t.Errorf("%d distinct ids, want 60", len(seen))

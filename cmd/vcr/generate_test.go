@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"image"
 	"image/png"
@@ -23,10 +22,10 @@ import (
 // TestMain lets the resume test run the command in a child process that it
 // can kill: with VCR_TEST_RUN_MAIN=1 the test binary is the vcr command.
 func TestMain(m *testing.M) {
-	if os.Getenv("VCR_TEST_RUN_MAIN") == "1" {
-		os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
-	}
 	getenv = func(string) string { return "" } // no shard from the test's environment
+	if os.Getenv("VCR_TEST_RUN_MAIN") == "1" {
+		main() // exits
+	}
 	os.Exit(m.Run())
 }
 
@@ -155,41 +154,60 @@ func TestGenerateKillResume(t *testing.T) {
 	data := genDataset(t)
 	root := t.TempDir()
 	args := []string{"generate", "--images", data, "--corruptions", "gaussian_noise,gaussian_blur", "--n", "600", "--seed", "3", "--vif-method", "pixel", "--workers", "2", "--progress", "never"}
+	// stopAfterRows starts the command into out and sends sig once the
+	// manifest has more than 100 rows; it returns the exit code and stderr.
+	stopAfterRows := func(out string, sig os.Signal) (int, string) {
+		cmd := exec.Command(os.Args[0], append(args, "--out", out)...)
+		cmd.Env = append(os.Environ(), "VCR_TEST_RUN_MAIN=1")
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			b, _ := os.ReadFile(filepath.Join(out, "manifest.csv"))
+			if bytes.Count(b, []byte("\n")) > 100 {
+				break
+			}
+			if time.Now().After(deadline) {
+				cmd.Process.Kill()
+				t.Fatalf("no rows after 20 s: %s", stderr.String())
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+		if err := cmd.Process.Signal(sig); err != nil {
+			t.Fatal(err)
+		}
+		cmd.Wait()
+		if _, err := os.Stat(filepath.Join(out, "status.json")); err == nil {
+			t.Fatal("the run finished before it was stopped; raise --n")
+		}
+		return cmd.ProcessState.ExitCode(), stderr.String()
+	}
 	killed := filepath.Join(root, "killed")
-	cmd := exec.Command(os.Args[0], append(args, "--out", killed)...)
-	cmd.Env = append(os.Environ(), "VCR_TEST_RUN_MAIN=1")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		b, _ := os.ReadFile(filepath.Join(killed, "manifest.csv"))
-		if bytes.Count(b, []byte("\n")) > 100 {
-			break
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatalf("no rows after 20 s: %s", stderr.String())
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-	if err := cmd.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	cmd.Wait()
-	if _, err := os.Stat(filepath.Join(killed, "status.json")); err == nil {
-		t.Fatal("the run finished before it was killed; raise --n")
-	}
+	stopAfterRows(killed, os.Kill)
 	rowsAtKill := bytes.Count(readFile(t, filepath.Join(killed, "manifest.csv")), []byte("\n")) - 1
-
 	mustRun(t, append(args, "--out", killed, "--resume")...)
+
+	// Ctrl-C: exit status 130, a hint to resume, the manifest ends on a whole row.
+	interrupted := filepath.Join(root, "interrupted")
+	code, errOut := stopAfterRows(interrupted, os.Interrupt)
+	if code != exitInterrupted || !strings.Contains(errOut, "--resume") {
+		t.Errorf("after SIGINT: exit %d, stderr %q", code, errOut)
+	}
+	if b := readFile(t, filepath.Join(interrupted, "manifest.csv")); b[len(b)-1] != '\n' {
+		t.Error("an interrupted run left a partial manifest row")
+	}
+	mustRun(t, append(args, "--out", interrupted, "--resume")...)
+
 	ref := filepath.Join(root, "ref")
 	mustRun(t, append(args, "--out", ref)...)
-	for _, f := range []string{"manifest.csv", "failures.csv", "coverage.json", "run.json", "status.json"} {
-		if !bytes.Equal(readFile(t, filepath.Join(killed, f)), readFile(t, filepath.Join(ref, f))) {
-			t.Errorf("%s after kill -9 and --resume differs from an uninterrupted run's", f)
+	for _, dir := range []string{killed, interrupted} {
+		for _, f := range []string{"manifest.csv", "failures.csv", "coverage.json", "run.json", "status.json"} {
+			if !bytes.Equal(readFile(t, filepath.Join(dir, f)), readFile(t, filepath.Join(ref, f))) {
+				t.Errorf("%s after stopping and --resume differs from an uninterrupted run's (%s)", f, filepath.Base(dir))
+			}
 		}
 	}
 	var files []string

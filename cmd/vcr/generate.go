@@ -93,7 +93,7 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	layout := fs.String("layout", testset.LayoutFlat, "image `layout`: flat (images/<corruption>/<id>) or imagefolder (images/<corruption>/<class>/<id>)")
 	format := fs.String("format", "png", "image `format`: png or jpg (Δv is measured before JPEG encoding)")
 	quality := fs.Int("quality", 95, "JPEG `quality` 1–100 with --format jpg")
-	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "images processed in `parallel`")
+	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "`number` of images processed in parallel (one VIF scorer each)")
 	shardFlag := fs.String("shard", "", "run shard `i/n` (0 ≤ i < n) into OUT/shard-i-of-n (default: from Slurm or Kubernetes variables, else the whole run)")
 	resume := fs.Bool("resume", false, "continue the interrupted run in OUT (the settings must match OUT/run.json)")
 	force := fs.Bool("force", false, "delete OUT's earlier output and start over")

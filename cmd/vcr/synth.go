@@ -41,7 +41,7 @@ func runSynth(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	classes := fs.Int("classes", 10, "number of class `folders`")
 	seed := fs.Uint64("seed", 1, "`seed` of the first image; image i uses seed+i")
 	format := fs.String("format", "png", "file `format`: png or jpg (quality 95)")
-	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "images generated in `parallel`")
+	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "`number` of images generated in parallel")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err

@@ -214,7 +214,8 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		case errors.Is(err, testset.ErrExists):
 			return usagef("%s is not empty; pass --resume to continue the run recorded in its %s, or --force to delete its output and start over", dir, testset.RunFile)
 		case errors.As(err, &me):
-			return usageError{fmt.Errorf("%s\nRerun with the original settings and --resume, or pass --force to start over (deletes the earlier output)", mismatchText(me))}
+			text := mismatchText(me, me.Path+" records other settings than this command:", "in the folder", "now")
+			return usageError{fmt.Errorf("%s\nRerun with the original settings and --resume, or pass --force to start over (deletes the earlier output)", text)}
 		case ctx.Err() != nil && errors.Is(err, context.Canceled):
 			fmt.Fprintf(stderr, "vcr generate: stopped; every complete row is saved. Run the same command with --resume to continue.\n")
 		}
@@ -280,19 +281,21 @@ var runJSONFlags = map[string]string{
 	"dataset.resize": "--resize", "dataset.crop": "--crop", "tool": "tool",
 }
 
-func mismatchText(me *testset.MismatchError) string {
+// mismatchText lists the differing settings of me by flag; have and want
+// name the two sides ("in the folder", "now").
+func mismatchText(me *testset.MismatchError, head, have, want string) string {
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "%s records other settings than this command:", me.Path)
+	sb.WriteString(head)
 	for _, d := range me.Diffs {
 		name := runJSONFlags[d.Key]
 		if name == "" {
 			name = d.Key
 		}
-		have, want := d.Have, d.Want
+		h, w := d.Have, d.Want
 		if strings.HasPrefix(d.Key, "dataset.fingerprint") {
-			have, want = have[:min(12, len(have))]+"…", want[:min(12, len(want))]+"…"
+			h, w = h[:min(12, len(h))]+"…", w[:min(12, len(w))]+"…"
 		}
-		fmt.Fprintf(&sb, "\n  %s: %s in the folder, %s now", name, have, want)
+		fmt.Fprintf(&sb, "\n  %s: %s %s, %s %s", name, h, have, w, want)
 	}
 	return sb.String()
 }

@@ -269,6 +269,12 @@ func TestGenerateShardFromEnv(t *testing.T) {
 	if code == exitOK || !strings.Contains(errOut, "missing shard(s) 0") {
 		t.Errorf("merge with a shard missing: exit %d, %s", code, errOut)
 	}
+	// A shard of another command is refused, naming the flag.
+	mustRun(t, "generate", "--images", data, "--corruptions", "gaussian_noise", "--n", "6", "--out", out, "--vif-method", "pixel", "--seed", "5", "--shard", "0/2")
+	code, _, errOut = runCmd(t, "merge", out)
+	if code == exitOK || !strings.Contains(errOut, "--seed: 0 there, 5 in the first") {
+		t.Errorf("merge of shards of different commands: exit %d, %s", code, errOut)
+	}
 }
 
 func TestGenerateUsageErrors(t *testing.T) {

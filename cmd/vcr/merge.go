@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/vcr-bench/vcr/internal/progress"
 	"github.com/vcr-bench/vcr/testset"
@@ -88,7 +87,7 @@ func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		var me *testset.MismatchError
 		if errors.As(err, &me) {
-			return fmt.Errorf("the shards come from different commands: %s", strings.TrimPrefix(mismatchText(me), me.Path+" "))
+			return errors.New(mismatchText(me, "the shards come from different commands; "+me.Path+" differs from the first shard:", "there", "in the first"))
 		}
 		return err
 	}

@@ -66,6 +66,11 @@ func makeDataset(t testing.TB, dir string) int {
 		}
 		n++
 	}
+	// A file name that CSV must quote (comma, quotes, non-ASCII).
+	if err := imageio.Save(filepath.Join(dir, "fish", `odd, "näme".png`), testimg.Natural(40, 40, 77), imageio.EncodeOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	n++
 	// Broken files: a truncated PNG and text named .jpg.
 	good, err := os.ReadFile(filepath.Join(dir, "cat", "img0.png"))
 	if err != nil {
@@ -239,6 +244,9 @@ func TestGenerateManifest(t *testing.T) {
 	}
 	if len(seen) != 60 {
 		t.Errorf("%d distinct ids, want 60", len(seen))
+	}
+	if !slices.ContainsFunc(man[1:], func(rec []string) bool { return rec[1] == `fish/odd, "näme".png` }) {
+		t.Error("no row for the file whose name needs CSV quoting (draw more)")
 	}
 	// Coverage agrees with the manifest.
 	var rep CoverageReport

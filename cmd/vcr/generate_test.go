@@ -1,0 +1,322 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"image"
+	"image/png"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vcr-bench/vcr/imageio"
+	"github.com/vcr-bench/vcr/internal/testimg"
+	"github.com/vcr-bench/vcr/testset"
+)
+
+// TestMain lets the resume test run the command in a child process that it
+// can kill: with VCR_TEST_RUN_MAIN=1 the test binary is the vcr command.
+func TestMain(m *testing.M) {
+	getenv = func(string) string { return "" } // no shard from the test's environment
+	if os.Getenv("VCR_TEST_RUN_MAIN") == "1" {
+		main() // exits
+	}
+	os.Exit(m.Run())
+}
+
+// genDataset writes a class-folder dataset: natural images of several sizes
+// (PNG and JPEG), grayscale PNGs, and two broken files.
+func genDataset(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	sizes := [][2]int{{40, 32}, {48, 48}, {36, 44}, {64, 40}}
+	for c, class := range []string{"car", "tree", "boat"} {
+		os.MkdirAll(filepath.Join(dir, class), 0o755)
+		for i := range 4 {
+			sz := sizes[(i+c)%len(sizes)]
+			ext := []string{".png", ".png", ".jpg", ".png"}[i]
+			p := filepath.Join(dir, class, fmt.Sprintf("%d%s", i, ext))
+			if err := imageio.Save(p, testimg.Natural(sz[0], sz[1], uint64(7*c+i)), imageio.EncodeOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	m := testimg.Natural(40, 40, 99)
+	g := image.NewGray(image.Rect(0, 0, 40, 40))
+	for i := range g.Pix {
+		g.Pix[i] = imageio.To8(m.Ch[0][i], imageio.Round)
+	}
+	var buf bytes.Buffer
+	png.Encode(&buf, g)
+	os.WriteFile(filepath.Join(dir, "tree", "gray.png"), buf.Bytes(), 0o644)
+	os.WriteFile(filepath.Join(dir, "car", "broken.png"), buf.Bytes()[:buf.Len()/3], 0o644)
+	os.WriteFile(filepath.Join(dir, "boat", "empty.jpg"), nil, 0o644)
+	return dir
+}
+
+func mustRun(t *testing.T, args ...string) string {
+	t.Helper()
+	code, out, errOut := runCmd(t, args...)
+	if code != exitOK {
+		t.Fatalf("vcr %s: exit %d\n%s", strings.Join(args, " "), code, errOut)
+	}
+	return out
+}
+
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestGenerateContract is the contract: the command writes a
+// manifest with the required columns, the images it lists and coverage.json;
+// the same command into another folder, with another worker count, or as two
+// merged shards gives the same manifest bytes.
+func TestGenerateContract(t *testing.T) {
+	data := genDataset(t)
+	root := t.TempDir()
+	base := []string{"generate", "--images", data, "--corruptions", "gaussian_noise,gaussian_blur", "--n", "200", "--seed", "1"}
+	out1 := filepath.Join(root, "out1")
+	stdout := mustRun(t, append(base, "--out", out1, "--workers", "1")...)
+	if !strings.Contains(stdout, "gaussian_noise") || !strings.Contains(stdout, "coverage") {
+		t.Errorf("stdout lacks the coverage table:\n%s", stdout)
+	}
+	man := readCSV(t, filepath.Join(out1, "manifest.csv"))
+	for _, col := range []string{"id", "source", "label", "corruption", "params", "seed", "vif", "dv", "path"} {
+		if !slices.Contains(man[0], col) {
+			t.Errorf("manifest lacks column %s", col)
+		}
+	}
+	fails := readCSV(t, filepath.Join(out1, "failures.csv"))
+	if len(man)-1+len(fails)-1 != 400 || len(fails) < 2 {
+		t.Fatalf("%d rows and %d failures, want 400 in all, some failures (broken files)", len(man)-1, len(fails)-1)
+	}
+	pathCol := slices.Index(man[0], "path")
+	for _, rec := range man[1:] {
+		if _, err := os.Stat(filepath.Join(out1, rec[pathCol])); err != nil {
+			t.Fatalf("listed image: %v", err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out1, "coverage.json")); err != nil {
+		t.Fatal(err)
+	}
+	want := readFile(t, filepath.Join(out1, "manifest.csv"))
+
+	out2 := filepath.Join(root, "out2")
+	mustRun(t, append(base, "--out", out2, "--workers", "2")...)
+	if !bytes.Equal(readFile(t, filepath.Join(out2, "manifest.csv")), want) {
+		t.Error("second run (2 workers) wrote another manifest")
+	}
+
+	sharded := filepath.Join(root, "sharded")
+	mustRun(t, append(base, "--out", sharded, "--shard", "0/2")...)
+	mustRun(t, append(base, "--out", sharded, "--shard", "1/2", "--workers", "1")...)
+	mustRun(t, "merge", sharded)
+	for _, f := range []string{"manifest.csv", "failures.csv", "coverage.json", "run.json", "status.json"} {
+		if !bytes.Equal(readFile(t, filepath.Join(sharded, f)), readFile(t, filepath.Join(out1, f))) {
+			t.Errorf("merged %s differs from the single run's", f)
+		}
+	}
+	for _, rec := range man[1:] {
+		if !bytes.Equal(readFile(t, filepath.Join(sharded, rec[pathCol])), readFile(t, filepath.Join(out1, rec[pathCol]))) {
+			t.Fatalf("merged image %s differs", rec[pathCol])
+		}
+	}
+
+	// An existing output folder is refused without --resume or --force.
+	code, _, errOut := runCmd(t, append(base, "--out", out1)...)
+	if code != exitUsage || !strings.Contains(errOut, "--resume") || !strings.Contains(errOut, "--force") {
+		t.Errorf("rerun into a full folder: exit %d, %s", code, errOut)
+	}
+	code, _, errOut = runCmd(t, "generate", "--images", data, "--corruptions", "gaussian_noise,gaussian_blur", "--n", "200", "--seed", "2", "--out", out1, "--resume")
+	if code != exitUsage || !strings.Contains(errOut, "--seed: 1 in the folder, 2 now") {
+		t.Errorf("resume with another seed: exit %d, %s", code, errOut)
+	}
+	// Resuming a complete run changes nothing.
+	if _, _, errOut := runCmd(t, append(base, "--out", out1, "--resume")...); !strings.Contains(errOut, "complete already") {
+		t.Errorf("resuming a complete run: %s", errOut)
+	}
+	if !bytes.Equal(readFile(t, filepath.Join(out1, "manifest.csv")), want) {
+		t.Error("resuming a complete run changed the manifest")
+	}
+}
+
+// TestGenerateKillResume kills a running vcr generate with SIGKILL, resumes
+// it, and compares with an uninterrupted run byte for byte.
+func TestGenerateKillResume(t *testing.T) {
+	data := genDataset(t)
+	root := t.TempDir()
+	args := []string{"generate", "--images", data, "--corruptions", "gaussian_noise,gaussian_blur", "--n", "600", "--seed", "3", "--vif-method", "pixel", "--workers", "2", "--progress", "never"}
+	// stopAfterRows starts the command into out and sends sig once the
+	// manifest has more than 100 rows; it returns the exit code and stderr.
+	stopAfterRows := func(out string, sig os.Signal) (int, string) {
+		cmd := exec.Command(os.Args[0], append(args, "--out", out)...)
+		cmd.Env = append(os.Environ(), "VCR_TEST_RUN_MAIN=1")
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			b, _ := os.ReadFile(filepath.Join(out, "manifest.csv"))
+			if bytes.Count(b, []byte("\n")) > 100 {
+				break
+			}
+			if time.Now().After(deadline) {
+				cmd.Process.Kill()
+				t.Fatalf("no rows after 20 s: %s", stderr.String())
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+		if err := cmd.Process.Signal(sig); err != nil {
+			t.Fatal(err)
+		}
+		cmd.Wait()
+		if _, err := os.Stat(filepath.Join(out, "status.json")); err == nil {
+			t.Fatal("the run finished before it was stopped; raise --n")
+		}
+		return cmd.ProcessState.ExitCode(), stderr.String()
+	}
+	killed := filepath.Join(root, "killed")
+	stopAfterRows(killed, os.Kill)
+	rowsAtKill := bytes.Count(readFile(t, filepath.Join(killed, "manifest.csv")), []byte("\n")) - 1
+	mustRun(t, append(args, "--out", killed, "--resume")...)
+
+	// Ctrl-C: exit status 130, a hint to resume, the manifest ends on a whole row.
+	interrupted := filepath.Join(root, "interrupted")
+	code, errOut := stopAfterRows(interrupted, os.Interrupt)
+	if code != exitInterrupted || !strings.Contains(errOut, "--resume") {
+		t.Errorf("after SIGINT: exit %d, stderr %q", code, errOut)
+	}
+	if b := readFile(t, filepath.Join(interrupted, "manifest.csv")); b[len(b)-1] != '\n' {
+		t.Error("an interrupted run left a partial manifest row")
+	}
+	mustRun(t, append(args, "--out", interrupted, "--resume")...)
+
+	ref := filepath.Join(root, "ref")
+	mustRun(t, append(args, "--out", ref)...)
+	for _, dir := range []string{killed, interrupted} {
+		for _, f := range []string{"manifest.csv", "failures.csv", "coverage.json", "run.json", "status.json"} {
+			if !bytes.Equal(readFile(t, filepath.Join(dir, f)), readFile(t, filepath.Join(ref, f))) {
+				t.Errorf("%s after stopping and --resume differs from an uninterrupted run's (%s)", f, filepath.Base(dir))
+			}
+		}
+	}
+	var files []string
+	filepath.WalkDir(killed, func(p string, e fs.DirEntry, err error) error {
+		if err == nil && !e.IsDir() {
+			files = append(files, p)
+			if strings.Contains(e.Name(), ".tmp-") {
+				t.Errorf("temporary file left: %s", p)
+			}
+		}
+		return nil
+	})
+	rows := len(readCSV(t, filepath.Join(ref, "manifest.csv"))) - 1
+	if want := rows + 5; len(files) != want {
+		t.Errorf("%d files in the resumed folder, want %d (images and 5 files)", len(files), want)
+	}
+	t.Logf("killed after %d of %d rows", rowsAtKill, rows)
+}
+
+func TestGenerateImageNetCAndLayout(t *testing.T) {
+	data := genDataset(t)
+	out := filepath.Join(t.TempDir(), "inc")
+	code, stdout, errOut := runCmd(t, "generate", "--images", data, "--corruptions", "gaussian_noise,gaussian_blur", "--n", "8",
+		"--imagenet-c", "--layout", "imagefolder", "--format", "jpg", "--out", out, "--vif-method", "pixel")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	man := readCSV(t, filepath.Join(out, "manifest.csv"))
+	sev, path, label := slices.Index(man[0], "severity"), slices.Index(man[0], "path"), slices.Index(man[0], "label")
+	seen := map[string]bool{}
+	for _, rec := range man[1:] {
+		seen[rec[sev]] = true
+		if !strings.Contains(rec[path], "/"+rec[label]+"/") || !strings.HasSuffix(rec[path], ".jpg") {
+			t.Errorf("path %s is not images/<corruption>/<class>/<id>.jpg", rec[path])
+		}
+	}
+	if len(seen) != 5 || !strings.Contains(stdout, "gaussian_blur") {
+		t.Errorf("severities %v; stdout %s", seen, stdout)
+	}
+}
+
+func TestGenerateShardFromEnv(t *testing.T) {
+	data := genDataset(t)
+	out := t.TempDir()
+	getenv = func(k string) string {
+		return map[string]string{"JOB_COMPLETION_INDEX": "1", "VCR_SHARD_COUNT": "2"}[k]
+	}
+	defer func() { getenv = func(string) string { return "" } }()
+	stdout := mustRun(t, "generate", "--images", data, "--corruptions", "gaussian_noise", "--n", "6", "--out", out, "--vif-method", "pixel")
+	if _, err := os.Stat(filepath.Join(out, "shard-1-of-2", "status.json")); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stdout, "vcr merge "+out) {
+		t.Errorf("stdout does not say how to merge:\n%s", stdout)
+	}
+	code, _, errOut := runCmd(t, "merge", out)
+	if code == exitOK || !strings.Contains(errOut, "missing shard(s) 0") {
+		t.Errorf("merge with a shard missing: exit %d, %s", code, errOut)
+	}
+	// A shard of another command is refused, naming the flag.
+	mustRun(t, "generate", "--images", data, "--corruptions", "gaussian_noise", "--n", "6", "--out", out, "--vif-method", "pixel", "--seed", "5", "--shard", "0/2")
+	code, _, errOut = runCmd(t, "merge", out)
+	if code == exitOK || !strings.Contains(errOut, "--seed: 0 there, 5 in the first") {
+		t.Errorf("merge of shards of different commands: exit %d, %s", code, errOut)
+	}
+}
+
+func TestGenerateUsageErrors(t *testing.T) {
+	data := genDataset(t)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--corruptions", "gaussian_noise", "--out", "x"}, "--images is required"},
+		{[]string{"--images", data, "--out", "x"}, "--corruptions is required"},
+		{[]string{"--images", data, "--corruptions", "gausian_noise", "--out", "x"}, "did you mean gaussian_noise"},
+		{[]string{"--images", data, "--corruptions", "gaussian_noise", "--out", "x", "--n", "0"}, "--n must be at least 1"},
+		{[]string{"--images", data, "--corruptions", "gaussian_noise", "--out", "x", "--shard", "2/2"}, "0 ≤ i < n"},
+		{[]string{"--images", data, "--corruptions", "gaussian_noise", "--out", "x", "--layout", "tree"}, "--layout must be flat or imagefolder"},
+		{[]string{"--images", filepath.Join(data, "nope"), "--corruptions", "gaussian_noise", "--out", "x"}, "does not exist"},
+	} {
+		code, _, errOut := runCmd(t, append([]string{"generate"}, tc.args...)...)
+		if code == exitOK || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q, want %q", tc.args, code, errOut, tc.want)
+		}
+	}
+	code, _, errOut := runCmd(t, "generate", "--help")
+	if code != exitOK || !strings.Contains(errOut, "Examples:") {
+		t.Errorf("--help: exit %d", code)
+	}
+}
+
+func TestSynth(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "synth")
+	mustRun(t, "synth", "--out", out, "--n", "7", "--size", "40x30", "--classes", "3")
+	src, err := testset.NewDirSource(out, imageio.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if src.Len() != 7 || len(src.Classes()) != 3 {
+		t.Fatalf("%d images in %d classes", src.Len(), len(src.Classes()))
+	}
+	m, err := src.Load(6)
+	if err != nil || m.Width != 40 || m.Height != 30 {
+		t.Fatalf("image 6: %v", err)
+	}
+	if code, _, _ := runCmd(t, "synth", "--out", out); code != exitUsage {
+		t.Errorf("synth into a full folder: exit %d", code)
+	}
+}

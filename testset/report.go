@@ -1,0 +1,143 @@
+package testset
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"text/tabwriter"
+
+	"github.com/vcr-bench/vcr/internal/atomicfile"
+)
+
+// CoverageCounter bins Δv values one at a time, so that the coverage of
+// any number of rows is computed in constant memory. Its Coverage equals
+// ComputeCoverage over the same values.
+type CoverageCounter struct {
+	bins, minPerBin int
+	counts          []int
+	n               int
+}
+
+// NewCoverageCounter returns an empty counter. It panics if bins or
+// minPerBin is not positive.
+func NewCoverageCounter(bins, minPerBin int) *CoverageCounter {
+	if bins <= 0 || minPerBin <= 0 {
+		panic("testset: bins and minPerBin must be positive")
+	}
+	return &CoverageCounter{bins: bins, minPerBin: minPerBin, counts: make([]int, bins)}
+}
+
+// Add counts dv. It panics if dv is outside [0, 1] (see BinIndex).
+func (c *CoverageCounter) Add(dv float64) {
+	c.counts[BinIndex(dv, c.bins)]++
+	c.n++
+}
+
+// Coverage returns the coverage of the values added so far.
+func (c *CoverageCounter) Coverage() Coverage {
+	cv := Coverage{Bins: c.bins, MinPerBin: c.minPerBin, Counts: append([]int(nil), c.counts...), N: c.n}
+	for _, n := range c.counts {
+		if n >= c.minPerBin {
+			cv.Covered++
+		}
+	}
+	cv.Fraction = float64(cv.Covered) / float64(c.bins)
+	return cv
+}
+
+// CorruptionCoverage is the coverage of one corruption's rows.
+type CorruptionCoverage struct {
+	Corruption string `json:"corruption"`
+	Coverage
+}
+
+// CoverageReport is coverage.json: the Δv coverage of every corruption of a
+// run and of all rows together.
+type CoverageReport struct {
+	Bins        int                  `json:"bins"`
+	MinPerBin   int                  `json:"min_per_bin"`
+	VIFMethod   string               `json:"vif_method"`
+	Sampling    string               `json:"sampling"`
+	Corruptions []CorruptionCoverage `json:"corruptions"`
+	Overall     Coverage             `json:"overall"`
+}
+
+// reportBuilder accumulates a CoverageReport from manifest rows.
+type reportBuilder struct {
+	names   []string
+	byName  map[string]*CoverageCounter
+	overall *CoverageCounter
+}
+
+func newReportBuilder(names []string) *reportBuilder {
+	b := &reportBuilder{names: names, byName: map[string]*CoverageCounter{}, overall: NewCoverageCounter(DefaultBins, DefaultMinPerBin)}
+	for _, n := range names {
+		b.byName[n] = NewCoverageCounter(DefaultBins, DefaultMinPerBin)
+	}
+	return b
+}
+
+// addRecord counts one manifest record; file names the manifest in errors.
+func (b *reportBuilder) addRecord(rec []string, file string) error {
+	c, ok := b.byName[rec[colCorruption]]
+	if !ok {
+		return fmt.Errorf("%s: row %s has corruption %q, which the run does not list", file, rec[colID], rec[colCorruption])
+	}
+	dv, err := strconv.ParseFloat(rec[colDV], 64)
+	if err != nil || !(dv >= 0 && dv <= 1) || math.IsNaN(dv) {
+		return fmt.Errorf("%s: row %s has dv %q, not a number in [0, 1]", file, rec[colID], rec[colDV])
+	}
+	c.Add(dv)
+	b.overall.Add(dv)
+	return nil
+}
+
+func (b *reportBuilder) report(method, sampling string) *CoverageReport {
+	r := &CoverageReport{Bins: DefaultBins, MinPerBin: DefaultMinPerBin, VIFMethod: method, Sampling: sampling, Overall: b.overall.Coverage()}
+	for _, n := range b.names {
+		r.Corruptions = append(r.Corruptions, CorruptionCoverage{Corruption: n, Coverage: b.byName[n].Coverage()})
+	}
+	return r
+}
+
+// coverageFromManifest streams the manifest at path into a report.
+func coverageFromManifest(path string, names []string, method, sampling string) (*CoverageReport, error) {
+	b := newReportBuilder(names)
+	err := readRecords(path, Columns, func(rec []string) error { return b.addRecord(rec, path) })
+	if err != nil {
+		return nil, err
+	}
+	return b.report(method, sampling), nil
+}
+
+// writeJSON writes v as indented JSON to path, atomically.
+func writeJSON(path string, v any) error {
+	return atomicfile.Write(path, func(w io.Writer) error {
+		e := json.NewEncoder(w)
+		e.SetIndent("", "  ")
+		return e.Encode(v)
+	})
+}
+
+// WriteTable prints the report as a table: one line per corruption with the
+// number of rows, covered bins and coverage, then the overall line.
+func (r *CoverageReport) WriteTable(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "corruption\trows\tcovered bins\tcoverage\n")
+	line := func(name string, c Coverage) {
+		fmt.Fprintf(tw, "%s\t%d\t%d/%d\t%.1f%%\n", name, c.N, c.Covered, c.Bins, 100*c.Fraction)
+	}
+	for _, c := range r.Corruptions {
+		line(c.Corruption, c.Coverage)
+	}
+	if len(r.Corruptions) > 1 {
+		line("all", r.Overall)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "(Δv in %d equal bins; a bin is covered with ≥ %d rows; Δv by %s)\n", r.Bins, r.MinPerBin, r.VIFMethod)
+	return err
+}

@@ -1,0 +1,313 @@
+package testset
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/vcr-bench/vcr/corrupt"
+	"github.com/vcr-bench/vcr/imageio"
+	"github.com/vcr-bench/vcr/iqa"
+)
+
+// drawSeed returns the seed of draw k of corruption ci.
+func (st *runState) drawSeed(ci, k int) uint64 {
+	return corrupt.NewRand(st.nameSeed[ci], uint64(k)).Uint64()
+}
+
+// pilotSalt separates the pilot draws' streams from the draws'.
+const pilotSalt = 0x5049_4c4f_5421_0001
+
+// makeSamplers builds one parameter sampler per corruption; targeted
+// sampling first runs the pilot draws.
+func (st *runState) makeSamplers(ctx context.Context) error {
+	st.samplers = make([]ParamSampler, len(st.cs))
+	for ci, c := range st.cs {
+		if st.cfg.Sampling != SamplingTargeted {
+			st.samplers[ci] = Uniform{c}
+			continue
+		}
+		pts, err := st.pilot(ctx, ci)
+		if err != nil {
+			return err
+		}
+		s, err := NewTargeted(c, pts)
+		if err != nil {
+			return fmt.Errorf("targeted sampling for %s: %w", c.Name, err)
+		}
+		st.samplers[ci] = s
+	}
+	return nil
+}
+
+// pilot runs Pilot uniform draws of corruption ci (without saving images)
+// and returns their parameters and Δv in draw order; failed draws are left
+// out. Pilot draw j is seeded from (Seed, corruption name, pilotSalt, j).
+func (st *runState) pilot(ctx context.Context, ci int) ([]PilotPoint, error) {
+	n := st.cfg.Pilot
+	pts := make([]PilotPoint, n)
+	ok := make([]bool, n)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(st.cfg.Workers, n) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w := st.newWorker()
+			for j := range next {
+				ps := corrupt.NewRand(st.nameSeed[ci]^pilotSalt, uint64(j)).Uint64()
+				sel := corrupt.NewRand(ps, 1)
+				idx := sel.IntN(st.cfg.Source.Len())
+				p := st.cs[ci].Sample(sel)
+				img, err := st.load(idx)
+				if err != nil {
+					continue
+				}
+				res, err := w.score(st.cs[ci], img, p, ps)
+				if err != nil {
+					continue
+				}
+				pts[j], ok[j] = PilotPoint{Params: p, DV: res.DV}, true
+			}
+		}()
+	}
+	for j := 0; j < n && ctx.Err() == nil; j++ {
+		next <- j
+	}
+	close(next)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var out []PilotPoint
+	for j := range pts {
+		if ok[j] {
+			out = append(out, pts[j])
+		}
+	}
+	if len(out) < 2 {
+		return nil, fmt.Errorf("targeted sampling for %s: only %d of %d pilot draws could be scored", st.cs[ci].Name, len(out), n)
+	}
+	return out, nil
+}
+
+// load decodes and preprocesses source image idx.
+func (st *runState) load(idx int) (*imageio.Image, error) {
+	img, err := st.cfg.Source.Load(idx)
+	if err != nil {
+		return nil, err
+	}
+	if st.cfg.Preprocess != nil {
+		img = st.cfg.Preprocess(img)
+	}
+	return img, nil
+}
+
+// worker owns the scratch memory of one goroutine.
+type worker struct {
+	st        *runState
+	scorer    *iqa.Scorer
+	png       imageio.PNGEncoder
+	dst       *imageio.Image
+	ref, dist *iqa.Gray
+	rgb       []byte // w.dst in 8 bit, interleaved RGB
+}
+
+func (st *runState) newWorker() *worker {
+	return &worker{st: st, scorer: iqa.NewScorer(st.cfg.Method)}
+}
+
+// prepare sizes the scratch images for img and computes its grey version.
+func (w *worker) prepare(img *imageio.Image) {
+	if w.dst == nil || !w.dst.SameSize(img) {
+		w.dst = imageio.New(img.Width, img.Height)
+		w.ref = iqa.NewGray(img.Width, img.Height)
+		w.dist = iqa.NewGray(img.Width, img.Height)
+		w.rgb = make([]byte, 3*img.Pixels())
+	}
+	img.Luma(w.ref.Pix)
+}
+
+// score corrupts img with c at p (randomness from seed) into w.dst,
+// quantises it to 8 bit (w.rgb) and scores it against img.
+func (w *worker) score(c *corrupt.Corruption, img *imageio.Image, p []float64, seed uint64) (iqa.Result, error) {
+	w.prepare(img)
+	return w.scoreCorrupted(c, img, p, seed)
+}
+
+// scoreCorrupted is score after prepare(img).
+func (w *worker) scoreCorrupted(c *corrupt.Corruption, img *imageio.Image, p []float64, seed uint64) (iqa.Result, error) {
+	c.Apply(w.dst, img, p, corrupt.NewRand(seed, 0))
+	// Quantise once: the 8-bit samples are what is scored and saved.
+	to8RGB(w.rgb, w.dst, w.st.cfg.Rounding)
+	lumaRGB8(w.dist.Pix, w.rgb)
+	res, err := w.scorer.Score(w.ref, w.dist)
+	if err != nil {
+		return res, fmt.Errorf("VIF (%s): %w", w.st.cfg.Method, err)
+	}
+	if math.IsNaN(res.VIF) || math.IsNaN(res.DV) {
+		return res, fmt.Errorf("VIF (%s) is undefined for this image", w.st.cfg.Method)
+	}
+	return res, nil
+}
+
+// encode writes w.dst in the run's format. PNG files use the fast
+// encoder (Paeth filter, Huffman-only deflate): PNG encoding was the largest
+// cost of the pipeline with imageio.Encode.
+func (w *worker) encode(out io.Writer) error {
+	if w.st.format == imageio.PNG {
+		return w.png.EncodeRGB8(out, w.rgb, w.dst.Width, w.dst.Height)
+	}
+	return imageio.Encode(out, w.dst, w.st.format, w.st.enc)
+}
+
+// task is one draw to process; result is what came of it.
+type task struct{ pos, draw int }
+
+type result struct {
+	pos     int
+	rows    []Row
+	fails   []Failure
+	err     error // fatal: stops the run
+	skipped bool  // not processed (cancelled)
+}
+
+// process runs one draw: picks the image and parameters, corrupts, scores
+// and saves every row of the draw.
+func (w *worker) process(t task) result {
+	st := w.st
+	r := result{pos: t.pos}
+	ci, k := t.draw/st.cfg.N, t.draw%st.cfg.N
+	c := st.cs[ci]
+	ds := st.drawSeed(ci, k)
+	sel := corrupt.NewRand(ds, 1)
+	idx := sel.IntN(st.cfg.Source.Len())
+	item := st.cfg.Source.Item(idx)
+	params := make([][]float64, st.perDraw)
+	seeds := make([]uint64, st.perDraw)
+	if st.cfg.ImageNetC {
+		for s := range params {
+			params[s] = c.Severities[s]
+			seeds[s] = corrupt.NewRand(ds, uint64(2+s)).Uint64()
+		}
+	} else {
+		params[0], seeds[0] = st.samplers[ci].Sample(sel), ds
+		if err := c.Check(params[0]); err != nil {
+			r.err = fmt.Errorf("%s sampler drew invalid parameters: %w", st.samplers[ci].Mode(), err)
+			return r
+		}
+	}
+	firstID := t.draw * st.perDraw
+	img, err := st.load(idx)
+	if err != nil {
+		msg := st.relError(err)
+		for s := range st.perDraw {
+			r.fails = append(r.fails, Failure{ID: firstID + s, Source: item.Source, Corruption: c.Name, Err: msg})
+		}
+		return r
+	}
+	w.prepare(img)
+	for s := range st.perDraw {
+		id := firstID + s
+		res, err := w.scoreCorrupted(c, img, params[s], seeds[s])
+		if err != nil {
+			r.fails = append(r.fails, Failure{ID: id, Source: item.Source, Corruption: c.Name, Err: err.Error()})
+			continue
+		}
+		rel, err := st.imagePath(id, c, item)
+		if err == nil {
+			err = saveImage(st.path(rel), w.encode)
+		}
+		if err != nil {
+			r.err = err
+			return r
+		}
+		row := Row{
+			ID: id, Item: item, Corruption: c, Params: params[s], Seed: seeds[s],
+			VIF: res.VIF, DV: res.DV, Path: rel, Sampling: st.cfg.Sampling, Method: string(st.cfg.Method),
+			Width: img.Width, Height: img.Height,
+		}
+		if st.cfg.ImageNetC {
+			row.Severity = s + 1
+		} else {
+			row.Sampling = st.samplers[ci].Mode()
+		}
+		r.rows = append(r.rows, row)
+	}
+	return r
+}
+
+// relError returns err's message with the dataset root taken out of the
+// paths it names, so that failures.csv does not depend on where the
+// dataset is mounted (shards on other machines merge byte for byte).
+func (st *runState) relError(err error) string {
+	msg := err.Error()
+	if root := st.cfg.Source.Root(); root != "" {
+		msg = strings.ReplaceAll(msg, filepath.Clean(root)+string(filepath.Separator), "")
+	}
+	return msg
+}
+
+// imagePath returns the slash-separated path of row id's image relative to
+// Out, creating its folder.
+func (st *runState) imagePath(id int, c *corrupt.Corruption, item Item) (string, error) {
+	dir := ImagesDir + "/" + c.Name
+	if st.cfg.Layout == LayoutImageFolder {
+		dir += "/" + classDir(item)
+		if err := st.mkdir(filepath.FromSlash(dir)); err != nil {
+			return "", err
+		}
+	}
+	return fmt.Sprintf("%s/%0*d%s", dir, st.idWidth, id, st.ext), nil
+}
+
+// to8RGB writes m's samples, converted to 8 bit with r, into dst
+// (interleaved RGB, len 3·pixels).
+func to8RGB(dst []byte, m *imageio.Image, r imageio.Rounding) {
+	R, G, B := m.Ch[0], m.Ch[1], m.Ch[2]
+	n := len(R)
+	dst, G, B = dst[:3*n], G[:n], B[:n]
+	for i, v := range R {
+		d := dst[3*i : 3*i+3 : 3*i+3]
+		d[0] = imageio.To8(v, r)
+		d[1] = imageio.To8(G[i], r)
+		d[2] = imageio.To8(B[i], r)
+	}
+}
+
+// lumaRGB8 writes into dst the grey level of every pixel of the interleaved
+// 8-bit RGB image rgb: OpenCV's fixed-point RGB→GRAY, as imageio.Image.Luma.
+func lumaRGB8(dst []float64, rgb []byte) {
+	rgb = rgb[:3*len(dst)]
+	for i := range dst {
+		p := rgb[3*i : 3*i+3 : 3*i+3]
+		dst[i] = float64((9798*uint32(p[0]) + 19235*uint32(p[1]) + 3735*uint32(p[2]) + 16384) >> 15)
+	}
+}
+
+// classDir names an item's class folder: the class name made safe for a
+// file name, the class index when unnamed, "unlabelled" without a label.
+func classDir(it Item) string {
+	if it.Label < 0 {
+		return "unlabelled"
+	}
+	name := it.LabelName
+	if name == "" {
+		return strconv.Itoa(it.Label)
+	}
+	safe := strings.Map(func(r rune) rune {
+		if r < 32 || strings.ContainsRune(`/\:*?"<>|`, r) {
+			return '_'
+		}
+		return r
+	}, name)
+	if safe == "." || safe == ".." {
+		safe = strings.Repeat("_", len(safe))
+	}
+	return safe
+}

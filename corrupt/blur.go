@@ -358,8 +358,8 @@ func applyGaussianBlur(dst, src *imageio.Image, p []float64, _ *rand.Rand) {
 	defer putF32(bufp)
 	for c := range 3 {
 		gaussianPlane(dst.Ch[c], src.Ch[c], w, h, p[0], *bufp)
+		clampPlane(dst.Ch[c])
 	}
-	dst.Clamp()
 }
 
 // gaussianPlane blurs one plane with scikit-image semantics (radius
@@ -451,8 +451,8 @@ func applyGlassBlur(dst, src *imageio.Image, p []float64, rng *rand.Rand) {
 	// Step 3: blur again and clip.
 	for c := range 3 {
 		gaussianPlane(dst.Ch[c], dst.Ch[c], w, h, sigma, *bufp)
+		clampPlane(dst.Ch[c])
 	}
-	dst.Clamp()
 }
 
 // --- defocus blur ---------------------------------------------------------
@@ -505,10 +505,10 @@ func aliasTaps(buf []float64, n int, s float64) []float64 {
 	return buf
 }
 
-// diskRows writes out[x] = Σ_j (S_{jy+fr+j}[x+fr+w_j+1] − S_{jy+fr+j}[x+fr−w_j])
+// diskRowsGo is the pure-Go diskRows: it writes out[x] = Σ_j (S_{jy+fr+j}[x+fr+w_j+1] − S_{jy+fr+j}[x+fr−w_j])
 // over disk rows j = −fr…fr (half-widths ws[|j|]), where S holds row prefix
 // sums with stride sw. Eight outputs are accumulated in registers at a time.
-func diskRows(out, S []float32, sw, jy, fr int, ws []int) {
+func diskRowsGo(out, S []float32, sw, jy, fr int, ws []int) {
 	n := len(out)
 	w0 := ws[0]
 	c := S[(jy+fr)*sw:][:sw]
@@ -804,6 +804,6 @@ func applyDefocusBlur(dst, src *imageio.Image, p []float64, _ *rand.Rand) {
 				}
 			}
 		}
+		clampPlane(d)
 	}
-	dst.Clamp()
 }

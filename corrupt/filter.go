@@ -111,10 +111,11 @@ func separable(dst, src []float32, w, h int, kx, ky []float32, b Border, tmp, li
 	}
 }
 
-// corrRow writes out[x] = Σ_k k[i]·pad[x+i] for x < len(out); pad must hold
-// len(out)+len(k)−1 samples. Symmetric kernels take a folded path with half
-// the multiplications.
-func corrRow(out, pad, k []float32) {
+// corrRowGo is the pure-Go corrRow: out[x] = Σ_k k[i]·pad[x+i] for
+// x < len(out); pad must hold len(out)+len(k)−1 samples. Symmetric kernels
+// take a folded path with half the multiplications. The vectorised kernels
+// (filter_simd_amd64.go) reproduce its per-output operation order exactly.
+func corrRowGo(out, pad, k []float32) {
 	n := len(k)
 	pad = pad[:len(out)+n-1]
 	if n%2 == 1 && isSymmetric(k) {
@@ -162,12 +163,12 @@ func corrRow(out, pad, k []float32) {
 	}
 }
 
-// combineRows writes out[x] = Σ_k wts[k]·rows[k][x]. Every row must hold at
-// least len(out) samples. An odd number of symmetric weights takes a folded
-// path.
-func combineRows(out []float32, rows [][]float32, wts []float32) {
+// combineRowsGo is the pure-Go combineRows: out[x] = Σ_k wts[k]·rows[k][x].
+// Every row must hold at least len(out) samples. An odd number of symmetric
+// weights takes a folded path.
+func combineRowsGo(out []float32, rows [][]float32, wts []float32) {
 	if len(wts) >= 3 && len(wts)%2 == 1 && isSymmetric(wts) {
-		combineRowsSym(out, rows, wts)
+		combineRowsSymGo(out, rows, wts)
 		return
 	}
 	n := len(out)
@@ -197,9 +198,9 @@ func combineRows(out []float32, rows [][]float32, wts []float32) {
 	}
 }
 
-// combineRowsSym is combineRows for symmetric weights (odd count): rows
+// combineRowsSymGo is combineRowsGo for symmetric weights (odd count): rows
 // k and n−1−k are added before the multiplication.
-func combineRowsSym(out []float32, rows [][]float32, wts []float32) {
+func combineRowsSymGo(out []float32, rows [][]float32, wts []float32) {
 	n := len(out)
 	r := len(wts) / 2
 	c := wts[r]
@@ -360,3 +361,14 @@ func getI32(n int) *[]int32 {
 }
 
 func putI32(p *[]int32) { i32Pool.Put(p) }
+
+// clampPlaneGo is the pure-Go clampPlane, the loop of imageio.Image.Clamp.
+func clampPlaneGo(p []float32) {
+	for i, v := range p {
+		if !(v > 0) {
+			p[i] = 0
+		} else if v > 1 {
+			p[i] = 1
+		}
+	}
+}

@@ -1,0 +1,23 @@
+//go:build !goexperiment.simd || !amd64
+
+package corrupt
+
+// This file is the default build's kernel dispatch: every kernel is the
+// pure-Go version. Building with GOEXPERIMENT=simd on amd64 selects
+// filter_simd_amd64.go instead, whose vectorised kernels give bit-identical
+// results.
+
+// corrRow writes out[x] = Σ_k k[i]·pad[x+i] for x < len(out); pad must hold
+// len(out)+len(k)−1 samples.
+func corrRow(out, pad, k []float32) { corrRowGo(out, pad, k) }
+
+// combineRows writes out[x] = Σ_k wts[k]·rows[k][x]. Every row must hold at
+// least len(out) samples.
+func combineRows(out []float32, rows [][]float32, wts []float32) { combineRowsGo(out, rows, wts) }
+
+// diskRows is diskRowsGo (see there).
+func diskRows(out, S []float32, sw, jy, fr int, ws []int) { diskRowsGo(out, S, sw, jy, fr, ws) }
+
+// clampPlane clips every sample of p to [0, 1], NaN to 0, as
+// imageio.Image.Clamp does.
+func clampPlane(p []float32) { clampPlaneGo(p) }

@@ -11,7 +11,8 @@ import "simd/archsimd"
 // adds, never fused — so the two builds give bit-identical results (checked
 // by filter_simd_amd64_test.go and the golden checksums). Eight outputs along
 // x share a vector; four vectors are in flight at once to hide the add
-// latency.
+// latency. Every vector kernel ends with VZEROUPPER (ClearAVXUpperBits)
+// before any scalar code runs.
 
 // simdKernels reports whether the vectorised kernels are in use.
 var simdKernels = archsimd.X86.AVX2()
@@ -123,6 +124,10 @@ func corrRowAVX2(out, pad, k []float32) {
 			s.StoreSlice(out[x:])
 		}
 	}
+	// Clear the upper vector halves before scalar code runs: otherwise every
+	// later SSE instruction (here and in the caller) pays the AVX–SSE
+	// transition penalty, which made the scalar loops of glass blur 5× slower.
+	archsimd.ClearAVXUpperBits()
 	if x < len(out) {
 		corrRowGo(out[x:], pad[x:], k)
 	}
@@ -159,6 +164,7 @@ func combineRowsAVX2(out []float32, rows [][]float32, wts []float32) {
 		}
 		s.StoreSlice(out[x:])
 	}
+	archsimd.ClearAVXUpperBits()
 	for ; x < n; x++ {
 		var s float32
 		for k, v := range wts {
@@ -203,6 +209,7 @@ func combineRowsSymAVX2(out []float32, rows [][]float32, wts []float32) {
 		}
 		s.StoreSlice(out[x:])
 	}
+	archsimd.ClearAVXUpperBits()
 	for ; x < n; x++ {
 		s := wts[r] * mid[x]
 		for k := 0; k < r; k++ {
@@ -254,6 +261,7 @@ func diskRowsAVX2(out, S []float32, sw, jy, fr int, ws []int) {
 		}
 		s.StoreSlice(out[x:])
 	}
+	archsimd.ClearAVXUpperBits()
 	for ; x < n; x++ {
 		s := chi[x] - clo[x]
 		for j := 1; j <= fr; j++ {
@@ -278,5 +286,6 @@ func clampPlaneAVX2(p []float32) {
 		v = one.Merge(v, v.Greater(one))
 		v.StoreSlice(p[i:])
 	}
+	archsimd.ClearAVXUpperBits()
 	clampPlaneGo(p[i:])
 }

@@ -421,17 +421,7 @@ func applyGlassBlur(dst, src *imageio.Image, p []float64, rng *rand.Rand) {
 	for c := range 3 {
 		d := dst.Ch[c]
 		gaussianPlane(d, src.Ch[c], w, h, sigma, *bufp)
-		for i, v := range d {
-			f := float64(v)*255 + 1e-3
-			switch {
-			case !(f > 0):
-				d[i] = 0
-			case f >= 255:
-				d[i] = 1
-			default:
-				d[i] = imageio.From8(uint8(f))
-			}
-		}
+		glassQuantize(d)
 	}
 	// Step 2: the local-pixel "swaps" (really copies, see Doc).
 	g := wyrand(rng.Uint64())
@@ -452,6 +442,23 @@ func applyGlassBlur(dst, src *imageio.Image, p []float64, rng *rand.Rand) {
 	for c := range 3 {
 		gaussianPlane(dst.Ch[c], dst.Ch[c], w, h, sigma, *bufp)
 		clampPlane(dst.Ch[c])
+	}
+}
+
+// glassQuantizeGo is the pure-Go glassQuantize: every sample v becomes
+// ⌊255·v + 1e-3⌋/255 (in float64, clipped to 0…255, NaN to 0), glass blur's
+// truncation to 8 bit.
+func glassQuantizeGo(d []float32) {
+	for i, v := range d {
+		f := float64(v)*255 + 1e-3
+		switch {
+		case !(f > 0):
+			d[i] = 0
+		case f >= 255:
+			d[i] = 1
+		default:
+			d[i] = imageio.From8(uint8(f))
+		}
 	}
 }
 

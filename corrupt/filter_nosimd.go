@@ -21,3 +21,7 @@ func diskRows(out, S []float32, sw, jy, fr int, ws []int) { diskRowsGo(out, S, s
 // clampPlane clips every sample of p to [0, 1], NaN to 0, as
 // imageio.Image.Clamp does.
 func clampPlane(p []float32) { clampPlaneGo(p) }
+
+// glassQuantize truncates glass blur's work plane to 8 bit (see
+// glassQuantizeGo).
+func glassQuantize(d []float32) { glassQuantizeGo(d) }

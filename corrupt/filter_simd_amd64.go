@@ -17,6 +17,12 @@ import "simd/archsimd"
 // simdKernels reports whether the vectorised kernels are in use.
 var simdKernels = archsimd.X86.AVX2()
 
+// simd512 adds 16-lane (AVX-512) versions of the symmetric filter kernels,
+// the hot loops of gaussian_blur and glass_blur: they take blocks of 64
+// outputs (four vectors) and two taps per step, and leave the last outputs
+// to the 8-lane code.
+var simd512 = simdKernels && archsimd.X86.AVX512()
+
 // corrRow writes out[x] = Σ_k k[i]·pad[x+i] for x < len(out); pad must hold
 // len(out)+len(k)−1 samples.
 func corrRow(out, pad, k []float32) {
@@ -56,6 +62,16 @@ func clampPlane(p []float32) {
 	clampPlaneGo(p)
 }
 
+// glassQuantize truncates glass blur's work plane to 8 bit (see
+// glassQuantizeGo).
+func glassQuantize(d []float32) {
+	if simdKernels {
+		glassQuantizeAVX2(d)
+		return
+	}
+	glassQuantizeGo(d)
+}
+
 func ld8(s []float32) archsimd.Float32x8 { return archsimd.LoadFloat32x8Slice(s) }
 
 func bc8(v float32) archsimd.Float32x8 { return archsimd.BroadcastFloat32x8(v) }
@@ -69,6 +85,9 @@ func corrRowAVX2(out, pad, k []float32) {
 		// s = k[r]·p[r]; s += k[r+i]·(p[r−i] + p[r+i]) for i = 1…r.
 		r := n / 2
 		c := bc8(k[r])
+		if simd512 && r > 0 {
+			x = corrRowSymAVX512(out, pad, k)
+		}
 		for ; x+32 <= len(out); x += 32 {
 			p := pad[x : x+n+31]
 			m := p[r : r+32]
@@ -136,7 +155,11 @@ func corrRowAVX2(out, pad, k []float32) {
 // combineRowsAVX2 is combineRowsGo vectorised across x.
 func combineRowsAVX2(out []float32, rows [][]float32, wts []float32) {
 	if len(wts) >= 3 && len(wts)%2 == 1 && isSymmetric(wts) {
-		combineRowsSymAVX2(out, rows, wts)
+		x := 0
+		if simd512 {
+			x = combineRowsSymAVX512(out, rows, wts)
+		}
+		combineRowsSymAVX2(out, rows, wts, x)
 		return
 	}
 	n := len(out)
@@ -174,13 +197,14 @@ func combineRowsAVX2(out []float32, rows [][]float32, wts []float32) {
 	}
 }
 
-// combineRowsSymAVX2 is combineRowsSymGo vectorised across x.
-func combineRowsSymAVX2(out []float32, rows [][]float32, wts []float32) {
+// combineRowsSymAVX2 is combineRowsSymGo vectorised across x, for outputs
+// x0 onwards.
+func combineRowsSymAVX2(out []float32, rows [][]float32, wts []float32, x0 int) {
 	n := len(out)
 	r := len(wts) / 2
 	c := bc8(wts[r])
 	mid := rows[r][:n]
-	x := 0
+	x := x0
 	for ; x+32 <= n; x += 32 {
 		m := mid[x : x+32]
 		s0, s1 := c.Mul(ld8(m)), c.Mul(ld8(m[8:]))
@@ -288,4 +312,130 @@ func clampPlaneAVX2(p []float32) {
 	}
 	archsimd.ClearAVXUpperBits()
 	clampPlaneGo(p[i:])
+}
+
+func ld16(s []float32) archsimd.Float32x16 { return archsimd.LoadFloat32x16Slice(s) }
+
+func bc16(v float32) archsimd.Float32x16 { return archsimd.BroadcastFloat32x16(v) }
+
+// corrRowSymAVX512 computes the first outputs of corrRowAVX2's symmetric
+// path (odd len(k) ≥ 3, len(pad) = len(out)+len(k)−1) with 16 lanes and
+// returns how many it wrote, a multiple of 16.
+func corrRowSymAVX512(out, pad, k []float32) int {
+	n := len(k)
+	r := n / 2
+	c := bc16(k[r])
+	x := 0
+	for ; x+64 <= len(out); x += 64 {
+		p := pad[x : x+n+63]
+		m := p[r : r+64]
+		s0, s1 := c.Mul(ld16(m)), c.Mul(ld16(m[16:]))
+		s2, s3 := c.Mul(ld16(m[32:])), c.Mul(ld16(m[48:]))
+		i := 1
+		for ; i+1 <= r; i += 2 {
+			v, u := bc16(k[r+i]), bc16(k[r+i+1])
+			lo, hi := p[r-i:r-i+64], p[r+i:r+i+64]
+			lo2, hi2 := p[r-i-1:r-i+63], p[r+i+1:r+i+65]
+			s0 = s0.Add(v.Mul(ld16(lo).Add(ld16(hi))))
+			s1 = s1.Add(v.Mul(ld16(lo[16:]).Add(ld16(hi[16:]))))
+			s2 = s2.Add(v.Mul(ld16(lo[32:]).Add(ld16(hi[32:]))))
+			s3 = s3.Add(v.Mul(ld16(lo[48:]).Add(ld16(hi[48:]))))
+			s0 = s0.Add(u.Mul(ld16(lo2).Add(ld16(hi2))))
+			s1 = s1.Add(u.Mul(ld16(lo2[16:]).Add(ld16(hi2[16:]))))
+			s2 = s2.Add(u.Mul(ld16(lo2[32:]).Add(ld16(hi2[32:]))))
+			s3 = s3.Add(u.Mul(ld16(lo2[48:]).Add(ld16(hi2[48:]))))
+		}
+		if i <= r {
+			v := bc16(k[r+i])
+			lo, hi := p[r-i:r-i+64], p[r+i:r+i+64]
+			s0 = s0.Add(v.Mul(ld16(lo).Add(ld16(hi))))
+			s1 = s1.Add(v.Mul(ld16(lo[16:]).Add(ld16(hi[16:]))))
+			s2 = s2.Add(v.Mul(ld16(lo[32:]).Add(ld16(hi[32:]))))
+			s3 = s3.Add(v.Mul(ld16(lo[48:]).Add(ld16(hi[48:]))))
+		}
+		o := out[x : x+64]
+		s0.StoreSlice(o)
+		s1.StoreSlice(o[16:])
+		s2.StoreSlice(o[32:])
+		s3.StoreSlice(o[48:])
+	}
+	for ; x+16 <= len(out); x += 16 {
+		p := pad[x : x+n+15]
+		s := c.Mul(ld16(p[r:]))
+		for i := 1; i <= r; i++ {
+			s = s.Add(bc16(k[r+i]).Mul(ld16(p[r-i:]).Add(ld16(p[r+i:]))))
+		}
+		s.StoreSlice(out[x:])
+	}
+	return x
+}
+
+// combineRowsSymAVX512 computes the first outputs of combineRowsSymAVX2 with
+// 16 lanes and returns how many it wrote, a multiple of 16.
+func combineRowsSymAVX512(out []float32, rows [][]float32, wts []float32) int {
+	n := len(out)
+	nw := len(wts)
+	r := nw / 2
+	c := bc16(wts[r])
+	mid := rows[r][:n]
+	x := 0
+	for ; x+64 <= n; x += 64 {
+		m := mid[x : x+64]
+		s0, s1 := c.Mul(ld16(m)), c.Mul(ld16(m[16:]))
+		s2, s3 := c.Mul(ld16(m[32:])), c.Mul(ld16(m[48:]))
+		k := 0
+		for ; k+1 < r; k += 2 {
+			v, u := bc16(wts[k]), bc16(wts[k+1])
+			a, b := rows[k][x:x+64], rows[nw-1-k][x:x+64]
+			a2, b2 := rows[k+1][x:x+64], rows[nw-2-k][x:x+64]
+			s0 = s0.Add(v.Mul(ld16(a).Add(ld16(b))))
+			s1 = s1.Add(v.Mul(ld16(a[16:]).Add(ld16(b[16:]))))
+			s2 = s2.Add(v.Mul(ld16(a[32:]).Add(ld16(b[32:]))))
+			s3 = s3.Add(v.Mul(ld16(a[48:]).Add(ld16(b[48:]))))
+			s0 = s0.Add(u.Mul(ld16(a2).Add(ld16(b2))))
+			s1 = s1.Add(u.Mul(ld16(a2[16:]).Add(ld16(b2[16:]))))
+			s2 = s2.Add(u.Mul(ld16(a2[32:]).Add(ld16(b2[32:]))))
+			s3 = s3.Add(u.Mul(ld16(a2[48:]).Add(ld16(b2[48:]))))
+		}
+		if k < r {
+			v := bc16(wts[k])
+			a, b := rows[k][x:x+64], rows[nw-1-k][x:x+64]
+			s0 = s0.Add(v.Mul(ld16(a).Add(ld16(b))))
+			s1 = s1.Add(v.Mul(ld16(a[16:]).Add(ld16(b[16:]))))
+			s2 = s2.Add(v.Mul(ld16(a[32:]).Add(ld16(b[32:]))))
+			s3 = s3.Add(v.Mul(ld16(a[48:]).Add(ld16(b[48:]))))
+		}
+		o := out[x : x+64]
+		s0.StoreSlice(o)
+		s1.StoreSlice(o[16:])
+		s2.StoreSlice(o[32:])
+		s3.StoreSlice(o[48:])
+	}
+	for ; x+16 <= n; x += 16 {
+		s := c.Mul(ld16(mid[x:]))
+		for k := 0; k < r; k++ {
+			a, b := rows[k][x:], rows[nw-1-k][x:]
+			s = s.Add(bc16(wts[k]).Mul(ld16(a).Add(ld16(b))))
+		}
+		s.StoreSlice(out[x:])
+	}
+	return x
+}
+
+// glassQuantizeAVX2 is glassQuantizeGo four samples at a time, in float64
+// like the scalar code: f = v·255 + 1e-3; f ≤ 0 or NaN gives 0, f ≥ 255
+// gives 255, else ⌊f⌋; the level k becomes float32(k)/255 (a correctly
+// rounded division, as the imageio.From8 table holds).
+func glassQuantizeAVX2(d []float32) {
+	var zero archsimd.Float64x4
+	c255, eps := archsimd.BroadcastFloat64x4(255), archsimd.BroadcastFloat64x4(1e-3)
+	c255f := archsimd.BroadcastFloat32x4(255)
+	i := 0
+	for ; i+4 <= len(d); i += 4 {
+		f := archsimd.LoadFloat32x4Slice(d[i:]).ConvertToFloat64().Mul(c255).Add(eps)
+		f = f.Masked(f.Greater(zero)).Min(c255)
+		f.Trunc().ConvertToFloat32().Div(c255f).StoreSlice(d[i:])
+	}
+	archsimd.ClearAVXUpperBits()
+	glassQuantizeGo(d[i:])
 }

@@ -102,6 +102,27 @@ func separable(dst, src []float32, w, h int, kx, ky []float32, b Border, tmp, li
 	} else {
 		rows = make([][]float32, len(ky))
 	}
+	if len(ky) < len(rowsBuf) && len(ky) >= 3 && len(ky)%2 == 1 && isSymmetric(ky) {
+		// Two output rows at a time: they share all but one input row,
+		// which combineRowsSym2 exploits.
+		rows2 := rowsBuf[:len(ky)+1]
+		y := 0
+		for ; y+2 <= h; y += 2 {
+			for k := range rows2 {
+				yy := borderIndex(y+k-ry, h, b)
+				rows2[k] = tmp[yy*w : (yy+1)*w]
+			}
+			combineRowsSym2(dst[y*w:(y+1)*w], dst[(y+1)*w:(y+2)*w], rows2, ky)
+		}
+		if y < h { // odd height: the last row alone
+			for k := range ky {
+				yy := borderIndex(y+k-ry, h, b)
+				rows[k] = tmp[yy*w : (yy+1)*w]
+			}
+			combineRows(dst[y*w:(y+1)*w], rows, ky)
+		}
+		return
+	}
 	for y := range h {
 		for k := range ky {
 			yy := borderIndex(y+k-ry, h, b)

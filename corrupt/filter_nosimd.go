@@ -25,3 +25,10 @@ func clampPlane(p []float32) { clampPlaneGo(p) }
 // glassQuantize truncates glass blur's work plane to 8 bit (see
 // glassQuantizeGo).
 func glassQuantize(d []float32) { glassQuantizeGo(d) }
+
+// combineRowsSym2 writes two output rows of a symmetric column filter:
+// out0 from rows[:len(wts)] and out1 from rows[1:].
+func combineRowsSym2(out0, out1 []float32, rows [][]float32, wts []float32) {
+	combineRowsGo(out0, rows[:len(wts)], wts)
+	combineRowsGo(out1, rows[1:], wts)
+}

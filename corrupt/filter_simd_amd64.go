@@ -43,6 +43,20 @@ func combineRows(out []float32, rows [][]float32, wts []float32) {
 	combineRowsGo(out, rows, wts)
 }
 
+// combineRowsSym2 writes two output rows of a symmetric column filter
+// (odd len(wts) ≥ 3): out0 from rows[:len(wts)] and out1 from rows[1:].
+func combineRowsSym2(out0, out1 []float32, rows [][]float32, wts []float32) {
+	n := len(wts)
+	if !simd512 {
+		combineRows(out0, rows[:n], wts)
+		combineRows(out1, rows[1:], wts)
+		return
+	}
+	x := combineRowsSym2AVX512(out0, out1, rows, wts)
+	combineRowsSymAVX2(out0, rows[:n], wts, x)
+	combineRowsSymAVX2(out1, rows[1:], wts, x)
+}
+
 // diskRows is diskRowsGo (see there).
 func diskRows(out, S []float32, sw, jy, fr int, ws []int) {
 	if simdKernels {
@@ -438,4 +452,45 @@ func glassQuantizeAVX2(d []float32) {
 	}
 	archsimd.ClearAVXUpperBits()
 	glassQuantizeGo(d[i:])
+}
+
+// combineRowsSym2AVX512 computes the first outputs of two adjacent rows of a
+// symmetric column filter, out0 from rows[:n] and out1 from rows[1:]
+// (n = len(wts) = 2r+1), in blocks of 32 with 16 lanes, and returns how many
+// outputs per row it wrote. Like combineRowsSymGo it adds the row pairs from
+// the outside in: at step i = r…1, out0 takes rows r−i and r+i, out1 rows
+// r+1−i and r+1+i; out0's first row and out1's second were loaded by the step
+// before, so each input row is loaded once for both outputs.
+func combineRowsSym2AVX512(out0, out1 []float32, rows [][]float32, wts []float32) int {
+	n := len(out0)
+	out1 = out1[:n]
+	r := len(wts) / 2
+	c := bc16(wts[r])
+	x := 0
+	for ; x+32 <= n; x += 32 {
+		m0, m1 := rows[r][x:x+32], rows[r+1][x:x+32]
+		a0, a1 := c.Mul(ld16(m0)), c.Mul(ld16(m0[16:]))
+		b0, b1 := c.Mul(ld16(m1)), c.Mul(ld16(m1[16:]))
+		// L = out0's first row, H = out1's second row for step i.
+		lr, hr := rows[0][x:x+32], rows[2*r+1][x:x+32]
+		l0, l1 := ld16(lr), ld16(lr[16:])
+		h0, h1 := ld16(hr), ld16(hr[16:])
+		for i := r; i >= 1; i-- {
+			v := bc16(wts[r-i])
+			p, q := rows[r+i][x:x+32], rows[r+1-i][x:x+32]
+			p0, p1 := ld16(p), ld16(p[16:]) // out0's second row
+			q0, q1 := ld16(q), ld16(q[16:]) // out1's first row
+			a0 = a0.Add(v.Mul(l0.Add(p0)))
+			a1 = a1.Add(v.Mul(l1.Add(p1)))
+			b0 = b0.Add(v.Mul(q0.Add(h0)))
+			b1 = b1.Add(v.Mul(q1.Add(h1)))
+			l0, l1 = q0, q1
+			h0, h1 = p0, p1
+		}
+		a0.StoreSlice(out0[x:])
+		a1.StoreSlice(out0[x+16:])
+		b0.StoreSlice(out1[x:])
+		b1.StoreSlice(out1[x+16:])
+	}
+	return x
 }

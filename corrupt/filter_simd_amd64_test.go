@@ -96,6 +96,59 @@ func TestSIMDCombineRowsExact(t *testing.T) {
 	})
 }
 
+// TestSIMDCombineRowsSym2Exact checks the two-row symmetric column kernel
+// against two calls of combineRowsGo.
+func TestSIMDCombineRowsSym2Exact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	simdModes(t, func(mode string) {
+		for _, w := range []int{1, 8, 16, 31, 32, 33, 63, 64, 65, 96, 224, 227} {
+			for _, n := range []int{3, 5, 9, 21, 41} {
+				wts := testKernel(rng, n, true)
+				rows := make([][]float32, n+1)
+				for i := range rows {
+					rows[i] = randPlane(rng, w+rng.IntN(3))
+				}
+				got0, got1 := make([]float32, w), make([]float32, w)
+				want0, want1 := make([]float32, w), make([]float32, w)
+				combineRowsSym2(got0, got1, rows, wts)
+				combineRowsGo(want0, rows[:n], wts)
+				combineRowsGo(want1, rows[1:], wts)
+				sameBits(t, mode+" combineRowsSym2 row 0", got0, want0)
+				sameBits(t, mode+" combineRowsSym2 row 1", got1, want1)
+			}
+		}
+	})
+}
+
+// TestSIMDSeparableExact checks whole separable filters (both passes, the
+// two-row column path, odd and even heights, all borders) against the same
+// call with the vector kernels switched off.
+func TestSIMDSeparableExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	simdModes(t, func(mode string) {
+		for _, sz := range [][2]int{{1, 1}, {7, 5}, {33, 9}, {80, 64}, {67, 41}, {224, 3}} {
+			w, h := sz[0], sz[1]
+			src := randPlane(rng, w*h)
+			for _, sigma := range []float64{0.5, 1, 2.5, 5} {
+				taps := gaussianTaps(sigma, skimageRadius(sigma))
+				asym := testKernel(rng, 5, false)
+				for _, b := range []Border{Replicate, Reflect101, Symmetric, Wrap} {
+					for _, k := range [][2][]float32{{taps, taps}, {asym, taps}, {taps, asym}} {
+						got, want := make([]float32, w*h), make([]float32, w*h)
+						tmp, line := make([]float32, w*h), make([]float32, max(w, h)+len(k[0]))
+						separable(got, src, w, h, k[0], k[1], b, tmp, line)
+						s, s512 := simdKernels, simd512
+						simdKernels, simd512 = false, false
+						separable(want, src, w, h, k[0], k[1], b, tmp, line)
+						simdKernels, simd512 = s, s512
+						sameBits(t, mode+" separable", got, want)
+					}
+				}
+			}
+		}
+	})
+}
+
 // TestSIMDDiskRowsExact checks diskRows' vector path against diskRowsGo on
 // random prefix-sum planes and the disks of several radii.
 func TestSIMDDiskRowsExact(t *testing.T) {

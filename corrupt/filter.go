@@ -73,6 +73,30 @@ func borderIndex(i, n int, b Border) int {
 func padRow(dst, src []float32, r int, b Border) {
 	n := len(src)
 	copy(dst[r:r+n], src)
+	if r < n {
+		// Closed forms of borderIndex for a border narrower than the row.
+		lo, hi := dst[:r], dst[r+n:r+n+r]
+		switch b {
+		case Replicate:
+			for i := range lo {
+				lo[i] = src[0]
+				hi[i] = src[n-1]
+			}
+			return
+		case Reflect101: // dst[r−i] = src[i], dst[r+n−1+i] = src[n−1−i]
+			for i := 1; i <= r; i++ {
+				lo[r-i] = src[i]
+				hi[i-1] = src[n-1-i]
+			}
+			return
+		case Symmetric: // dst[r−i] = src[i−1], dst[r+n−1+i] = src[n−i]
+			for i := 1; i <= r; i++ {
+				lo[r-i] = src[i-1]
+				hi[i-1] = src[n-i]
+			}
+			return
+		}
+	}
 	for i := 1; i <= r; i++ {
 		dst[r-i] = src[borderIndex(-i, n, b)]
 		dst[r+n-1+i] = src[borderIndex(n-1+i, n, b)]
@@ -109,7 +133,10 @@ func separable(dst, src []float32, w, h int, kx, ky []float32, b Border, tmp, li
 		y := 0
 		for ; y+2 <= h; y += 2 {
 			for k := range rows2 {
-				yy := borderIndex(y+k-ry, h, b)
+				yy := y + k - ry
+				if uint(yy) >= uint(h) {
+					yy = borderIndex(yy, h, b)
+				}
 				rows2[k] = tmp[yy*w : (yy+1)*w]
 			}
 			combineRowsSym2(dst[y*w:(y+1)*w], dst[(y+1)*w:(y+2)*w], rows2, ky)

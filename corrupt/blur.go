@@ -555,6 +555,47 @@ func diskRowsGo(out, S []float32, sw, jy, fr int, ws []int) {
 	}
 }
 
+// prefixRows writes for each of the ph rows of P (stride pw) its running
+// sums into S (stride pw+1): S[y][0] = 0, S[y][i+1] = S[y][i] + P[y][i],
+// added in this order in float32. Four rows are summed at once, in
+// independent chains, so that the additions' latency overlaps; each row's
+// sums are unchanged.
+func prefixRows(S, P []float32, pw, ph int) {
+	sw := pw + 1
+	y := 0
+	for ; y+4 <= ph; y += 4 {
+		p0 := P[y*pw:][:pw]
+		p1 := P[(y+1)*pw:][:len(p0)]
+		p2 := P[(y+2)*pw:][:len(p0)]
+		p3 := P[(y+3)*pw:][:len(p0)]
+		s0 := S[y*sw:][:sw]
+		s1 := S[(y+1)*sw:][:sw]
+		s2 := S[(y+2)*sw:][:sw]
+		s3 := S[(y+3)*sw:][:sw]
+		s0[0], s1[0], s2[0], s3[0] = 0, 0, 0, 0
+		t0, t1, t2, t3 := s0[1:][:len(p0)], s1[1:][:len(p0)], s2[1:][:len(p0)], s3[1:][:len(p0)]
+		var a0, a1, a2, a3 float32
+		for i, v := range p0 {
+			a0 += v
+			a1 += p1[i]
+			a2 += p2[i]
+			a3 += p3[i]
+			t0[i], t1[i], t2[i], t3[i] = a0, a1, a2, a3
+		}
+	}
+	for ; y < ph; y++ {
+		p := P[y*pw:][:pw]
+		sr := S[y*sw:][:sw]
+		sr[0] = 0
+		t := sr[1:][:len(p)]
+		var a float32
+		for i, v := range p {
+			a += v
+			t[i] = a
+		}
+	}
+}
+
 // defocusAliasSize is the anti-alias kernel size of §2.8: 3 for r ≤ 8, else 5.
 func defocusAliasSize(r float64) int {
 	if r <= 8 {
@@ -730,21 +771,13 @@ func applyDefocusBlur(dst, src *imageio.Image, p []float64, _ *rand.Rand) {
 		s := src.Ch[c]
 		// Row prefix sums of the reflect-101 extension (pad P on every side).
 		for py := range ph {
-			srow := s[borderIndex(py-P, h, Reflect101)*w:][:w]
-			prow := Pd[py*pw : (py+1)*pw]
-			copy(prow[P:], srow)
-			for i := 1; i <= P; i++ {
-				prow[P-i] = srow[borderIndex(-i, w, Reflect101)]
-				prow[P+w-1+i] = srow[borderIndex(w-1+i, w, Reflect101)]
+			sy := py - P
+			if uint(sy) >= uint(h) {
+				sy = borderIndex(sy, h, Reflect101)
 			}
-			sr := S[py*sw : (py+1)*sw]
-			var acc float32
-			sr[0] = 0
-			for i, v := range prow {
-				acc += v
-				sr[i+1] = acc
-			}
+			padRow(Pd[py*pw:(py+1)*pw], s[sy*w:][:w], P, Reflect101)
 		}
+		prefixRows(S, Pd, pw, ph)
 		// J = extended image ⋆ disk (unnormalised) on [−a, w+a) × [−a, h+a):
 		// each disk row j is a run [−w_j, w_j], summed as a prefix-sum
 		// difference; rows ±j share w_j.

@@ -23,3 +23,29 @@ func TestPadRowMatchesBorderIndex(t *testing.T) {
 		}
 	}
 }
+
+// TestPrefixRowsExact checks the interleaved prefix sums against the
+// obvious sequential loop, bit for bit.
+func TestPrefixRowsExact(t *testing.T) {
+	for _, sz := range [][2]int{{1, 1}, {5, 3}, {17, 4}, {33, 9}, {236, 7}} {
+		pw, ph := sz[0], sz[1]
+		P := make([]float32, pw*ph)
+		for i := range P {
+			P[i] = float32((i*7919)%1009) / 1009
+		}
+		S := make([]float32, (pw+1)*ph)
+		prefixRows(S, P, pw, ph)
+		for y := range ph {
+			var acc float32
+			if S[y*(pw+1)] != 0 {
+				t.Fatalf("%v: S[%d][0] = %v, want 0", sz, y, S[y*(pw+1)])
+			}
+			for i := range pw {
+				acc += P[y*pw+i]
+				if got := S[y*(pw+1)+i+1]; got != acc {
+					t.Fatalf("%v: S[%d][%d] = %v, want %v", sz, y, i+1, got, acc)
+				}
+			}
+		}
+	}
+}

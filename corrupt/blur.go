@@ -427,6 +427,7 @@ func applyGlassBlur(dst, src *imageio.Image, p []float64, rng *rand.Rand) {
 	g := wyrand(rng.Uint64())
 	n := uint64(2 * delta)
 	R, G, B := dst.Ch[0], dst.Ch[1], dst.Ch[2]
+	G, B = G[:len(R)], B[:len(R)] // one bounds check per index below
 	for range iters {
 		for y := h - delta; y > delta; y-- {
 			for x := w - delta; x > delta; x-- {

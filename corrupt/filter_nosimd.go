@@ -32,3 +32,6 @@ func combineRowsSym2(out0, out1 []float32, rows [][]float32, wts []float32) {
 	combineRowsGo(out0, rows[:len(wts)], wts)
 	combineRowsGo(out1, rows[1:], wts)
 }
+
+// noiseMix applies normal noise draws z to s (see noiseMixGo).
+func noiseMix(d, s, z []float32, a, b float32) { noiseMixGo(d, s, z, a, b) }

@@ -86,6 +86,15 @@ func glassQuantize(d []float32) {
 	glassQuantizeGo(d)
 }
 
+// noiseMix applies normal noise draws z to s (see noiseMixGo).
+func noiseMix(d, s, z []float32, a, b float32) {
+	if simdKernels {
+		noiseMixAVX2(d, s, z, a, b)
+		return
+	}
+	noiseMixGo(d, s, z, a, b)
+}
+
 func ld8(s []float32) archsimd.Float32x8 { return archsimd.LoadFloat32x8Slice(s) }
 
 func bc8(v float32) archsimd.Float32x8 { return archsimd.BroadcastFloat32x8(v) }
@@ -493,4 +502,37 @@ func combineRowsSym2AVX512(out0, out1 []float32, rows [][]float32, wts []float32
 		b1.StoreSlice(out1[x+16:])
 	}
 	return x
+}
+
+// noiseMixAVX2 is noiseMixGo eight samples at a time, with noiseClamp done
+// on the bit patterns as there: negative values (sign bit set) become +0 and
+// patterns above that of 1 (NaN included) become 1.
+func noiseMixAVX2(d, s, z []float32, a, b float32) {
+	d, z = d[:len(s)], z[:len(s)]
+	va, vb := bc8(a), bc8(b)
+	one := archsimd.BroadcastInt32x8(0x3f800000)
+	clamp := func(v archsimd.Float32x8) archsimd.Float32x8 {
+		i := v.AsInt32x8()
+		return i.AndNot(i.ShiftAllRight(31)).Min(one).AsFloat32x8()
+	}
+	k := 0
+	switch {
+	case b == 0:
+		for ; k+8 <= len(s); k += 8 {
+			v := ld8(s[k:])
+			clamp(v.Add(va.Mul(ld8(z[k:])))).StoreSlice(d[k:])
+		}
+	case a == 0:
+		for ; k+8 <= len(s); k += 8 {
+			v := ld8(s[k:])
+			clamp(v.Add(v.Mul(vb.Mul(ld8(z[k:]))))).StoreSlice(d[k:])
+		}
+	default:
+		for ; k+8 <= len(s); k += 8 {
+			v := ld8(s[k:])
+			clamp(v.Add(va.Add(vb.Mul(v)).Mul(ld8(z[k:])))).StoreSlice(d[k:])
+		}
+	}
+	archsimd.ClearAVXUpperBits()
+	noiseMixGo(d[k:], s[k:], z[k:], a, b)
 }

@@ -221,6 +221,32 @@ func TestSIMDGlassQuantizeExact(t *testing.T) {
 	})
 }
 
+// TestSIMDNoiseMixExact checks noiseMix's vector path against noiseMixGo for
+// additive, multiplicative and mixed noise, with samples and draws that clip
+// at both ends and special values.
+func TestSIMDNoiseMixExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 18))
+	simdModes(t, func(mode string) {
+		for _, n := range []int{0, 3, 8, 13, 1024, 1027} {
+			s := randPlane(rng, n)
+			z := randPlane(rng, n)
+			for i := range s {
+				s[i] = (s[i] + 1) / 3
+				z[i] *= 3
+				if rng.IntN(20) == 0 {
+					s[i] = []float32{float32(math.NaN()), float32(math.Copysign(0, -1)), 1, 0}[rng.IntN(4)]
+				}
+			}
+			for _, ab := range [][2]float32{{0.08, 0}, {0, 0.35}, {0.05, 0.2}} {
+				got, want := make([]float32, n), make([]float32, n)
+				noiseMix(got, s, z, ab[0], ab[1])
+				noiseMixGo(want, s, z, ab[0], ab[1])
+				sameBits(t, mode+" noiseMix", got, want)
+			}
+		}
+	})
+}
+
 // BenchmarkSeparable times one 224×224 Gaussian plane (σ = 2.5, r = 10) per
 // kernel path.
 func BenchmarkSeparable(b *testing.B) {

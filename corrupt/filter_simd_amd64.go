@@ -112,26 +112,26 @@ func corrRowAVX2(out, pad, k []float32) {
 			x = corrRowSymAVX512(out, pad, k)
 		}
 		for ; x+32 <= len(out); x += 32 {
-			p := pad[x : x+n+31]
-			m := p[r : r+32]
+			p := pad[x : x+n+31 : x+n+31]
+			m := p[r : r+32 : r+32]
 			s0, s1 := c.Mul(ld8(m)), c.Mul(ld8(m[8:]))
 			s2, s3 := c.Mul(ld8(m[16:])), c.Mul(ld8(m[24:]))
 			for i := 1; i <= r; i++ {
 				v := bc8(k[r+i])
-				lo, hi := p[r-i:r-i+32], p[r+i:r+i+32]
+				lo, hi := p[r-i:r-i+32:r-i+32], p[r+i:r+i+32:r+i+32]
 				s0 = s0.Add(v.Mul(ld8(lo).Add(ld8(hi))))
 				s1 = s1.Add(v.Mul(ld8(lo[8:]).Add(ld8(hi[8:]))))
 				s2 = s2.Add(v.Mul(ld8(lo[16:]).Add(ld8(hi[16:]))))
 				s3 = s3.Add(v.Mul(ld8(lo[24:]).Add(ld8(hi[24:]))))
 			}
-			o := out[x : x+32]
+			o := out[x : x+32 : x+32]
 			s0.StoreSlice(o)
 			s1.StoreSlice(o[8:])
 			s2.StoreSlice(o[16:])
 			s3.StoreSlice(o[24:])
 		}
 		for ; x+8 <= len(out); x += 8 {
-			p := pad[x : x+n+7]
+			p := pad[x : x+n+7 : x+n+7]
 			s := c.Mul(ld8(p[r:]))
 			for i := 1; i <= r; i++ {
 				s = s.Add(bc8(k[r+i]).Mul(ld8(p[r-i:]).Add(ld8(p[r+i:]))))
@@ -141,24 +141,24 @@ func corrRowAVX2(out, pad, k []float32) {
 	} else {
 		// s = 0; s += k[i]·p[i] for i = 0…n−1.
 		for ; x+32 <= len(out); x += 32 {
-			p := pad[x : x+n+31]
+			p := pad[x : x+n+31 : x+n+31]
 			var s0, s1, s2, s3 archsimd.Float32x8
 			for i, kv := range k {
 				v := bc8(kv)
-				q := p[i : i+32]
+				q := p[i : i+32 : i+32]
 				s0 = s0.Add(v.Mul(ld8(q)))
 				s1 = s1.Add(v.Mul(ld8(q[8:])))
 				s2 = s2.Add(v.Mul(ld8(q[16:])))
 				s3 = s3.Add(v.Mul(ld8(q[24:])))
 			}
-			o := out[x : x+32]
+			o := out[x : x+32 : x+32]
 			s0.StoreSlice(o)
 			s1.StoreSlice(o[8:])
 			s2.StoreSlice(o[16:])
 			s3.StoreSlice(o[24:])
 		}
 		for ; x+8 <= len(out); x += 8 {
-			p := pad[x : x+n+7]
+			p := pad[x : x+n+7 : x+n+7]
 			var s archsimd.Float32x8
 			for i, kv := range k {
 				s = s.Add(bc8(kv).Mul(ld8(p[i:])))
@@ -191,13 +191,13 @@ func combineRowsAVX2(out []float32, rows [][]float32, wts []float32) {
 		var s0, s1, s2, s3 archsimd.Float32x8
 		for k, wv := range wts {
 			v := bc8(wv)
-			r := rows[k][x : x+32]
+			r := rows[k][x : x+32 : x+32]
 			s0 = s0.Add(v.Mul(ld8(r)))
 			s1 = s1.Add(v.Mul(ld8(r[8:])))
 			s2 = s2.Add(v.Mul(ld8(r[16:])))
 			s3 = s3.Add(v.Mul(ld8(r[24:])))
 		}
-		o := out[x : x+32]
+		o := out[x : x+32 : x+32]
 		s0.StoreSlice(o)
 		s1.StoreSlice(o[8:])
 		s2.StoreSlice(o[16:])
@@ -229,19 +229,19 @@ func combineRowsSymAVX2(out []float32, rows [][]float32, wts []float32, x0 int) 
 	mid := rows[r][:n]
 	x := x0
 	for ; x+32 <= n; x += 32 {
-		m := mid[x : x+32]
+		m := mid[x : x+32 : x+32]
 		s0, s1 := c.Mul(ld8(m)), c.Mul(ld8(m[8:]))
 		s2, s3 := c.Mul(ld8(m[16:])), c.Mul(ld8(m[24:]))
 		for k := 0; k < r; k++ {
 			v := bc8(wts[k])
-			a := rows[k][x : x+32]
-			b := rows[len(rows)-1-k][x : x+32]
+			a := rows[k][x : x+32 : x+32]
+			b := rows[len(rows)-1-k][x : x+32 : x+32]
 			s0 = s0.Add(v.Mul(ld8(a).Add(ld8(b))))
 			s1 = s1.Add(v.Mul(ld8(a[8:]).Add(ld8(b[8:]))))
 			s2 = s2.Add(v.Mul(ld8(a[16:]).Add(ld8(b[16:]))))
 			s3 = s3.Add(v.Mul(ld8(a[24:]).Add(ld8(b[24:]))))
 		}
-		o := out[x : x+32]
+		o := out[x : x+32 : x+32]
 		s0.StoreSlice(o)
 		s1.StoreSlice(o[8:])
 		s2.StoreSlice(o[16:])
@@ -274,7 +274,7 @@ func diskRowsAVX2(out, S []float32, sw, jy, fr int, ws []int) {
 	chi, clo := c[fr+w0+1:][:n], c[fr-w0:][:n]
 	x := 0
 	for ; x+32 <= n; x += 32 {
-		h, l := chi[x:x+32], clo[x:x+32]
+		h, l := chi[x:x+32:x+32], clo[x:x+32:x+32]
 		s0 := ld8(h).Sub(ld8(l))
 		s1 := ld8(h[8:]).Sub(ld8(l[8:]))
 		s2 := ld8(h[16:]).Sub(ld8(l[16:]))
@@ -290,7 +290,7 @@ func diskRowsAVX2(out, S []float32, sw, jy, fr int, ws []int) {
 			s2 = s2.Add(ld8(ah[16:]).Add(ld8(bh[16:])).Sub(ld8(al[16:]).Add(ld8(bl[16:]))))
 			s3 = s3.Add(ld8(ah[24:]).Add(ld8(bh[24:])).Sub(ld8(al[24:]).Add(ld8(bl[24:]))))
 		}
-		o := out[x : x+32]
+		o := out[x : x+32 : x+32]
 		s0.StoreSlice(o)
 		s1.StoreSlice(o[8:])
 		s2.StoreSlice(o[16:])
@@ -350,40 +350,41 @@ func corrRowSymAVX512(out, pad, k []float32) int {
 	c := bc16(k[r])
 	x := 0
 	for ; x+64 <= len(out); x += 64 {
-		p := pad[x : x+n+63]
-		m := p[r : r+64]
+		p := pad[x : x+n+63 : x+n+63]
+		m := p[r : r+64 : r+64]
 		s0, s1 := c.Mul(ld16(m)), c.Mul(ld16(m[16:]))
 		s2, s3 := c.Mul(ld16(m[32:])), c.Mul(ld16(m[48:]))
 		i := 1
 		for ; i+1 <= r; i += 2 {
 			v, u := bc16(k[r+i]), bc16(k[r+i+1])
-			lo, hi := p[r-i:r-i+64], p[r+i:r+i+64]
-			lo2, hi2 := p[r-i-1:r-i+63], p[r+i+1:r+i+65]
-			s0 = s0.Add(v.Mul(ld16(lo).Add(ld16(hi))))
-			s1 = s1.Add(v.Mul(ld16(lo[16:]).Add(ld16(hi[16:]))))
-			s2 = s2.Add(v.Mul(ld16(lo[32:]).Add(ld16(hi[32:]))))
-			s3 = s3.Add(v.Mul(ld16(lo[48:]).Add(ld16(hi[48:]))))
-			s0 = s0.Add(u.Mul(ld16(lo2).Add(ld16(hi2))))
-			s1 = s1.Add(u.Mul(ld16(lo2[16:]).Add(ld16(hi2[16:]))))
-			s2 = s2.Add(u.Mul(ld16(lo2[32:]).Add(ld16(hi2[32:]))))
-			s3 = s3.Add(u.Mul(ld16(lo2[48:]).Add(ld16(hi2[48:]))))
+			// lw[1:] and hw[:64] are taps −i and +i, lw[:64] and hw[1:]
+			// taps −(i+1) and +(i+1): two bounds checks per step.
+			lw, hw := p[r-i-1:r-i+64:r-i+64], p[r+i:r+i+65:r+i+65]
+			s0 = s0.Add(v.Mul(ld16(lw[1:17]).Add(ld16(hw[0:16]))))
+			s1 = s1.Add(v.Mul(ld16(lw[17:33]).Add(ld16(hw[16:32]))))
+			s2 = s2.Add(v.Mul(ld16(lw[33:49]).Add(ld16(hw[32:48]))))
+			s3 = s3.Add(v.Mul(ld16(lw[49:65]).Add(ld16(hw[48:64]))))
+			s0 = s0.Add(u.Mul(ld16(lw[0:16]).Add(ld16(hw[1:17]))))
+			s1 = s1.Add(u.Mul(ld16(lw[16:32]).Add(ld16(hw[17:33]))))
+			s2 = s2.Add(u.Mul(ld16(lw[32:48]).Add(ld16(hw[33:49]))))
+			s3 = s3.Add(u.Mul(ld16(lw[48:64]).Add(ld16(hw[49:65]))))
 		}
 		if i <= r {
 			v := bc16(k[r+i])
-			lo, hi := p[r-i:r-i+64], p[r+i:r+i+64]
+			lo, hi := p[r-i:r-i+64:r-i+64], p[r+i:r+i+64:r+i+64]
 			s0 = s0.Add(v.Mul(ld16(lo).Add(ld16(hi))))
 			s1 = s1.Add(v.Mul(ld16(lo[16:]).Add(ld16(hi[16:]))))
 			s2 = s2.Add(v.Mul(ld16(lo[32:]).Add(ld16(hi[32:]))))
 			s3 = s3.Add(v.Mul(ld16(lo[48:]).Add(ld16(hi[48:]))))
 		}
-		o := out[x : x+64]
+		o := out[x : x+64 : x+64]
 		s0.StoreSlice(o)
 		s1.StoreSlice(o[16:])
 		s2.StoreSlice(o[32:])
 		s3.StoreSlice(o[48:])
 	}
 	for ; x+16 <= len(out); x += 16 {
-		p := pad[x : x+n+15]
+		p := pad[x : x+n+15 : x+n+15]
 		s := c.Mul(ld16(p[r:]))
 		for i := 1; i <= r; i++ {
 			s = s.Add(bc16(k[r+i]).Mul(ld16(p[r-i:]).Add(ld16(p[r+i:]))))
@@ -403,14 +404,14 @@ func combineRowsSymAVX512(out []float32, rows [][]float32, wts []float32) int {
 	mid := rows[r][:n]
 	x := 0
 	for ; x+64 <= n; x += 64 {
-		m := mid[x : x+64]
+		m := mid[x : x+64 : x+64]
 		s0, s1 := c.Mul(ld16(m)), c.Mul(ld16(m[16:]))
 		s2, s3 := c.Mul(ld16(m[32:])), c.Mul(ld16(m[48:]))
 		k := 0
 		for ; k+1 < r; k += 2 {
 			v, u := bc16(wts[k]), bc16(wts[k+1])
-			a, b := rows[k][x:x+64], rows[nw-1-k][x:x+64]
-			a2, b2 := rows[k+1][x:x+64], rows[nw-2-k][x:x+64]
+			a, b := rows[k][x:x+64:x+64], rows[nw-1-k][x:x+64:x+64]
+			a2, b2 := rows[k+1][x:x+64:x+64], rows[nw-2-k][x:x+64:x+64]
 			s0 = s0.Add(v.Mul(ld16(a).Add(ld16(b))))
 			s1 = s1.Add(v.Mul(ld16(a[16:]).Add(ld16(b[16:]))))
 			s2 = s2.Add(v.Mul(ld16(a[32:]).Add(ld16(b[32:]))))
@@ -422,13 +423,13 @@ func combineRowsSymAVX512(out []float32, rows [][]float32, wts []float32) int {
 		}
 		if k < r {
 			v := bc16(wts[k])
-			a, b := rows[k][x:x+64], rows[nw-1-k][x:x+64]
+			a, b := rows[k][x:x+64:x+64], rows[nw-1-k][x:x+64:x+64]
 			s0 = s0.Add(v.Mul(ld16(a).Add(ld16(b))))
 			s1 = s1.Add(v.Mul(ld16(a[16:]).Add(ld16(b[16:]))))
 			s2 = s2.Add(v.Mul(ld16(a[32:]).Add(ld16(b[32:]))))
 			s3 = s3.Add(v.Mul(ld16(a[48:]).Add(ld16(b[48:]))))
 		}
-		o := out[x : x+64]
+		o := out[x : x+64 : x+64]
 		s0.StoreSlice(o)
 		s1.StoreSlice(o[16:])
 		s2.StoreSlice(o[32:])
@@ -477,16 +478,16 @@ func combineRowsSym2AVX512(out0, out1 []float32, rows [][]float32, wts []float32
 	c := bc16(wts[r])
 	x := 0
 	for ; x+32 <= n; x += 32 {
-		m0, m1 := rows[r][x:x+32], rows[r+1][x:x+32]
+		m0, m1 := rows[r][x:x+32:x+32], rows[r+1][x:x+32:x+32]
 		a0, a1 := c.Mul(ld16(m0)), c.Mul(ld16(m0[16:]))
 		b0, b1 := c.Mul(ld16(m1)), c.Mul(ld16(m1[16:]))
 		// L = out0's first row, H = out1's second row for step i.
-		lr, hr := rows[0][x:x+32], rows[2*r+1][x:x+32]
+		lr, hr := rows[0][x:x+32:x+32], rows[2*r+1][x:x+32:x+32]
 		l0, l1 := ld16(lr), ld16(lr[16:])
 		h0, h1 := ld16(hr), ld16(hr[16:])
 		for i := r; i >= 1; i-- {
 			v := bc16(wts[r-i])
-			p, q := rows[r+i][x:x+32], rows[r+1-i][x:x+32]
+			p, q := rows[r+i][x:x+32:x+32], rows[r+1-i][x:x+32:x+32]
 			p0, p1 := ld16(p), ld16(p[16:]) // out0's second row
 			q0, q1 := ld16(q), ld16(q[16:]) // out1's first row
 			a0 = a0.Add(v.Mul(l0.Add(p0)))

@@ -231,17 +231,29 @@ func applyPixelate(dst, src *imageio.Image, p []float64, _ *rand.Rand) {
 	xs, ys := pixelateSpans(W, w), pixelateSpans(H, h)
 	// Up: every span is a single sample (nearest neighbour).
 	ux, uy := pixelateSpans(w, W), pixelateSpans(h, H)
-	buf := make([]float32, w*h+W+w)
-	small, acc, xinv := buf[:w*h], buf[w*h:w*h+W], buf[w*h+W:]
+	// small and acc have pixelateSlack zeroed samples of slack for the
+	// vector kernels' whole-vector loads.
+	bufp := getF32(w*h + W + w + 2*pixelateSlack)
+	defer putF32(bufp)
+	buf := *bufp
+	small := buf[:w*h+pixelateSlack]
+	acc := buf[w*h+pixelateSlack : w*h+W+2*pixelateSlack]
+	xinv := buf[w*h+W+2*pixelateSlack:]
+	clear(small[w*h:])
+	clear(acc[W:])
 	for i, sp := range xs {
+		xinv[i] = 0
 		if sp.hi > sp.lo {
 			xinv[i] = 1 / float32(sp.hi-sp.lo)
 		}
 	}
-	xidx := make([]int32, W)
+	xidxp := getI32(W)
+	defer putI32(xidxp)
+	xidx := *xidxp
 	for i, sp := range ux {
 		xidx[i] = sp.lo
 	}
+	plan := newPixelatePlan(xs, xidx)
 	for c := range 3 {
 		s, d := src.Ch[c], dst.Ch[c]
 		for y, sp := range ys {
@@ -253,34 +265,9 @@ func applyPixelate(dst, src *imageio.Image, p []float64, _ *rand.Rand) {
 			}
 			copy(acc, s[int(sp.lo)*W:][:W])
 			for yy := int(sp.lo) + 1; yy < int(sp.hi); yy++ {
-				row := s[yy*W:][:len(acc)]
-				for x, v := range row {
-					acc[x] += v
-				}
+				addRow(acc[:W], s[yy*W:][:W])
 			}
-			yinv := 1 / float32(n)
-			for x, sp := range xs {
-				a := acc[sp.lo:sp.hi]
-				var sum float32
-				switch len(a) { // mostly one length: predictable
-				case 1:
-					sum = a[0]
-				case 2:
-					sum = a[0] + a[1]
-				case 3:
-					sum = a[0] + a[1] + a[2]
-				default:
-					for _, v := range a {
-						sum += v
-					}
-				}
-				// Rounding can lift a mean of ones just above 1.
-				m := sum * (xinv[x] * yinv)
-				if m > 1 {
-					m = 1
-				}
-				out[x] = m
-			}
+			pixelateBoxRow(out, acc, xs, xinv, 1/float32(n), &plan)
 		}
 		prev := int32(-1)
 		for y, sp := range uy {
@@ -290,10 +277,54 @@ func applyPixelate(dst, src *imageio.Image, p []float64, _ *rand.Rand) {
 				continue
 			}
 			prev = sp.lo
-			in := small[int(sp.lo)*w:][:w]
-			for x, xi := range xidx[:len(row)] {
-				row[x] = in[xi]
+			pixelateUpRow(row, small[int(sp.lo)*w:], xidx, &plan)
+		}
+	}
+}
+
+// pixelateSlack is the zeroed slack after pixelate's work rows.
+const pixelateSlack = 32
+
+// pixelateBoxRowGo writes out[x] = min(Σ acc[xs[x]] · (xinv[x]·yinv), 1):
+// the BOX means of one output row from its summed input rows acc.
+func pixelateBoxRowGo(out, acc []float32, xs []pixelateSpan, xinv []float32, yinv float32) {
+	xinv = xinv[:len(xs)]
+	out = out[:len(xs)]
+	for x, sp := range xs {
+		a := acc[sp.lo:sp.hi]
+		var sum float32
+		switch len(a) { // mostly one length: predictable
+		case 1:
+			sum = a[0]
+		case 2:
+			sum = a[0] + a[1]
+		case 3:
+			sum = a[0] + a[1] + a[2]
+		default:
+			for _, v := range a {
+				sum += v
 			}
 		}
+		// Rounding can lift a mean of ones just above 1.
+		m := sum * (xinv[x] * yinv)
+		if m > 1 {
+			m = 1
+		}
+		out[x] = m
+	}
+}
+
+// pixelateUpRowGo writes row[x] = in[xidx[x]] (nearest-neighbour enlarging).
+func pixelateUpRowGo(row, in []float32, xidx []int32) {
+	for x, xi := range xidx[:len(row)] {
+		row[x] = in[xi]
+	}
+}
+
+// addRowGo adds row to acc element by element.
+func addRowGo(acc, row []float32) {
+	row = row[:len(acc)]
+	for x, v := range row {
+		acc[x] += v
 	}
 }

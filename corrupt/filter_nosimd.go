@@ -35,3 +35,20 @@ func combineRowsSym2(out0, out1 []float32, rows [][]float32, wts []float32) {
 
 // noiseMix applies normal noise draws z to s (see noiseMixGo).
 func noiseMix(d, s, z []float32, a, b float32) { noiseMixGo(d, s, z, a, b) }
+
+// pixelatePlan holds what the vector pixelate kernels precompute; the pure-Go
+// kernels need nothing.
+type pixelatePlan struct{}
+
+func newPixelatePlan([]pixelateSpan, []int32) pixelatePlan { return pixelatePlan{} }
+
+// pixelateBoxRow is pixelateBoxRowGo.
+func pixelateBoxRow(out, acc []float32, xs []pixelateSpan, xinv []float32, yinv float32, _ *pixelatePlan) {
+	pixelateBoxRowGo(out, acc, xs, xinv, yinv)
+}
+
+// pixelateUpRow is pixelateUpRowGo.
+func pixelateUpRow(row, in []float32, xidx []int32, _ *pixelatePlan) { pixelateUpRowGo(row, in, xidx) }
+
+// addRow adds row to acc element by element.
+func addRow(acc, row []float32) { addRowGo(acc, row) }

@@ -549,3 +549,123 @@ func noiseMixAVX2(d, s, z []float32, a, b float32) {
 	archsimd.ClearAVXUpperBits()
 	noiseMixGo(d[k:], s[k:], z[k:], a, b)
 }
+
+// pixelatePlan holds the window indices of the AVX-512 pixelate kernels,
+// computed once per call from the spans (the same for every row).
+type pixelatePlan struct {
+	box     []uint32 // per 16-output block: 16 first-sample, then 16 second-sample window indices
+	boxMask []uint16 // per block: the lanes whose span has two samples
+	boxBase []int32  // per block: the window's start in acc, or −1 for the scalar code
+	up      []uint32 // per 16-output block: 16 window indices
+	upBase  []int32  // per block: the window's start in the small row, or −1
+}
+
+// newPixelatePlan prepares the vector pixelate kernels. A block of 16 BOX
+// outputs is vectorised when each span holds one or two samples, all within
+// 32 samples; a block of 16 enlarged outputs when its sources lie within 16
+// samples. Without AVX-512 the plan is empty and the pure-Go kernels run.
+func newPixelatePlan(xs []pixelateSpan, xidx []int32) pixelatePlan {
+	var p pixelatePlan
+	if !simd512 {
+		return p
+	}
+	nb := len(xs) / 16
+	p.box, p.boxMask, p.boxBase = make([]uint32, 32*nb), make([]uint16, nb), make([]int32, nb)
+	for b := range nb {
+		base := xs[16*b].lo
+		var m uint16
+		for j, s := range xs[16*b : 16*b+16] {
+			n := s.hi - s.lo
+			if n < 1 || n > 2 || s.lo < base || s.hi-base > 32 {
+				base = -1
+				break
+			}
+			p.box[32*b+j] = uint32(s.lo - base)
+			p.box[32*b+16+j] = uint32(s.hi - 1 - base)
+			if n == 2 {
+				m |= 1 << j
+			}
+		}
+		p.boxBase[b], p.boxMask[b] = base, m
+	}
+	nb = len(xidx) / 16
+	p.up, p.upBase = make([]uint32, 16*nb), make([]int32, nb)
+	for b := range nb {
+		base := xidx[16*b]
+		for j, xi := range xidx[16*b : 16*b+16] {
+			if xi < base || xi-base >= 16 {
+				base = -1
+				break
+			}
+			p.up[16*b+j] = uint32(xi - base)
+		}
+		p.upBase[b] = base
+	}
+	return p
+}
+
+// pixelateBoxRow is pixelateBoxRowGo; acc must hold 32 samples past the
+// last span (pixelateSlack). Vector blocks add the first and, where the
+// span has two, the second sample, as the scalar code does.
+func pixelateBoxRow(out, acc []float32, xs []pixelateSpan, xinv []float32, yinv float32, plan *pixelatePlan) {
+	if len(plan.boxBase) == 0 {
+		pixelateBoxRowGo(out, acc, xs, xinv, yinv)
+		return
+	}
+	yv, one := bc16(yinv), bc16(1)
+	x := 0
+	for b, base := range plan.boxBase {
+		x = 16 * b
+		if base < 0 {
+			pixelateBoxRowGo(out[x:x+16], acc, xs[x:x+16], xinv[x:x+16], yinv)
+			continue
+		}
+		w0, w1 := ld16(acc[base:base+16]), ld16(acc[base+16:base+32])
+		idx := plan.box[32*b : 32*b+32 : 32*b+32]
+		a0 := w0.ConcatPermute(w1, archsimd.LoadUint32x16Slice(idx[:16]))
+		a1 := w0.ConcatPermute(w1, archsimd.LoadUint32x16Slice(idx[16:]))
+		s := a0.Add(a1).Merge(a0, archsimd.Mask32x16FromBits(plan.boxMask[b]))
+		m := s.Mul(ld16(xinv[x:]).Mul(yv))
+		one.Merge(m, m.Greater(one)).StoreSlice(out[x:])
+	}
+	x = 16 * len(plan.boxBase)
+	archsimd.ClearAVXUpperBits()
+	pixelateBoxRowGo(out[x:len(xs)], acc, xs[x:], xinv[x:], yinv)
+}
+
+// pixelateUpRow is pixelateUpRowGo; in must hold 16 samples past the last
+// index (pixelateSlack).
+func pixelateUpRow(row, in []float32, xidx []int32, plan *pixelatePlan) {
+	if len(plan.upBase) == 0 {
+		pixelateUpRowGo(row, in, xidx)
+		return
+	}
+	x := 0
+	for b, base := range plan.upBase {
+		x = 16 * b
+		if base < 0 {
+			pixelateUpRowGo(row[x:x+16], in, xidx[x:x+16])
+			continue
+		}
+		idx := archsimd.LoadUint32x16Slice(plan.up[16*b : 16*b+16])
+		ld16(in[base : base+16]).Permute(idx).StoreSlice(row[x:])
+	}
+	x = 16 * len(plan.upBase)
+	archsimd.ClearAVXUpperBits()
+	pixelateUpRowGo(row[x:], in, xidx[x:])
+}
+
+// addRow adds row to acc element by element.
+func addRow(acc, row []float32) {
+	if !simdKernels {
+		addRowGo(acc, row)
+		return
+	}
+	row = row[:len(acc)]
+	x := 0
+	for ; x+8 <= len(acc); x += 8 {
+		ld8(acc[x:]).Add(ld8(row[x:])).StoreSlice(acc[x:])
+	}
+	archsimd.ClearAVXUpperBits()
+	addRowGo(acc[x:], row[x:])
+}

@@ -254,6 +254,50 @@ func TestSIMDNoiseMixExact(t *testing.T) {
 	})
 }
 
+// TestSIMDPixelateExact checks the vector pixelate kernels against the
+// pure-Go ones for many size pairs (span lengths 1–3 and up, blocks that fall
+// back to scalar code, tails).
+func TestSIMDPixelateExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(19, 20))
+	simdModes(t, func(mode string) {
+		for _, W := range []int{17, 31, 64, 100, 224, 333, 500} {
+			for _, c := range []float64{0.1, 0.3, 0.45, 0.5, 0.51, 0.7, 0.93, 0.99} {
+				w := max(int(float64(W)*c), 1)
+				xs, ux := pixelateSpans(W, w), pixelateSpans(w, W)
+				xidx := make([]int32, W)
+				for i, sp := range ux {
+					xidx[i] = sp.lo
+				}
+				plan := newPixelatePlan(xs, xidx)
+				xinv := make([]float32, w)
+				for i, sp := range xs {
+					if sp.hi > sp.lo {
+						xinv[i] = 1 / float32(sp.hi-sp.lo)
+					}
+				}
+				acc := append(randPlane(rng, W), make([]float32, pixelateSlack)...)
+				for i := range W {
+					acc[i] = (acc[i] + 1) * 1.5 // up to 6: some means clip at 1
+				}
+				got, want := make([]float32, w), make([]float32, w)
+				pixelateBoxRow(got, acc, xs, xinv, 0.5, &plan)
+				pixelateBoxRowGo(want, acc, xs, xinv, 0.5)
+				sameBits(t, mode+" pixelateBoxRow", got, want)
+				in := append(randPlane(rng, w), make([]float32, pixelateSlack)...)
+				gotU, wantU := make([]float32, W), make([]float32, W)
+				pixelateUpRow(gotU, in, xidx, &plan)
+				pixelateUpRowGo(wantU, in, xidx)
+				sameBits(t, mode+" pixelateUpRow", gotU, wantU)
+				row := randPlane(rng, W)
+				gotA, wantA := append([]float32(nil), acc[:W]...), append([]float32(nil), acc[:W]...)
+				addRow(gotA, row)
+				addRowGo(wantA, row)
+				sameBits(t, mode+" addRow", gotA, wantA)
+			}
+		}
+	})
+}
+
 // BenchmarkSeparable times one 224×224 Gaussian plane (σ = 2.5, r = 10) per
 // kernel path.
 func BenchmarkSeparable(b *testing.B) {

@@ -231,16 +231,15 @@ func applyPixelate(dst, src *imageio.Image, p []float64, _ *rand.Rand) {
 	xs, ys := pixelateSpans(W, w), pixelateSpans(H, h)
 	// Up: every span is a single sample (nearest neighbour).
 	ux, uy := pixelateSpans(w, W), pixelateSpans(h, H)
-	// small and acc have pixelateSlack zeroed samples of slack for the
-	// vector kernels' whole-vector loads.
-	bufp := getF32(w*h + W + w + 2*pixelateSlack)
+	// small has pixelateSlack zeroed samples of slack for the vector
+	// kernels' whole-vector loads.
+	bufp := getF32(w*h + pixelateSlack + W + w)
 	defer putF32(bufp)
 	buf := *bufp
 	small := buf[:w*h+pixelateSlack]
-	acc := buf[w*h+pixelateSlack : w*h+W+2*pixelateSlack]
-	xinv := buf[w*h+W+2*pixelateSlack:]
+	acc := buf[w*h+pixelateSlack : w*h+pixelateSlack+W]
+	xinv := buf[w*h+pixelateSlack+W:]
 	clear(small[w*h:])
-	clear(acc[W:])
 	for i, sp := range xs {
 		xinv[i] = 0
 		if sp.hi > sp.lo {
@@ -263,11 +262,7 @@ func applyPixelate(dst, src *imageio.Image, p []float64, _ *rand.Rand) {
 				clear(out)
 				continue
 			}
-			copy(acc, s[int(sp.lo)*W:][:W])
-			for yy := int(sp.lo) + 1; yy < int(sp.hi); yy++ {
-				addRow(acc[:W], s[yy*W:][:W])
-			}
-			pixelateBoxRow(out, acc, xs, xinv, 1/float32(n), &plan)
+			pixelateDownRow(out, s[int(sp.lo)*W:int(sp.hi)*W], W, acc, xs, xinv, 1/float32(n), &plan)
 		}
 		prev := int32(-1)
 		for y, sp := range uy {
@@ -282,8 +277,26 @@ func applyPixelate(dst, src *imageio.Image, p []float64, _ *rand.Rand) {
 	}
 }
 
-// pixelateSlack is the zeroed slack after pixelate's work rows.
-const pixelateSlack = 32
+// pixelateSlack is the zeroed slack after pixelate's reduced image.
+const pixelateSlack = 16
+
+// pixelateDownRowGo writes one row of the reduced image: acc (W samples) is
+// set to the sum of the input rows (rows holds them, W samples each, added
+// in order), then out holds its BOX means (pixelateBoxRowGo).
+func pixelateDownRowGo(out, rows []float32, W int, acc []float32, xs []pixelateSpan, xinv []float32, yinv float32) {
+	pixelateSumCols(acc, rows, W, 0, W)
+	pixelateBoxRowGo(out, acc, xs, xinv, yinv)
+}
+
+// pixelateSumCols sets acc[lo:hi] to the column sums of rows (W samples
+// each), added in row order.
+func pixelateSumCols(acc, rows []float32, W, lo, hi int) {
+	a := acc[lo:hi]
+	copy(a, rows[lo:hi])
+	for r := W; r < len(rows); r += W {
+		addRowGo(a, rows[r+lo:r+hi])
+	}
+}
 
 // pixelateBoxRowGo writes out[x] = min(Σ acc[xs[x]] · (xinv[x]·yinv), 1):
 // the BOX means of one output row from its summed input rows acc.

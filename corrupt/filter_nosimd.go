@@ -42,13 +42,10 @@ type pixelatePlan struct{}
 
 func newPixelatePlan([]pixelateSpan, []int32) pixelatePlan { return pixelatePlan{} }
 
-// pixelateBoxRow is pixelateBoxRowGo.
-func pixelateBoxRow(out, acc []float32, xs []pixelateSpan, xinv []float32, yinv float32, _ *pixelatePlan) {
-	pixelateBoxRowGo(out, acc, xs, xinv, yinv)
+// pixelateDownRow is pixelateDownRowGo.
+func pixelateDownRow(out, rows []float32, W int, acc []float32, xs []pixelateSpan, xinv []float32, yinv float32, _ *pixelatePlan) {
+	pixelateDownRowGo(out, rows, W, acc, xs, xinv, yinv)
 }
 
 // pixelateUpRow is pixelateUpRowGo.
 func pixelateUpRow(row, in []float32, xidx []int32, _ *pixelatePlan) { pixelateUpRowGo(row, in, xidx) }
-
-// addRow adds row to acc element by element.
-func addRow(acc, row []float32) { addRowGo(acc, row) }

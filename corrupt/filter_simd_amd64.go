@@ -604,23 +604,30 @@ func newPixelatePlan(xs []pixelateSpan, xidx []int32) pixelatePlan {
 	return p
 }
 
-// pixelateBoxRow is pixelateBoxRowGo; acc must hold 32 samples past the
-// last span (pixelateSlack). Vector blocks add the first and, where the
-// span has two, the second sample, as the scalar code does.
-func pixelateBoxRow(out, acc []float32, xs []pixelateSpan, xinv []float32, yinv float32, plan *pixelatePlan) {
+// pixelateDownRow is pixelateDownRowGo. Vector blocks sum their 32-sample
+// window over the input rows in registers, in the same order as acc (which
+// they never touch: reading acc right after writing it would stall on store
+// forwarding), then add each span's first and, where it has two, second
+// sample, as the scalar code does.
+func pixelateDownRow(out, rows []float32, W int, acc []float32, xs []pixelateSpan, xinv []float32, yinv float32, plan *pixelatePlan) {
 	if len(plan.boxBase) == 0 {
-		pixelateBoxRowGo(out, acc, xs, xinv, yinv)
+		pixelateDownRowGo(out, rows, W, acc, xs, xinv, yinv)
 		return
 	}
 	yv, one := bc16(yinv), bc16(1)
-	x := 0
-	for b, base := range plan.boxBase {
-		x = 16 * b
-		if base < 0 {
-			pixelateBoxRowGo(out[x:x+16], acc, xs[x:x+16], xinv[x:x+16], yinv)
+	for b, base32 := range plan.boxBase {
+		if base32 < 0 {
 			continue
 		}
-		w0, w1 := ld16(acc[base:base+16]), ld16(acc[base+16:base+32])
+		base := int(base32)
+		x := 16 * b
+		end := min(base+32, W) // the window may run past the row
+		w0 := ld16(rows[base : base+16])
+		w1 := archsimd.LoadFloat32x16SlicePart(rows[base+16 : end])
+		for r := W; r < len(rows); r += W {
+			w0 = w0.Add(ld16(rows[r+base : r+base+16]))
+			w1 = w1.Add(archsimd.LoadFloat32x16SlicePart(rows[r+base+16 : r+end]))
+		}
 		idx := plan.box[32*b : 32*b+32 : 32*b+32]
 		a0 := w0.ConcatPermute(w1, archsimd.LoadUint32x16Slice(idx[:16]))
 		a1 := w0.ConcatPermute(w1, archsimd.LoadUint32x16Slice(idx[16:]))
@@ -628,9 +635,35 @@ func pixelateBoxRow(out, acc []float32, xs []pixelateSpan, xinv []float32, yinv 
 		m := s.Mul(ld16(xinv[x:]).Mul(yv))
 		one.Merge(m, m.Greater(one)).StoreSlice(out[x:])
 	}
-	x = 16 * len(plan.boxBase)
 	archsimd.ClearAVXUpperBits()
-	pixelateBoxRowGo(out[x:len(xs)], acc, xs[x:], xinv[x:], yinv)
+	// Scalar code, outside the vector loop so that its constants stay in
+	// registers: the blocks left out, then the tail, each from the column
+	// sums it needs.
+	for b, base := range plan.boxBase {
+		if base < 0 {
+			x := 16 * b
+			pixelateSumSpans(acc, rows, W, xs[x:x+16])
+			pixelateBoxRowGo(out[x:x+16], acc, xs[x:x+16], xinv[x:x+16], yinv)
+		}
+	}
+	if x := 16 * len(plan.boxBase); x < len(xs) {
+		pixelateSumSpans(acc, rows, W, xs[x:])
+		pixelateBoxRowGo(out[x:len(xs)], acc, xs[x:], xinv[x:], yinv)
+	}
+}
+
+// pixelateSumSpans sets the acc samples that spans cover to the column sums
+// of rows (see pixelateSumCols).
+func pixelateSumSpans(acc, rows []float32, W int, spans []pixelateSpan) {
+	lo, hi := int32(W), int32(0)
+	for _, sp := range spans {
+		if sp.hi > sp.lo {
+			lo, hi = min(lo, sp.lo), max(hi, sp.hi)
+		}
+	}
+	if lo < hi {
+		pixelateSumCols(acc, rows, W, int(lo), int(hi))
+	}
 }
 
 // pixelateUpRow is pixelateUpRowGo; in must hold 16 samples past the last
@@ -640,32 +673,19 @@ func pixelateUpRow(row, in []float32, xidx []int32, plan *pixelatePlan) {
 		pixelateUpRowGo(row, in, xidx)
 		return
 	}
-	x := 0
 	for b, base := range plan.upBase {
-		x = 16 * b
 		if base < 0 {
-			pixelateUpRowGo(row[x:x+16], in, xidx[x:x+16])
 			continue
 		}
 		idx := archsimd.LoadUint32x16Slice(plan.up[16*b : 16*b+16])
-		ld16(in[base : base+16]).Permute(idx).StoreSlice(row[x:])
+		ld16(in[base : base+16]).Permute(idx).StoreSlice(row[16*b:])
 	}
-	x = 16 * len(plan.upBase)
 	archsimd.ClearAVXUpperBits()
+	for b, base := range plan.upBase {
+		if base < 0 {
+			pixelateUpRowGo(row[16*b:16*b+16], in, xidx[16*b:16*b+16])
+		}
+	}
+	x := 16 * len(plan.upBase)
 	pixelateUpRowGo(row[x:], in, xidx[x:])
-}
-
-// addRow adds row to acc element by element.
-func addRow(acc, row []float32) {
-	if !simdKernels {
-		addRowGo(acc, row)
-		return
-	}
-	row = row[:len(acc)]
-	x := 0
-	for ; x+8 <= len(acc); x += 8 {
-		ld8(acc[x:]).Add(ld8(row[x:])).StoreSlice(acc[x:])
-	}
-	archsimd.ClearAVXUpperBits()
-	addRowGo(acc[x:], row[x:])
 }

@@ -6,6 +6,7 @@ import (
 	"image"
 	"image/jpeg"
 	"math/rand/v2"
+	"sync/atomic"
 
 	"github.com/vcr-bench/vcr/imageio"
 )
@@ -225,34 +226,15 @@ func applyPixelate(dst, src *imageio.Image, p []float64, _ *rand.Rand) {
 		dst.CopyFrom(src)
 		return
 	}
-	// Down: BOX spans partition the input (each sample's centre lies in
-	// exactly one output box), so the two passes reduce to block sums; the
-	// rows of a block are summed first (a plain row loop), then the columns.
-	xs, ys := pixelateSpans(W, w), pixelateSpans(H, h)
-	// Up: every span is a single sample (nearest neighbour).
-	ux, uy := pixelateSpans(w, W), pixelateSpans(h, H)
+	g := pixelateGeometryFor(W, H, w, h)
+	xs, ys, uy, xinv, xidx := g.xs, g.ys, g.uy, g.xinv, g.xidx
 	// small has pixelateSlack zeroed samples of slack for the vector
 	// kernels' whole-vector loads.
-	bufp := getF32(w*h + pixelateSlack + W + w)
+	bufp := getF32(w*h + pixelateSlack + W)
 	defer putF32(bufp)
 	buf := *bufp
-	small := buf[:w*h+pixelateSlack]
-	acc := buf[w*h+pixelateSlack : w*h+pixelateSlack+W]
-	xinv := buf[w*h+pixelateSlack+W:]
+	small, acc := buf[:w*h+pixelateSlack], buf[w*h+pixelateSlack:]
 	clear(small[w*h:])
-	for i, sp := range xs {
-		xinv[i] = 0
-		if sp.hi > sp.lo {
-			xinv[i] = 1 / float32(sp.hi-sp.lo)
-		}
-	}
-	xidxp := getI32(W)
-	defer putI32(xidxp)
-	xidx := *xidxp
-	for i, sp := range ux {
-		xidx[i] = sp.lo
-	}
-	plan := newPixelatePlan(xs, xidx)
 	for c := range 3 {
 		s, d := src.Ch[c], dst.Ch[c]
 		for y, sp := range ys {
@@ -262,7 +244,7 @@ func applyPixelate(dst, src *imageio.Image, p []float64, _ *rand.Rand) {
 				clear(out)
 				continue
 			}
-			pixelateDownRow(out, s[int(sp.lo)*W:int(sp.hi)*W], W, acc, xs, xinv, 1/float32(n), &plan)
+			pixelateDownRow(out, s[int(sp.lo)*W:int(sp.hi)*W], W, acc, xs, xinv, 1/float32(n), &g.plan)
 		}
 		prev := int32(-1)
 		for y, sp := range uy {
@@ -272,9 +254,49 @@ func applyPixelate(dst, src *imageio.Image, p []float64, _ *rand.Rand) {
 				continue
 			}
 			prev = sp.lo
-			pixelateUpRow(row, small[int(sp.lo)*w:], xidx, &plan)
+			pixelateUpRow(row, small[int(sp.lo)*w:], xidx, &g.plan)
 		}
 	}
+}
+
+// pixelateGeometry is what pixelate derives from the image and reduced
+// sizes alone. It is immutable once built.
+type pixelateGeometry struct {
+	W, H, w, h int
+	xs, ys     []pixelateSpan // down: BOX spans of each reduced column and row
+	uy         []pixelateSpan // up: the reduced row each output row copies
+	xinv       []float32      // 1/|xs[x]| (0 for an empty span)
+	xidx       []int32        // up: the reduced column each output column copies
+	plan       pixelatePlan
+}
+
+// pixelateLast caches the most recent geometry: datasets repeat sizes.
+var pixelateLast atomic.Pointer[pixelateGeometry]
+
+// pixelateGeometryFor returns the geometry for resizing W×H to w×h and back.
+func pixelateGeometryFor(W, H, w, h int) *pixelateGeometry {
+	if g := pixelateLast.Load(); g != nil && g.W == W && g.H == H && g.w == w && g.h == h {
+		return g
+	}
+	// Down: BOX spans partition the input (each sample's centre lies in
+	// exactly one output box), so the two passes reduce to block sums; the
+	// rows of a block are summed first, then the columns.
+	g := &pixelateGeometry{W: W, H: H, w: w, h: h,
+		xs: pixelateSpans(W, w), ys: pixelateSpans(H, h), uy: pixelateSpans(h, H)}
+	// Up: every span is a single sample (nearest neighbour).
+	g.xidx = make([]int32, W)
+	for i, sp := range pixelateSpans(w, W) {
+		g.xidx[i] = sp.lo
+	}
+	g.xinv = make([]float32, w)
+	for i, sp := range g.xs {
+		if sp.hi > sp.lo {
+			g.xinv[i] = 1 / float32(sp.hi-sp.lo)
+		}
+	}
+	g.plan = newPixelatePlan(g.xs, g.xidx)
+	pixelateLast.Store(g)
+	return g
 }
 
 // pixelateSlack is the zeroed slack after pixelate's reduced image.

@@ -621,12 +621,20 @@ func pixelateDownRow(out, rows []float32, W int, acc []float32, xs []pixelateSpa
 		}
 		base := int(base32)
 		x := 16 * b
-		end := min(base+32, W) // the window may run past the row
-		w0 := ld16(rows[base : base+16])
-		w1 := archsimd.LoadFloat32x16SlicePart(rows[base+16 : end])
-		for r := W; r < len(rows); r += W {
-			w0 = w0.Add(ld16(rows[r+base : r+base+16]))
-			w1 = w1.Add(archsimd.LoadFloat32x16SlicePart(rows[r+base+16 : r+end]))
+		var w0, w1 archsimd.Float32x16
+		if base+32 <= W {
+			w0, w1 = ld16(rows[base:base+16]), ld16(rows[base+16:base+32])
+			for r := W; r < len(rows); r += W {
+				w0 = w0.Add(ld16(rows[r+base : r+base+16]))
+				w1 = w1.Add(ld16(rows[r+base+16 : r+base+32]))
+			}
+		} else { // the window runs past the row: load only its part
+			w0 = ld16(rows[base : base+16])
+			w1 = archsimd.LoadFloat32x16SlicePart(rows[base+16 : W])
+			for r := W; r < len(rows); r += W {
+				w0 = w0.Add(ld16(rows[r+base : r+base+16]))
+				w1 = w1.Add(archsimd.LoadFloat32x16SlicePart(rows[r+base+16 : r+W]))
+			}
 		}
 		idx := plan.box[32*b : 32*b+32 : 32*b+32]
 		a0 := w0.ConcatPermute(w1, archsimd.LoadUint32x16Slice(idx[:16]))

@@ -90,95 +90,14 @@ func applyJPEG(dst, src *imageio.Image, p []float64, _ *rand.Rand) {
 		// Only images of 65536 pixels or more across fail; callers limit sizes.
 		panic(fmt.Sprintf("corrupt: jpeg_compression: encode %dx%d: %v", w, h, err))
 	}
-	m, err := jpeg.Decode(&buf)
-	if err != nil {
-		panic("corrupt: jpeg_compression: decoding our own encoding failed: " + err.Error())
+	// Decode as Pillow does: imageio applies libjpeg's fancy chroma
+	// upsampling and colour tables after Go's inverse DCT.
+	m, format, err := imageio.DecodeBytes(buf.Bytes(), imageio.Options{MaxPixels: -1})
+	if err != nil || format != "jpeg" {
+		panic(fmt.Sprintf("corrupt: jpeg_compression: decoding our own encoding failed: %v", err))
 	}
-	ycc, ok := m.(*image.YCbCr)
-	if !ok || ycc.SubsampleRatio != image.YCbCrSubsampleRatio420 {
-		panic(fmt.Sprintf("corrupt: jpeg_compression: decoder returned %T, want 4:2:0 YCbCr", m))
-	}
-	jpegToRGB(dst, ycc)
+	dst.CopyFrom(m)
 }
-
-// libjpeg's YCbCr→RGB tables (jdcolor.c, SCALEBITS = 16): R = Y + crR[Cr],
-// G = Y + (cbG[Cb] + crG[Cr]) >> 16, B = Y + cbB[Cb], each clamped to 0…255.
-var jpegCrR, jpegCbB, jpegCrG, jpegCbG [256]int32
-
-func init() {
-	const half = 1 << 15
-	for i := range 256 {
-		x := int32(i - 128)
-		jpegCrR[i] = (91881*x + half) >> 16  // FIX(1.40200)
-		jpegCbB[i] = (116130*x + half) >> 16 // FIX(1.77200)
-		jpegCrG[i] = -46802 * x              // −FIX(0.71414)
-		jpegCbG[i] = -22554*x + half         // −FIX(0.34414), with the rounding half
-	}
-}
-
-// jpegUpsample writes the libjpeg h2v2 "fancy" (triangle) upsampling of the
-// chroma rows near (cy) and far (cy ± 1) into out (len 2·cw, cw = len(near)):
-// each output is (9·nearest + 3·two neighbours + 1·diagonal)/16 with
-// libjpeg's alternating rounding biases 8 and 7.
-func jpegUpsample(out []int32, near, far []uint8) {
-	cw := len(near)
-	far = far[:cw]
-	out = out[:2*cw]
-	if cw == 1 {
-		c := 3*int32(near[0]) + int32(far[0])
-		out[0], out[1] = (4*c+8)>>4, (4*c+7)>>4
-		return
-	}
-	this := 3*int32(near[0]) + int32(far[0])
-	next := 3*int32(near[1]) + int32(far[1])
-	out[0] = (4*this + 8) >> 4
-	out[1] = (3*this + next + 7) >> 4
-	last := this
-	this = next
-	for x := 1; x < cw-1; x++ {
-		next = 3*int32(near[x+1]) + int32(far[x+1])
-		out[2*x] = (3*this + last + 8) >> 4
-		out[2*x+1] = (3*this + next + 7) >> 4
-		last, this = this, next
-	}
-	out[2*cw-2] = (3*this + last + 8) >> 4
-	out[2*cw-1] = (4*this + 7) >> 4
-}
-
-// jpegToRGB converts a decoded 4:2:0 image to dst with libjpeg's fancy
-// upsampling (edge rows and columns replicated) and colour tables.
-func jpegToRGB(dst *imageio.Image, m *image.YCbCr) {
-	w, h := dst.Width, dst.Height
-	cw, ch := (w+1)/2, (h+1)/2
-	cb := make([]int32, 2*cw)
-	cr := make([]int32, 2*cw)
-	crow := func(plane []uint8, cy int) []uint8 {
-		cy = min(max(cy, 0), ch-1)
-		return plane[cy*m.CStride:][:cw]
-	}
-	R, G, B := dst.Ch[0], dst.Ch[1], dst.Ch[2]
-	for y := range h {
-		cy := y / 2
-		far := cy - 1
-		if y%2 == 1 {
-			far = cy + 1
-		}
-		jpegUpsample(cb, crow(m.Cb, cy), crow(m.Cb, far))
-		jpegUpsample(cr, crow(m.Cr, cy), crow(m.Cr, far))
-		yrow := m.Y[y*m.YStride:][:w]
-		o := y * w
-		r, g, b := R[o:o+w], G[o:o+w], B[o:o+w]
-		for x, yy := range yrow {
-			Y := int32(yy)
-			u, v := cb[x], cr[x]
-			r[x] = imageio.From8(jpegClamp(Y + jpegCrR[v&255]))
-			g[x] = imageio.From8(jpegClamp(Y + (jpegCbG[u&255]+jpegCrG[v&255])>>16))
-			b[x] = imageio.From8(jpegClamp(Y + jpegCbB[u&255]))
-		}
-	}
-}
-
-func jpegClamp(v int32) uint8 { return uint8(min(max(v, 0), 255)) }
 
 // pixelateSpan is the contiguous run [lo, hi) of input samples that Pillow's
 // BOX filter averages for one output sample.

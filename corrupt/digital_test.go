@@ -2,7 +2,6 @@ package corrupt
 
 import (
 	"bytes"
-	"image"
 	"image/jpeg"
 	"math"
 	"testing"
@@ -166,58 +165,6 @@ func TestJPEGQuality(t *testing.T) {
 			out = apply(c, col, []float64{100}, 1, 0)
 			if psnr := -10 * math.Log10(imageio.MeanSquaredDiff(out, col)); psnr < 30 {
 				t.Errorf("%dx%d colour at quality 100: PSNR %.1f dB, want ≥ 30", sz[0], sz[1], psnr)
-			}
-		}
-	}
-}
-
-// TestJPEGUpsample checks the fancy upsampler against the triangle filter
-// written out directly: output sample 2x+e (e = 0, 1) of a chroma row weighs
-// the nearest chroma sample 3/4 and the next one on its side 1/4 in each
-// direction, with edges replicated and libjpeg's biases 8 (even) and 7 (odd).
-func TestJPEGUpsample(t *testing.T) {
-	near := []uint8{10, 200, 30, 255, 0, 77, 128}
-	far := []uint8{250, 0, 99, 1, 64, 3, 255}
-	out := make([]int32, 2*len(near))
-	jpegUpsample(out, near, far)
-	col := func(x int) int32 {
-		x = min(max(x, 0), len(near)-1)
-		return 3*int32(near[x]) + int32(far[x])
-	}
-	for i, got := range out {
-		x, e := i/2, i%2
-		side := x - 1
-		bias := int32(8)
-		if e == 1 {
-			side, bias = x+1, 7
-		}
-		if want := (3*col(x) + col(side) + bias) >> 4; got != want {
-			t.Errorf("output %d = %d, want %d", i, got, want)
-		}
-	}
-	one := make([]int32, 2)
-	jpegUpsample(one, []uint8{100}, []uint8{100})
-	if one[0] != 100 || one[1] != 100 {
-		t.Errorf("single column: %v, want 100 100", one)
-	}
-}
-
-// TestJPEGColour checks the libjpeg colour tables against the JFIF formulas
-// in float: R = Y + 1.402(Cr − 128), G = Y − 0.34414(Cb − 128) − 0.71414(Cr − 128),
-// B = Y + 1.772(Cb − 128), rounded; a one-pixel image has constant chroma,
-// so the upsampler passes it through.
-func TestJPEGColour(t *testing.T) {
-	for _, tc := range [][3]uint8{{128, 128, 128}, {76, 85, 255}, {200, 30, 220}, {10, 250, 5}, {255, 0, 0}} {
-		m := image.NewYCbCr(image.Rect(0, 0, 1, 1), image.YCbCrSubsampleRatio420)
-		m.Y[0], m.Cb[0], m.Cr[0] = tc[0], tc[1], tc[2]
-		dst := imageio.New(1, 1)
-		jpegToRGB(dst, m)
-		Y, Cb, Cr := float64(tc[0]), float64(tc[1])-128, float64(tc[2])-128
-		want := []float64{Y + 1.402*Cr, Y - 0.34414*Cb - 0.71414*Cr, Y + 1.772*Cb}
-		for ch, w := range want {
-			w = math.Min(math.Max(math.Round(w), 0), 255)
-			if got := float64(imageio.To8(dst.Ch[ch][0], imageio.Round)); math.Abs(got-w) > 1 {
-				t.Errorf("YCbCr %v channel %d = %v, want %v", tc, ch, got, w)
 			}
 		}
 	}

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"image"
-	_ "image/gif" // register GIF
+	"image/color"
+	"image/draw"
+	"image/gif"
 	"image/jpeg"
 	"image/png"
 	"io"
@@ -73,14 +75,74 @@ func DecodeBytes(data []byte, opt Options) (*Image, string, error) {
 		return nil, format, fmt.Errorf("%s is %dx%d = %d pixels, limit %d: %w (raise it with --max-pixels)",
 			format, cfg.Width, cfg.Height, int64(cfg.Width)*int64(cfg.Height), mp, ErrTooLarge)
 	}
-	img, format, err := image.Decode(bytes.NewReader(data))
+	img, err := decodePixels(data, format)
 	if err != nil {
 		return nil, format, fmt.Errorf("decode %s: %w", format, err)
 	}
 	if b := img.Bounds(); b.Dx() != cfg.Width || b.Dy() != cfg.Height {
 		return nil, format, fmt.Errorf("decode %s: header says %dx%d but pixels are %dx%d", format, cfg.Width, cfg.Height, b.Dx(), b.Dy())
 	}
+	if m, ok := img.(*image.YCbCr); ok && format == "jpeg" {
+		// libjpeg's upsampling and colour conversion, as Pillow (jpeg.go).
+		return fromJPEG(m), format, nil
+	}
+	if format == "webp" {
+		// Lossy WebP: limited-range YUV, converted as libwebp does (webp.go).
+		switch m := img.(type) {
+		case *image.YCbCr:
+			if m.SubsampleRatio == image.YCbCrSubsampleRatio420 {
+				return fromWebPLossy(m), format, nil
+			}
+		case *image.NYCbCrA:
+			if m.SubsampleRatio == image.YCbCrSubsampleRatio420 {
+				return fromWebPLossy(&m.YCbCr), format, nil
+			}
+		}
+	}
 	return FromImage(img), format, nil
+}
+
+// ErrDecoderPanic is wrapped by the error returned when a decoder panics on
+// malformed data; the panic is contained so that one bad file cannot stop a
+// run over many images.
+var ErrDecoderPanic = errors.New("decoder failed on malformed data")
+
+// decodePixels decodes data, whose header has already been checked, turning
+// a decoder panic into an error. A GIF whose first frame does not cover its
+// logical screen is placed on a screen-sized canvas filled with the
+// background colour (black when the global palette lacks it), as the GIF
+// format describes; Go's decoder returns the bare frame.
+func decodePixels(data []byte, format string) (img image.Image, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			img, err = nil, fmt.Errorf("%w: %v", ErrDecoderPanic, r)
+		}
+	}()
+	if format == "gif" {
+		g, err := gif.DecodeAll(bytes.NewReader(data))
+		if err != nil {
+			return nil, err
+		}
+		if len(g.Image) == 0 {
+			return nil, errors.New("gif: no frames")
+		}
+		fr := g.Image[0]
+		screen := image.Rect(0, 0, g.Config.Width, g.Config.Height)
+		if fr.Rect == screen {
+			return fr, nil
+		}
+		canvas := image.NewNRGBA(screen)
+		bg := color.NRGBA{A: 255}
+		if p, ok := g.Config.ColorModel.(color.Palette); ok && int(g.BackgroundIndex) < len(p) {
+			bg = color.NRGBAModel.Convert(p[g.BackgroundIndex]).(color.NRGBA)
+			bg.A = 255
+		}
+		draw.Draw(canvas, screen, image.NewUniform(bg), image.Point{}, draw.Src)
+		draw.Draw(canvas, fr.Rect.Intersect(screen), fr, fr.Rect.Intersect(screen).Min, draw.Src)
+		return canvas, nil
+	}
+	img, _, err = image.Decode(bytes.NewReader(data))
+	return img, err
 }
 
 // Load decodes the image file at path. Errors name the file.

@@ -12,4 +12,17 @@
 //
 // Decompression bombs: Decode reads the header first and refuses images with
 // more than Options.MaxPixels pixels before allocating the pixel buffer.
+//
+// Format notes. Lossy WebP is converted from its limited-range BT.601 YUV
+// exactly as libwebp (and so Pillow) does, with libwebp's default "fancy"
+// chroma upsampling; golang.org/x/image/webp alone would hand back full-range
+// YCbCr and lose contrast (golang/go#40173). JPEG uses Go's decoder for the
+// coefficients and inverse DCT, then libjpeg's "fancy" chroma upsampling
+// (4:2:0, 4:2:2) and fixed-point YCbCr→RGB conversion, so that the result is
+// within a few levels of Pillow's libjpeg-turbo decoding (the two inverse DCTs
+// differ slightly) rather than up to ~40 levels off at colour edges. A GIF
+// whose first frame does not cover the logical screen is drawn on a canvas of
+// the screen's size filled with the background colour; only the first frame
+// is used. A decoder panic on malformed data is returned as an error wrapping
+// ErrDecoderPanic.
 package imageio

@@ -165,15 +165,7 @@ func FromImage(src image.Image) *Image {
 			}
 		}
 	case *image.YCbCr:
-		for y := range h {
-			o := y * w
-			for x := range w {
-				yi := s.YOffset(b.Min.X+x, b.Min.Y+y)
-				ci := s.COffset(b.Min.X+x, b.Min.Y+y)
-				r, g, bb := color.YCbCrToRGB(s.Y[yi], s.Cb[ci], s.Cr[ci])
-				R[o+x], G[o+x], B[o+x] = lut8[r], lut8[g], lut8[bb]
-			}
-		}
+		fromYCbCr(m, s)
 	case *image.Paletted:
 		pal := make([][3]float32, len(s.Palette))
 		for i, c := range s.Palette {
@@ -200,8 +192,37 @@ func FromImage(src image.Image) *Image {
 				R[o+x], G[o+x], B[o+x] = lut8[r], lut8[g], lut8[bb]
 			}
 		}
+	case *image.NRGBA64:
+		for y := range h {
+			row := s.Pix[y*s.Stride:][: 8*w : 8*w]
+			o := y * w
+			for x := range w {
+				p := row[8*x : 8*x+6 : 8*x+6]
+				R[o+x] = float32(uint16(p[0])<<8|uint16(p[1])) / 65535
+				G[o+x] = float32(uint16(p[2])<<8|uint16(p[3])) / 65535
+				B[o+x] = float32(uint16(p[4])<<8|uint16(p[5])) / 65535
+			}
+		}
+	case *image.RGBA64:
+		// Premultiplied: un-premultiply as color.NRGBA64Model does.
+		for y := range h {
+			row := s.Pix[y*s.Stride:][: 8*w : 8*w]
+			o := y * w
+			for x := range w {
+				p := row[8*x : 8*x+8 : 8*x+8]
+				r, g, bb := uint32(p[0])<<8|uint32(p[1]), uint32(p[2])<<8|uint32(p[3]), uint32(p[4])<<8|uint32(p[5])
+				switch a := uint32(p[6])<<8 | uint32(p[7]); a {
+				case 0xffff:
+				case 0:
+					r, g, bb = 0, 0, 0
+				default:
+					r, g, bb = r*0xffff/a, g*0xffff/a, bb*0xffff/a
+				}
+				R[o+x], G[o+x], B[o+x] = float32(r)/65535, float32(g)/65535, float32(bb)/65535
+			}
+		}
 	default:
-		// 16-bit and other types: go through the straight 16-bit model.
+		// Other types: go through the straight 16-bit model.
 		for y := range h {
 			o := y * w
 			for x := range w {
@@ -313,3 +334,50 @@ func MaxAbsDiff(a, b *Image) float64 {
 	}
 	return mx
 }
+
+// fromYCbCr converts a YCbCr image (any subsampling) with exactly the
+// arithmetic of color.YCbCrToRGB (JFIF full range, 16-bit fixed point),
+// using per-row chroma offsets and tables instead of per-pixel calls.
+func fromYCbCr(m *Image, s *image.YCbCr) {
+	b := s.Rect
+	w, h := b.Dx(), b.Dy()
+	// cx[x] is the chroma column of pixel column x.
+	cx := make([]int, w)
+	for x := range cx {
+		cx[x] = s.COffset(b.Min.X+x, b.Min.Y) - s.COffset(b.Min.X, b.Min.Y)
+	}
+	for y := range h {
+		yr := s.Y[s.YOffset(b.Min.X, b.Min.Y+y):][:w]
+		c0 := s.COffset(b.Min.X, b.Min.Y+y)
+		cb, cr := s.Cb[c0:], s.Cr[c0:]
+		o := y * w
+		R, G, B := m.Ch[0][o:o+w], m.Ch[1][o:o+w], m.Ch[2][o:o+w]
+		for x, yv := range yr {
+			ci := cx[x]
+			yy1 := int32(yv) * 0x10101
+			cbv, crv := cb[ci], cr[ci]
+			R[x] = lut8[ycbcrClamp(yy1+ycbcrCrR[crv])]
+			G[x] = lut8[ycbcrClamp(yy1+ycbcrCbG[cbv]+ycbcrCrG[crv])]
+			B[x] = lut8[ycbcrClamp(yy1+ycbcrCbB[cbv])]
+		}
+	}
+}
+
+// ycbcrClamp is color.YCbCrToRGB's final step: v >> 16 when in 0…255<<16,
+// else 0 or 255.
+func ycbcrClamp(v int32) uint8 {
+	if uint32(v)&0xff000000 == 0 {
+		return uint8(v >> 16)
+	}
+	return uint8(^(v >> 31))
+}
+
+// The chroma terms of color.YCbCrToRGB: 91881·(Cr−128), −22554·(Cb−128),
+// −46802·(Cr−128), 116130·(Cb−128).
+var ycbcrCrR, ycbcrCbG, ycbcrCrG, ycbcrCbB = func() (a, b, c, d [256]int32) {
+	for i := range 256 {
+		v := int32(i) - 128
+		a[i], b[i], c[i], d[i] = 91881*v, -22554*v, -46802*v, 116130*v
+	}
+	return
+}()

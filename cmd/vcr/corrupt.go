@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"sort"
+	"strings"
 
 	"github.com/vcr-bench/vcr/corrupt"
 	"github.com/vcr-bench/vcr/imageio"
@@ -17,7 +20,8 @@ func init() {
 }
 
 const corruptUsage = `
-Usage: vcr corrupt --corruption NAME [--param name=value]... [--seed N] IN OUT
+Usage: vcr corrupt --corruption NAME [--param name=value]... [--seed N]
+                   [--frost-textures DIR] IN OUT
 
 Applies one corruption to the image IN and writes the result to OUT (.png or
 .jpg). Parameters not given with --param are drawn uniformly from their domain
@@ -28,7 +32,15 @@ IN may be JPEG, PNG, GIF, BMP, TIFF or WebP. Alpha is discarded (the stored
 colour is kept, as Pillow's convert("RGB") does). OUT is written atomically:
 on any error no file is left behind.
 
+frost uses five built-in, procedurally generated frost textures. To use the
+ImageNet-C textures (or your own), pass their directory with --frost-textures:
+the image files in it are read in name order and, as in every reference
+implementation, at most the first five are used (so frost1.png … frost5.jpeg of
+ImageNet-C, never frost6.jpeg); one is drawn uniformly per image and a random
+crop of the image's size is taken.
+
 Examples:
+  vcr corrupt --corruption frost --frost-textures imagenet-c/frost in.png out.png
   vcr corrupt --corruption gaussian_noise --seed 7 in.png out.png
   vcr corrupt --corruption defocus_blur --param radius=4 --param alias=0.5 in.jpg out.png
   vcr corrupt --corruption frost --json in.png out.png
@@ -44,6 +56,7 @@ func runCorrupt(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	truncate := fs.Bool("truncate", false, "cast to 8 bit by truncation, as the VCR toolbox does (default: round to nearest)")
 	quality := fs.Int("quality", 95, "JPEG `quality` 1–100 when OUT is .jpg")
 	maxPixels := fs.Int("max-pixels", imageio.DefaultMaxPixels, "refuse input images with more `pixels` than this (decompression-bomb guard)")
+	frostDir := fs.String("frost-textures", "", "for --corruption frost: use the first five image files of `DIR` (name order) as frost textures instead of the built-in ones")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -64,6 +77,20 @@ func runCorrupt(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	if _, err := imageio.FormatFromPath(out); err != nil {
 		return usageError{err}
+	}
+	var textureFiles []string
+	if *frostDir != "" {
+		if c.Name != "frost" {
+			return usagef("--frost-textures only applies to --corruption frost (got %s)", c.Name)
+		}
+		var tex []*imageio.Image
+		tex, textureFiles, err = loadFrostTextures(*frostDir, *maxPixels, stderr)
+		if err != nil {
+			return err
+		}
+		if c, err = corrupt.NewFrost(tex); err != nil {
+			return fmt.Errorf("--frost-textures %s: %w", *frostDir, err)
+		}
 	}
 	rng := corrupt.NewRand(*seed, 0)
 	p, err := c.ParseParams(params, rng)
@@ -92,7 +119,7 @@ func runCorrupt(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if *asJSON {
 		e := json.NewEncoder(stdout)
 		e.SetIndent("", "  ")
-		return e.Encode(map[string]any{
+		rec := map[string]any{
 			"corruption": c.Name,
 			"family":     c.Family,
 			"params":     c.Named(p),
@@ -101,7 +128,53 @@ func runCorrupt(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			"output":     out,
 			"width":      src.Width,
 			"height":     src.Height,
-		})
+		}
+		if textureFiles != nil {
+			rec["frost_textures"] = textureFiles
+		}
+		return e.Encode(rec)
 	}
 	return nil
+}
+
+// frostTextureCount is how many textures every reference implementation
+// draws from (np.random.randint(5): frost6 of ImageNet-C is never used).
+const frostTextureCount = 5
+
+// loadFrostTextures reads the image files of dir (by extension, in name
+// order), at most the first frostTextureCount of them, and returns them with
+// their paths. A note on stderr names files left out. Errors name the
+// directory or the file.
+func loadFrostTextures(dir string, maxPixels int, stderr io.Writer) ([]*imageio.Image, []string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--frost-textures: %w", err)
+	}
+	var names []string
+	for _, e := range entries {
+		switch strings.ToLower(filepath.Ext(e.Name())) {
+		case ".png", ".jpg", ".jpeg", ".gif", ".bmp", ".tif", ".tiff", ".webp":
+			if !e.IsDir() {
+				names = append(names, e.Name())
+			}
+		}
+	}
+	sort.Strings(names)
+	if len(names) == 0 {
+		return nil, nil, fmt.Errorf("--frost-textures %s: no image files (.png, .jpg, .jpeg, .gif, .bmp, .tif, .webp) in the directory", dir)
+	}
+	if len(names) > frostTextureCount {
+		fmt.Fprintf(stderr, "vcr corrupt: using the first %d frost textures of %s (%s); ignoring %s\n",
+			frostTextureCount, dir, strings.Join(names[:frostTextureCount], ", "), strings.Join(names[frostTextureCount:], ", "))
+		names = names[:frostTextureCount]
+	}
+	tex := make([]*imageio.Image, len(names))
+	paths := make([]string, len(names))
+	for i, n := range names {
+		paths[i] = filepath.Join(dir, n)
+		if tex[i], err = imageio.Load(paths[i], imageio.Options{MaxPixels: maxPixels}); err != nil {
+			return nil, nil, fmt.Errorf("--frost-textures: texture %w", err)
+		}
+	}
+	return tex, paths, nil
 }

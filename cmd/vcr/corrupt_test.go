@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -201,5 +202,52 @@ func TestCatalogueDocUpToDate(t *testing.T) {
 	}
 	if string(want) != out {
 		t.Error("docs/corruptions.md is stale; regenerate with: go run ./cmd/vcr corruptions --markdown > docs/corruptions.md")
+	}
+}
+
+func TestCorruptFrostTextures(t *testing.T) {
+	dir := t.TempDir()
+	in := writeTestImage(t, dir, "in.png", 48, 40, 1)
+	tex := filepath.Join(dir, "tex")
+	os.Mkdir(tex, 0o755)
+	for i := range 6 {
+		writeTestImage(t, tex, fmt.Sprintf("frost%d.png", i+1), 60+i, 50, uint64(10+i))
+	}
+	out := filepath.Join(dir, "out.png")
+	code, stdout, errs := runCLI(t, "corrupt", "--corruption", "frost", "--frost-textures", tex, "--seed", "3", "--json", in, out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(errs, "frost6.png") || !strings.Contains(stdout, "frost1.png") {
+		t.Errorf("expected the sixth texture to be reported as ignored and the used ones listed; stderr %q stdout %q", errs, stdout)
+	}
+	// Same seed, built-in textures: a different image.
+	out2 := filepath.Join(dir, "out2.png")
+	if code, _, errs := runCLI(t, "corrupt", "--corruption", "frost", "--seed", "3", in, out2); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	a, _ := os.ReadFile(out)
+	b, _ := os.ReadFile(out2)
+	if bytes.Equal(a, b) {
+		t.Error("user textures gave the same output as the built-in ones")
+	}
+	empty := filepath.Join(dir, "empty")
+	os.Mkdir(empty, 0o755)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--corruption", "frost", "--frost-textures", empty}, "no image files"},
+		{[]string{"--corruption", "gaussian_noise", "--frost-textures", tex}, "only applies to --corruption frost"},
+		{[]string{"--corruption", "frost", "--frost-textures", filepath.Join(dir, "nope")}, "nope"},
+	} {
+		o := filepath.Join(dir, "bad.png")
+		code, _, errs := runCLI(t, append(append([]string{"corrupt"}, tc.args...), in, o)...)
+		if code == 0 || !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q, want mention of %q", tc.args, code, errs, tc.want)
+		}
+		if _, err := os.Stat(o); err == nil {
+			t.Errorf("%v: output left behind", tc.args)
+		}
 	}
 }

@@ -17,8 +17,8 @@ import (
 	"github.com/vcr-bench/vcr/iqa"
 )
 
-// The tests use --method pixel: the wavelet methods live in other files of
-// package iqa and get their own CLI tests.
+// Most tests use --method pixel because it is the cheapest; TestVIFWavelet
+// covers the default and the vifvec flavour.
 
 func runCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
@@ -104,7 +104,7 @@ func scoreFiles(t *testing.T, m iqa.Method, ref, dist string) iqa.Result {
 func TestVIFSameImage(t *testing.T) {
 	dir := t.TempDir()
 	ref, _ := testPair(t, dir, 40, 40)
-	for _, m := range []string{"pixel", "pixel-multiscale"} {
+	for _, m := range []string{"vcr-py", "vifvec", "pixel", "pixel-multiscale"} {
 		code, out, errOut := runCmd(t, "vif", "--method", m, "--json", ref, ref)
 		if code != exitOK {
 			t.Fatalf("exit %d, stderr %s", code, errOut)
@@ -113,11 +113,10 @@ func TestVIFSameImage(t *testing.T) {
 		if err := json.Unmarshal([]byte(out), &r); err != nil {
 			t.Fatal(err)
 		}
-		// Not exactly 0: the reference formula gives VIF(x, x) =
-		// 0.99999999987 for vif_spatial (cases.csv, gray224_identical), so
-		// Δv ≈ 1.3e-10, which the human-readable form prints as 0.000000.
-		if r.DV < 0 || r.DV > 1e-9 || r.VIF > 1 {
-			t.Errorf("%s: same image gives VIF %v, Δv %v; want Δv ≈ 0", m, r.VIF, r.DV)
+		// Δv is exactly 0 for identical images; VIF is reported as computed
+		// (0.99999999987 for vif_spatial in cases.csv, gray224_identical).
+		if r.DV != 0 || math.Abs(r.VIF-1) > 1e-9 {
+			t.Errorf("%s: same image gives VIF %v, Δv %v; want Δv = 0", m, r.VIF, r.DV)
 		}
 		code, out, _ = runCmd(t, "vif", "--method", m, ref, ref)
 		if code != exitOK || !strings.Contains(out, "Δv 0.000000") {
@@ -344,4 +343,42 @@ func readCSV(t *testing.T, path string) [][]string {
 		t.Fatal(err)
 	}
 	return rows
+}
+
+// TestVIFWavelet runs the default method and vifvec through the command and
+// checks them against the library.
+func TestVIFWavelet(t *testing.T) {
+	dir := t.TempDir()
+	ref, dist := testPair(t, dir, 80, 72)
+	for _, tc := range []struct {
+		args []string
+		m    iqa.Method
+	}{
+		{[]string{"vif", "--json", ref, dist}, iqa.VCRPy},
+		{[]string{"vif", "--json", "--method", "vifvec", ref, dist}, iqa.VIFVec},
+	} {
+		code, out, errOut := runCmd(t, tc.args...)
+		if code != exitOK {
+			t.Fatalf("%v: exit %d, %s", tc.args, code, errOut)
+		}
+		var r iqa.Result
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		want := scoreFiles(t, tc.m, ref, dist)
+		if r.Method != tc.m || r.VIF != want.VIF || r.DV != want.DV || r.Levels != 4 {
+			t.Errorf("%v: got %+v, library gives %+v", tc.args, r, want)
+		}
+	}
+	// A 16×16 pair is below the reference's 72-pixel minimum: scored with a
+	// lower pyramid, and the height is reported.
+	small := writeImage(t, dir, "small.png", testimg.Natural(16, 16, 2))
+	code, out, errOut := runCmd(t, "vif", small, small)
+	if code != exitOK || !strings.Contains(out, "1 level") {
+		t.Errorf("16×16: exit %d, out %q, err %q", code, out, errOut)
+	}
+	tiny := writeImage(t, dir, "tiny.png", testimg.Natural(8, 8, 2))
+	if code, _, errOut := runCmd(t, "vif", tiny, tiny); code == exitOK || !strings.Contains(errOut, "8") {
+		t.Errorf("8×8: exit %d, err %q; want a failure naming the size", code, errOut)
+	}
 }

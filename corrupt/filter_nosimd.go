@@ -49,3 +49,6 @@ func pixelateDownRow(out, rows []float32, W int, acc []float32, xs []pixelateSpa
 
 // pixelateUpRow is pixelateUpRowGo.
 func pixelateUpRow(row, in []float32, xidx []int32, _ *pixelatePlan) { pixelateUpRowGo(row, in, xidx) }
+
+// cleanVectorState is a no-op in the pure-Go build (see filter_simd_amd64.go).
+func cleanVectorState() {}

@@ -23,6 +23,19 @@ var simdKernels = archsimd.X86.AVX2()
 // to the 8-lane code.
 var simd512 = simdKernels && archsimd.X86.AVX512()
 
+// cleanVectorState executes VZEROUPPER. Corruption.Apply calls it first
+// because in this build the runtime's asynchronous preemption handler
+// (runtime/preempt_amd64.s, Go 1.26) restores the full AVX-512 register
+// state and returns with the upper halves dirty; until the next VZEROUPPER,
+// every legacy-SSE (scalar float) instruction then pays a transition
+// penalty, which made scalar-only corruptions such as fog 10–25 % slower
+// than in the pure-Go build.
+func cleanVectorState() {
+	if simdKernels {
+		archsimd.ClearAVXUpperBits()
+	}
+}
+
 // corrRow writes out[x] = Σ_k k[i]·pad[x+i] for x < len(out); pad must hold
 // len(out)+len(k)−1 samples.
 func corrRow(out, pad, k []float32) {

@@ -60,12 +60,17 @@ func combineRows(out []float32, rows [][]float32, wts []float32) {
 // (odd len(wts) ≥ 3): out0 from rows[:len(wts)] and out1 from rows[1:].
 func combineRowsSym2(out0, out1 []float32, rows [][]float32, wts []float32) {
 	n := len(wts)
-	if !simd512 {
-		combineRows(out0, rows[:n], wts)
-		combineRows(out1, rows[1:], wts)
+	if !simdKernels {
+		combineRowsGo(out0, rows[:n], wts)
+		combineRowsGo(out1, rows[1:], wts)
 		return
 	}
-	x := combineRowsSym2AVX512(out0, out1, rows, wts)
+	var x int
+	if simd512 {
+		x = combineRowsSym2AVX512(out0, out1, rows, wts)
+	} else {
+		x = combineRowsSym2AVX2(out0, out1, rows, wts)
+	}
 	combineRowsSymAVX2(out0, rows[:n], wts, x)
 	combineRowsSymAVX2(out1, rows[1:], wts, x)
 }
@@ -129,7 +134,21 @@ func corrRowAVX2(out, pad, k []float32) {
 			m := p[r : r+32 : r+32]
 			s0, s1 := c.Mul(ld8(m)), c.Mul(ld8(m[8:]))
 			s2, s3 := c.Mul(ld8(m[16:])), c.Mul(ld8(m[24:]))
-			for i := 1; i <= r; i++ {
+			i := 1
+			for ; i+1 <= r; i += 2 {
+				// Taps ±i are lw[1:33], hw[0:32]; taps ±(i+1) lw[0:32], hw[1:33].
+				v, u := bc8(k[r+i]), bc8(k[r+i+1])
+				lw, hw := p[r-i-1:r-i+32:r-i+32], p[r+i:r+i+33:r+i+33]
+				s0 = s0.Add(v.Mul(ld8(lw[1:9]).Add(ld8(hw[0:8]))))
+				s1 = s1.Add(v.Mul(ld8(lw[9:17]).Add(ld8(hw[8:16]))))
+				s2 = s2.Add(v.Mul(ld8(lw[17:25]).Add(ld8(hw[16:24]))))
+				s3 = s3.Add(v.Mul(ld8(lw[25:33]).Add(ld8(hw[24:32]))))
+				s0 = s0.Add(u.Mul(ld8(lw[0:8]).Add(ld8(hw[1:9]))))
+				s1 = s1.Add(u.Mul(ld8(lw[8:16]).Add(ld8(hw[9:17]))))
+				s2 = s2.Add(u.Mul(ld8(lw[16:24]).Add(ld8(hw[17:25]))))
+				s3 = s3.Add(u.Mul(ld8(lw[24:32]).Add(ld8(hw[25:33]))))
+			}
+			if i <= r {
 				v := bc8(k[r+i])
 				lo, hi := p[r-i:r-i+32:r-i+32], p[r+i:r+i+32:r+i+32]
 				s0 = s0.Add(v.Mul(ld8(lo).Add(ld8(hi))))
@@ -709,4 +728,41 @@ func pixelateUpRow(row, in []float32, xidx []int32, plan *pixelatePlan) {
 	}
 	x := 16 * len(plan.upBase)
 	pixelateUpRowGo(row[x:], in, xidx[x:])
+}
+
+// combineRowsSym2AVX2 is combineRowsSym2AVX512 with 8 lanes: blocks of 16
+// outputs per row, each input row loaded once for both output rows.
+func combineRowsSym2AVX2(out0, out1 []float32, rows [][]float32, wts []float32) int {
+	n := len(out0)
+	out1 = out1[:n]
+	r := len(wts) / 2
+	c := bc8(wts[r])
+	x := 0
+	for ; x+16 <= n; x += 16 {
+		m0, m1 := rows[r][x:x+16:x+16], rows[r+1][x:x+16:x+16]
+		a0, a1 := c.Mul(ld8(m0[0:8])), c.Mul(ld8(m0[8:16]))
+		b0, b1 := c.Mul(ld8(m1[0:8])), c.Mul(ld8(m1[8:16]))
+		// L = out0's first row, H = out1's second row for step i.
+		lr, hr := rows[0][x:x+16:x+16], rows[2*r+1][x:x+16:x+16]
+		l0, l1 := ld8(lr[0:8]), ld8(lr[8:16])
+		h0, h1 := ld8(hr[0:8]), ld8(hr[8:16])
+		for i := r; i >= 1; i-- {
+			v := bc8(wts[r-i])
+			p, q := rows[r+i][x:x+16:x+16], rows[r+1-i][x:x+16:x+16]
+			p0, p1 := ld8(p[0:8]), ld8(p[8:16]) // out0's second row
+			q0, q1 := ld8(q[0:8]), ld8(q[8:16]) // out1's first row
+			a0 = a0.Add(v.Mul(l0.Add(p0)))
+			a1 = a1.Add(v.Mul(l1.Add(p1)))
+			b0 = b0.Add(v.Mul(q0.Add(h0)))
+			b1 = b1.Add(v.Mul(q1.Add(h1)))
+			l0, l1 = q0, q1
+			h0, h1 = p0, p1
+		}
+		o0, o1 := out0[x:x+16:x+16], out1[x:x+16:x+16]
+		a0.StoreSlice(o0[0:8])
+		a1.StoreSlice(o0[8:16])
+		b0.StoreSlice(o1[0:8])
+		b1.StoreSlice(o1[8:16])
+	}
+	return x
 }

@@ -60,7 +60,7 @@ func TestSIMDCorrRowExact(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	simdModes(t, func(mode string) {
 		for _, w := range []int{1, 7, 8, 9, 15, 16, 31, 32, 33, 47, 63, 64, 65, 100, 224, 227} {
-			for _, n := range []int{1, 2, 3, 4, 5, 9, 21, 41} {
+			for _, n := range []int{1, 2, 3, 4, 5, 7, 9, 15, 21, 41} {
 				for _, sym := range []bool{true, false} {
 					k := testKernel(rng, n, sym)
 					pad := randPlane(rng, w+n-1)
@@ -79,7 +79,7 @@ func TestSIMDCombineRowsExact(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	simdModes(t, func(mode string) {
 		for _, w := range []int{1, 7, 8, 9, 31, 32, 33, 63, 64, 65, 224, 227} {
-			for _, n := range []int{1, 2, 3, 4, 5, 9, 21, 41} {
+			for _, n := range []int{1, 2, 3, 4, 5, 7, 9, 15, 21, 41} {
 				for _, sym := range []bool{true, false} {
 					wts := testKernel(rng, n, sym)
 					rows := make([][]float32, n)
@@ -102,7 +102,7 @@ func TestSIMDCombineRowsSym2Exact(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	simdModes(t, func(mode string) {
 		for _, w := range []int{1, 8, 16, 31, 32, 33, 63, 64, 65, 96, 224, 227} {
-			for _, n := range []int{3, 5, 9, 21, 41} {
+			for _, n := range []int{3, 5, 7, 9, 15, 21, 41} {
 				wts := testKernel(rng, n, true)
 				rows := make([][]float32, n+1)
 				for i := range rows {

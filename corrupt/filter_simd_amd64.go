@@ -583,13 +583,32 @@ func noiseMixAVX2(d, s, z []float32, a, b float32) {
 }
 
 // pixelatePlan holds the window indices of the AVX-512 pixelate kernels,
-// computed once per call from the spans (the same for every row).
+// computed once per geometry from the spans (the same for every row).
 type pixelatePlan struct {
-	box     []uint32 // per 16-output block: 16 first-sample, then 16 second-sample window indices
+	boxX    []int32  // per block of 16 BOX outputs: its first output
+	box     []uint32 // per block: 16 first-sample, then 16 second-sample window indices
 	boxMask []uint16 // per block: the lanes whose span has two samples
-	boxBase []int32  // per block: the window's start in acc, or −1 for the scalar code
-	up      []uint32 // per 16-output block: 16 window indices
+	boxBase []int32  // per block: the window's start in the row, or −1 for the scalar code
+	upX     []int32  // per block of 16 enlarged outputs: its first output
+	up      []uint32 // per block: 16 window indices
 	upBase  []int32  // per block: the window's start in the small row, or −1
+}
+
+// pixelateBlocks returns the first outputs of the 16-output blocks covering
+// n outputs: 0, 16, … and, when 16 does not divide n, a last block ending at
+// n that overlaps its neighbour (recomputing some outputs, identically).
+func pixelateBlocks(n int) []int32 {
+	if n < 16 {
+		return nil
+	}
+	var xs []int32
+	for x := 0; x+16 <= n; x += 16 {
+		xs = append(xs, int32(x))
+	}
+	if n%16 != 0 {
+		xs = append(xs, int32(n-16))
+	}
+	return xs
 }
 
 // newPixelatePlan prepares the vector pixelate kernels. A block of 16 BOX
@@ -601,12 +620,13 @@ func newPixelatePlan(xs []pixelateSpan, xidx []int32) pixelatePlan {
 	if !simd512 {
 		return p
 	}
-	nb := len(xs) / 16
+	p.boxX = pixelateBlocks(len(xs))
+	nb := len(p.boxX)
 	p.box, p.boxMask, p.boxBase = make([]uint32, 32*nb), make([]uint16, nb), make([]int32, nb)
-	for b := range nb {
-		base := xs[16*b].lo
+	for b, x := range p.boxX {
+		base := xs[x].lo
 		var m uint16
-		for j, s := range xs[16*b : 16*b+16] {
+		for j, s := range xs[x : x+16] {
 			n := s.hi - s.lo
 			if n < 1 || n > 2 || s.lo < base || s.hi-base > 32 {
 				base = -1
@@ -620,11 +640,12 @@ func newPixelatePlan(xs []pixelateSpan, xidx []int32) pixelatePlan {
 		}
 		p.boxBase[b], p.boxMask[b] = base, m
 	}
-	nb = len(xidx) / 16
+	p.upX = pixelateBlocks(len(xidx))
+	nb = len(p.upX)
 	p.up, p.upBase = make([]uint32, 16*nb), make([]int32, nb)
-	for b := range nb {
-		base := xidx[16*b]
-		for j, xi := range xidx[16*b : 16*b+16] {
+	for b, x := range p.upX {
+		base := xidx[x]
+		for j, xi := range xidx[x : x+16] {
 			if xi < base || xi-base >= 16 {
 				base = -1
 				break
@@ -642,7 +663,7 @@ func newPixelatePlan(xs []pixelateSpan, xidx []int32) pixelatePlan {
 // forwarding), then add each span's first and, where it has two, second
 // sample, as the scalar code does.
 func pixelateDownRow(out, rows []float32, W int, acc []float32, xs []pixelateSpan, xinv []float32, yinv float32, plan *pixelatePlan) {
-	if len(plan.boxBase) == 0 {
+	if len(plan.boxX) == 0 {
 		pixelateDownRowGo(out, rows, W, acc, xs, xinv, yinv)
 		return
 	}
@@ -651,8 +672,7 @@ func pixelateDownRow(out, rows []float32, W int, acc []float32, xs []pixelateSpa
 		if base32 < 0 {
 			continue
 		}
-		base := int(base32)
-		x := 16 * b
+		base, x := int(base32), int(plan.boxX[b])
 		var w0, w1 archsimd.Float32x16
 		if base+32 <= W {
 			w0, w1 = ld16(rows[base:base+16]), ld16(rows[base+16:base+32])
@@ -672,23 +692,18 @@ func pixelateDownRow(out, rows []float32, W int, acc []float32, xs []pixelateSpa
 		a0 := w0.ConcatPermute(w1, archsimd.LoadUint32x16Slice(idx[:16]))
 		a1 := w0.ConcatPermute(w1, archsimd.LoadUint32x16Slice(idx[16:]))
 		s := a0.Add(a1).Merge(a0, archsimd.Mask32x16FromBits(plan.boxMask[b]))
-		m := s.Mul(ld16(xinv[x:]).Mul(yv))
-		one.Merge(m, m.Greater(one)).StoreSlice(out[x:])
+		m := s.Mul(ld16(xinv[x : x+16]).Mul(yv))
+		one.Merge(m, m.Greater(one)).StoreSlice(out[x : x+16])
 	}
 	archsimd.ClearAVXUpperBits()
-	// Scalar code, outside the vector loop so that its constants stay in
-	// registers: the blocks left out, then the tail, each from the column
-	// sums it needs.
+	// The blocks left out, in scalar code outside the vector loop (so that
+	// its constants stay in registers), each from the column sums it needs.
 	for b, base := range plan.boxBase {
 		if base < 0 {
-			x := 16 * b
+			x := int(plan.boxX[b])
 			pixelateSumSpans(acc, rows, W, xs[x:x+16])
 			pixelateBoxRowGo(out[x:x+16], acc, xs[x:x+16], xinv[x:x+16], yinv)
 		}
-	}
-	if x := 16 * len(plan.boxBase); x < len(xs) {
-		pixelateSumSpans(acc, rows, W, xs[x:])
-		pixelateBoxRowGo(out[x:len(xs)], acc, xs[x:], xinv[x:], yinv)
 	}
 }
 
@@ -709,7 +724,7 @@ func pixelateSumSpans(acc, rows []float32, W int, spans []pixelateSpan) {
 // pixelateUpRow is pixelateUpRowGo; in must hold 16 samples past the last
 // index (pixelateSlack).
 func pixelateUpRow(row, in []float32, xidx []int32, plan *pixelatePlan) {
-	if len(plan.upBase) == 0 {
+	if len(plan.upX) == 0 {
 		pixelateUpRowGo(row, in, xidx)
 		return
 	}
@@ -717,17 +732,17 @@ func pixelateUpRow(row, in []float32, xidx []int32, plan *pixelatePlan) {
 		if base < 0 {
 			continue
 		}
+		x := int(plan.upX[b])
 		idx := archsimd.LoadUint32x16Slice(plan.up[16*b : 16*b+16])
-		ld16(in[base : base+16]).Permute(idx).StoreSlice(row[16*b:])
+		ld16(in[base : base+16]).Permute(idx).StoreSlice(row[x : x+16])
 	}
 	archsimd.ClearAVXUpperBits()
 	for b, base := range plan.upBase {
 		if base < 0 {
-			pixelateUpRowGo(row[16*b:16*b+16], in, xidx[16*b:16*b+16])
+			x := int(plan.upX[b])
+			pixelateUpRowGo(row[x:x+16], in, xidx[x:x+16])
 		}
 	}
-	x := 16 * len(plan.upBase)
-	pixelateUpRowGo(row[x:], in, xidx[x:])
 }
 
 // combineRowsSym2AVX2 is combineRowsSym2AVX512 with 8 lanes: blocks of 16

@@ -358,8 +358,8 @@ func applyGaussianBlur(dst, src *imageio.Image, p []float64, _ *rand.Rand) {
 	defer putF32(bufp)
 	for c := range 3 {
 		gaussianPlane(dst.Ch[c], src.Ch[c], w, h, p[0], *bufp)
+		clampPlane(dst.Ch[c])
 	}
-	dst.Clamp()
 }
 
 // gaussianPlane blurs one plane with scikit-image semantics (radius
@@ -421,22 +421,13 @@ func applyGlassBlur(dst, src *imageio.Image, p []float64, rng *rand.Rand) {
 	for c := range 3 {
 		d := dst.Ch[c]
 		gaussianPlane(d, src.Ch[c], w, h, sigma, *bufp)
-		for i, v := range d {
-			f := float64(v)*255 + 1e-3
-			switch {
-			case !(f > 0):
-				d[i] = 0
-			case f >= 255:
-				d[i] = 1
-			default:
-				d[i] = imageio.From8(uint8(f))
-			}
-		}
+		glassQuantize(d)
 	}
 	// Step 2: the local-pixel "swaps" (really copies, see Doc).
 	g := wyrand(rng.Uint64())
 	n := uint64(2 * delta)
 	R, G, B := dst.Ch[0], dst.Ch[1], dst.Ch[2]
+	G, B = G[:len(R)], B[:len(R)] // one bounds check per index below
 	for range iters {
 		for y := h - delta; y > delta; y-- {
 			for x := w - delta; x > delta; x-- {
@@ -451,8 +442,25 @@ func applyGlassBlur(dst, src *imageio.Image, p []float64, rng *rand.Rand) {
 	// Step 3: blur again and clip.
 	for c := range 3 {
 		gaussianPlane(dst.Ch[c], dst.Ch[c], w, h, sigma, *bufp)
+		clampPlane(dst.Ch[c])
 	}
-	dst.Clamp()
+}
+
+// glassQuantizeGo is the pure-Go glassQuantize: every sample v becomes
+// ⌊255·v + 1e-3⌋/255 (in float64, clipped to 0…255, NaN to 0), glass blur's
+// truncation to 8 bit.
+func glassQuantizeGo(d []float32) {
+	for i, v := range d {
+		f := float64(v)*255 + 1e-3
+		switch {
+		case !(f > 0):
+			d[i] = 0
+		case f >= 255:
+			d[i] = 1
+		default:
+			d[i] = imageio.From8(uint8(f))
+		}
+	}
 }
 
 // --- defocus blur ---------------------------------------------------------
@@ -505,10 +513,10 @@ func aliasTaps(buf []float64, n int, s float64) []float64 {
 	return buf
 }
 
-// diskRows writes out[x] = Σ_j (S_{jy+fr+j}[x+fr+w_j+1] − S_{jy+fr+j}[x+fr−w_j])
+// diskRowsGo is the pure-Go diskRows: it writes out[x] = Σ_j (S_{jy+fr+j}[x+fr+w_j+1] − S_{jy+fr+j}[x+fr−w_j])
 // over disk rows j = −fr…fr (half-widths ws[|j|]), where S holds row prefix
 // sums with stride sw. Eight outputs are accumulated in registers at a time.
-func diskRows(out, S []float32, sw, jy, fr int, ws []int) {
+func diskRowsGo(out, S []float32, sw, jy, fr int, ws []int) {
 	n := len(out)
 	w0 := ws[0]
 	c := S[(jy+fr)*sw:][:sw]
@@ -545,6 +553,47 @@ func diskRows(out, S []float32, sw, jy, fr int, ws []int) {
 			s += (A[x+fr+wj+1] + B[x+fr+wj+1]) - (A[x+fr-wj] + B[x+fr-wj])
 		}
 		out[x] = s
+	}
+}
+
+// prefixRows writes for each of the ph rows of P (stride pw) its running
+// sums into S (stride pw+1): S[y][0] = 0, S[y][i+1] = S[y][i] + P[y][i],
+// added in this order in float32. Four rows are summed at once, in
+// independent chains, so that the additions' latency overlaps; each row's
+// sums are unchanged.
+func prefixRows(S, P []float32, pw, ph int) {
+	sw := pw + 1
+	y := 0
+	for ; y+4 <= ph; y += 4 {
+		p0 := P[y*pw:][:pw]
+		p1 := P[(y+1)*pw:][:len(p0)]
+		p2 := P[(y+2)*pw:][:len(p0)]
+		p3 := P[(y+3)*pw:][:len(p0)]
+		s0 := S[y*sw:][:sw]
+		s1 := S[(y+1)*sw:][:sw]
+		s2 := S[(y+2)*sw:][:sw]
+		s3 := S[(y+3)*sw:][:sw]
+		s0[0], s1[0], s2[0], s3[0] = 0, 0, 0, 0
+		t0, t1, t2, t3 := s0[1:][:len(p0)], s1[1:][:len(p0)], s2[1:][:len(p0)], s3[1:][:len(p0)]
+		var a0, a1, a2, a3 float32
+		for i, v := range p0 {
+			a0 += v
+			a1 += p1[i]
+			a2 += p2[i]
+			a3 += p3[i]
+			t0[i], t1[i], t2[i], t3[i] = a0, a1, a2, a3
+		}
+	}
+	for ; y < ph; y++ {
+		p := P[y*pw:][:pw]
+		sr := S[y*sw:][:sw]
+		sr[0] = 0
+		t := sr[1:][:len(p)]
+		var a float32
+		for i, v := range p {
+			a += v
+			t[i] = a
+		}
 	}
 }
 
@@ -723,21 +772,13 @@ func applyDefocusBlur(dst, src *imageio.Image, p []float64, _ *rand.Rand) {
 		s := src.Ch[c]
 		// Row prefix sums of the reflect-101 extension (pad P on every side).
 		for py := range ph {
-			srow := s[borderIndex(py-P, h, Reflect101)*w:][:w]
-			prow := Pd[py*pw : (py+1)*pw]
-			copy(prow[P:], srow)
-			for i := 1; i <= P; i++ {
-				prow[P-i] = srow[borderIndex(-i, w, Reflect101)]
-				prow[P+w-1+i] = srow[borderIndex(w-1+i, w, Reflect101)]
+			sy := py - P
+			if uint(sy) >= uint(h) {
+				sy = borderIndex(sy, h, Reflect101)
 			}
-			sr := S[py*sw : (py+1)*sw]
-			var acc float32
-			sr[0] = 0
-			for i, v := range prow {
-				acc += v
-				sr[i+1] = acc
-			}
+			padRow(Pd[py*pw:(py+1)*pw], s[sy*w:][:w], P, Reflect101)
 		}
+		prefixRows(S, Pd, pw, ph)
 		// J = extended image ⋆ disk (unnormalised) on [−a, w+a) × [−a, h+a):
 		// each disk row j is a run [−w_j, w_j], summed as a prefix-sum
 		// difference; rows ±j share w_j.
@@ -804,6 +845,6 @@ func applyDefocusBlur(dst, src *imageio.Image, p []float64, _ *rand.Rand) {
 				}
 			}
 		}
+		clampPlane(d)
 	}
-	dst.Clamp()
 }

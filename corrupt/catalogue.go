@@ -153,6 +153,7 @@ func (c *Corruption) Apply(dst, src *imageio.Image, p []float64, rng *rand.Rand)
 	if len(p) != len(c.Params) {
 		panic(fmt.Sprintf("corrupt: %s takes %d parameters, got %d", c.Name, len(c.Params), len(p)))
 	}
+	cleanVectorState()
 	c.apply(dst, src, p, rng)
 }
 

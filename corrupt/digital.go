@@ -6,6 +6,7 @@ import (
 	"image"
 	"image/jpeg"
 	"math/rand/v2"
+	"sync/atomic"
 
 	"github.com/vcr-bench/vcr/imageio"
 )
@@ -144,23 +145,15 @@ func applyPixelate(dst, src *imageio.Image, p []float64, _ *rand.Rand) {
 		dst.CopyFrom(src)
 		return
 	}
-	// Down: BOX spans partition the input (each sample's centre lies in
-	// exactly one output box), so the two passes reduce to block sums; the
-	// rows of a block are summed first (a plain row loop), then the columns.
-	xs, ys := pixelateSpans(W, w), pixelateSpans(H, h)
-	// Up: every span is a single sample (nearest neighbour).
-	ux, uy := pixelateSpans(w, W), pixelateSpans(h, H)
-	buf := make([]float32, w*h+W+w)
-	small, acc, xinv := buf[:w*h], buf[w*h:w*h+W], buf[w*h+W:]
-	for i, sp := range xs {
-		if sp.hi > sp.lo {
-			xinv[i] = 1 / float32(sp.hi-sp.lo)
-		}
-	}
-	xidx := make([]int32, W)
-	for i, sp := range ux {
-		xidx[i] = sp.lo
-	}
+	g := pixelateGeometryFor(W, H, w, h)
+	xs, ys, uy, xinv, xidx := g.xs, g.ys, g.uy, g.xinv, g.xidx
+	// small has pixelateSlack zeroed samples of slack for the vector
+	// kernels' whole-vector loads.
+	bufp := getF32(w*h + pixelateSlack + W)
+	defer putF32(bufp)
+	buf := *bufp
+	small, acc := buf[:w*h+pixelateSlack], buf[w*h+pixelateSlack:]
+	clear(small[w*h:])
 	for c := range 3 {
 		s, d := src.Ch[c], dst.Ch[c]
 		for y, sp := range ys {
@@ -170,36 +163,7 @@ func applyPixelate(dst, src *imageio.Image, p []float64, _ *rand.Rand) {
 				clear(out)
 				continue
 			}
-			copy(acc, s[int(sp.lo)*W:][:W])
-			for yy := int(sp.lo) + 1; yy < int(sp.hi); yy++ {
-				row := s[yy*W:][:len(acc)]
-				for x, v := range row {
-					acc[x] += v
-				}
-			}
-			yinv := 1 / float32(n)
-			for x, sp := range xs {
-				a := acc[sp.lo:sp.hi]
-				var sum float32
-				switch len(a) { // mostly one length: predictable
-				case 1:
-					sum = a[0]
-				case 2:
-					sum = a[0] + a[1]
-				case 3:
-					sum = a[0] + a[1] + a[2]
-				default:
-					for _, v := range a {
-						sum += v
-					}
-				}
-				// Rounding can lift a mean of ones just above 1.
-				m := sum * (xinv[x] * yinv)
-				if m > 1 {
-					m = 1
-				}
-				out[x] = m
-			}
+			pixelateDownRow(out, s[int(sp.lo)*W:int(sp.hi)*W], W, acc, xs, xinv, 1/float32(n), &g.plan)
 		}
 		prev := int32(-1)
 		for y, sp := range uy {
@@ -209,10 +173,112 @@ func applyPixelate(dst, src *imageio.Image, p []float64, _ *rand.Rand) {
 				continue
 			}
 			prev = sp.lo
-			in := small[int(sp.lo)*w:][:w]
-			for x, xi := range xidx[:len(row)] {
-				row[x] = in[xi]
+			pixelateUpRow(row, small[int(sp.lo)*w:], xidx, &g.plan)
+		}
+	}
+}
+
+// pixelateGeometry is what pixelate derives from the image and reduced
+// sizes alone. It is immutable once built.
+type pixelateGeometry struct {
+	W, H, w, h int
+	xs, ys     []pixelateSpan // down: BOX spans of each reduced column and row
+	uy         []pixelateSpan // up: the reduced row each output row copies
+	xinv       []float32      // 1/|xs[x]| (0 for an empty span)
+	xidx       []int32        // up: the reduced column each output column copies
+	plan       pixelatePlan
+}
+
+// pixelateLast caches the most recent geometry: datasets repeat sizes.
+var pixelateLast atomic.Pointer[pixelateGeometry]
+
+// pixelateGeometryFor returns the geometry for resizing W×H to w×h and back.
+func pixelateGeometryFor(W, H, w, h int) *pixelateGeometry {
+	if g := pixelateLast.Load(); g != nil && g.W == W && g.H == H && g.w == w && g.h == h {
+		return g
+	}
+	// Down: BOX spans partition the input (each sample's centre lies in
+	// exactly one output box), so the two passes reduce to block sums; the
+	// rows of a block are summed first, then the columns.
+	g := &pixelateGeometry{W: W, H: H, w: w, h: h,
+		xs: pixelateSpans(W, w), ys: pixelateSpans(H, h), uy: pixelateSpans(h, H)}
+	// Up: every span is a single sample (nearest neighbour).
+	g.xidx = make([]int32, W)
+	for i, sp := range pixelateSpans(w, W) {
+		g.xidx[i] = sp.lo
+	}
+	g.xinv = make([]float32, w)
+	for i, sp := range g.xs {
+		if sp.hi > sp.lo {
+			g.xinv[i] = 1 / float32(sp.hi-sp.lo)
+		}
+	}
+	g.plan = newPixelatePlan(g.xs, g.xidx)
+	pixelateLast.Store(g)
+	return g
+}
+
+// pixelateSlack is the zeroed slack after pixelate's reduced image.
+const pixelateSlack = 16
+
+// pixelateDownRowGo writes one row of the reduced image: acc (W samples) is
+// set to the sum of the input rows (rows holds them, W samples each, added
+// in order), then out holds its BOX means (pixelateBoxRowGo).
+func pixelateDownRowGo(out, rows []float32, W int, acc []float32, xs []pixelateSpan, xinv []float32, yinv float32) {
+	pixelateSumCols(acc, rows, W, 0, W)
+	pixelateBoxRowGo(out, acc, xs, xinv, yinv)
+}
+
+// pixelateSumCols sets acc[lo:hi] to the column sums of rows (W samples
+// each), added in row order.
+func pixelateSumCols(acc, rows []float32, W, lo, hi int) {
+	a := acc[lo:hi]
+	copy(a, rows[lo:hi])
+	for r := W; r < len(rows); r += W {
+		addRowGo(a, rows[r+lo:r+hi])
+	}
+}
+
+// pixelateBoxRowGo writes out[x] = min(Σ acc[xs[x]] · (xinv[x]·yinv), 1):
+// the BOX means of one output row from its summed input rows acc.
+func pixelateBoxRowGo(out, acc []float32, xs []pixelateSpan, xinv []float32, yinv float32) {
+	xinv = xinv[:len(xs)]
+	out = out[:len(xs)]
+	for x, sp := range xs {
+		a := acc[sp.lo:sp.hi]
+		var sum float32
+		switch len(a) { // mostly one length: predictable
+		case 1:
+			sum = a[0]
+		case 2:
+			sum = a[0] + a[1]
+		case 3:
+			sum = a[0] + a[1] + a[2]
+		default:
+			for _, v := range a {
+				sum += v
 			}
 		}
+		// Rounding can lift a mean of ones just above 1.
+		m := sum * (xinv[x] * yinv)
+		if m > 1 {
+			m = 1
+		}
+		out[x] = m
+	}
+}
+
+// pixelateUpRowGo writes row[x] = in[xidx[x]] (nearest-neighbour enlarging).
+func pixelateUpRowGo(row, in []float32, xidx []int32) {
+	for x, xi := range xidx[:len(row)] {
+		row[x] = in[xi]
+	}
+}
+
+// addRowGo adds row to acc element by element.
+func addRowGo(acc, row []float32) {
+	row = row[:len(acc)]
+	for x, v := range row {
+		acc[x] += v
 	}
 }

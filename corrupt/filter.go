@@ -73,6 +73,30 @@ func borderIndex(i, n int, b Border) int {
 func padRow(dst, src []float32, r int, b Border) {
 	n := len(src)
 	copy(dst[r:r+n], src)
+	if r < n {
+		// Closed forms of borderIndex for a border narrower than the row.
+		lo, hi := dst[:r], dst[r+n:r+n+r]
+		switch b {
+		case Replicate:
+			for i := range lo {
+				lo[i] = src[0]
+				hi[i] = src[n-1]
+			}
+			return
+		case Reflect101: // dst[r−i] = src[i], dst[r+n−1+i] = src[n−1−i]
+			for i := 1; i <= r; i++ {
+				lo[r-i] = src[i]
+				hi[i-1] = src[n-1-i]
+			}
+			return
+		case Symmetric: // dst[r−i] = src[i−1], dst[r+n−1+i] = src[n−i]
+			for i := 1; i <= r; i++ {
+				lo[r-i] = src[i-1]
+				hi[i-1] = src[n-i]
+			}
+			return
+		}
+	}
 	for i := 1; i <= r; i++ {
 		dst[r-i] = src[borderIndex(-i, n, b)]
 		dst[r+n-1+i] = src[borderIndex(n-1+i, n, b)]
@@ -102,6 +126,30 @@ func separable(dst, src []float32, w, h int, kx, ky []float32, b Border, tmp, li
 	} else {
 		rows = make([][]float32, len(ky))
 	}
+	if len(ky) < len(rowsBuf) && len(ky) >= 3 && len(ky)%2 == 1 && isSymmetric(ky) {
+		// Two output rows at a time: they share all but one input row,
+		// which combineRowsSym2 exploits.
+		rows2 := rowsBuf[:len(ky)+1]
+		y := 0
+		for ; y+2 <= h; y += 2 {
+			for k := range rows2 {
+				yy := y + k - ry
+				if uint(yy) >= uint(h) {
+					yy = borderIndex(yy, h, b)
+				}
+				rows2[k] = tmp[yy*w : (yy+1)*w]
+			}
+			combineRowsSym2(dst[y*w:(y+1)*w], dst[(y+1)*w:(y+2)*w], rows2, ky)
+		}
+		if y < h { // odd height: the last row alone
+			for k := range ky {
+				yy := borderIndex(y+k-ry, h, b)
+				rows[k] = tmp[yy*w : (yy+1)*w]
+			}
+			combineRows(dst[y*w:(y+1)*w], rows, ky)
+		}
+		return
+	}
 	for y := range h {
 		for k := range ky {
 			yy := borderIndex(y+k-ry, h, b)
@@ -111,10 +159,11 @@ func separable(dst, src []float32, w, h int, kx, ky []float32, b Border, tmp, li
 	}
 }
 
-// corrRow writes out[x] = Σ_k k[i]·pad[x+i] for x < len(out); pad must hold
-// len(out)+len(k)−1 samples. Symmetric kernels take a folded path with half
-// the multiplications.
-func corrRow(out, pad, k []float32) {
+// corrRowGo is the pure-Go corrRow: out[x] = Σ_k k[i]·pad[x+i] for
+// x < len(out); pad must hold len(out)+len(k)−1 samples. Symmetric kernels
+// take a folded path with half the multiplications. The vectorised kernels
+// (filter_simd_amd64.go) reproduce its per-output operation order exactly.
+func corrRowGo(out, pad, k []float32) {
 	n := len(k)
 	pad = pad[:len(out)+n-1]
 	if n%2 == 1 && isSymmetric(k) {
@@ -162,12 +211,12 @@ func corrRow(out, pad, k []float32) {
 	}
 }
 
-// combineRows writes out[x] = Σ_k wts[k]·rows[k][x]. Every row must hold at
-// least len(out) samples. An odd number of symmetric weights takes a folded
-// path.
-func combineRows(out []float32, rows [][]float32, wts []float32) {
+// combineRowsGo is the pure-Go combineRows: out[x] = Σ_k wts[k]·rows[k][x].
+// Every row must hold at least len(out) samples. An odd number of symmetric
+// weights takes a folded path.
+func combineRowsGo(out []float32, rows [][]float32, wts []float32) {
 	if len(wts) >= 3 && len(wts)%2 == 1 && isSymmetric(wts) {
-		combineRowsSym(out, rows, wts)
+		combineRowsSymGo(out, rows, wts)
 		return
 	}
 	n := len(out)
@@ -197,9 +246,9 @@ func combineRows(out []float32, rows [][]float32, wts []float32) {
 	}
 }
 
-// combineRowsSym is combineRows for symmetric weights (odd count): rows
+// combineRowsSymGo is combineRowsGo for symmetric weights (odd count): rows
 // k and n−1−k are added before the multiplication.
-func combineRowsSym(out []float32, rows [][]float32, wts []float32) {
+func combineRowsSymGo(out []float32, rows [][]float32, wts []float32) {
 	n := len(out)
 	r := len(wts) / 2
 	c := wts[r]
@@ -360,3 +409,14 @@ func getI32(n int) *[]int32 {
 }
 
 func putI32(p *[]int32) { i32Pool.Put(p) }
+
+// clampPlaneGo is the pure-Go clampPlane, the loop of imageio.Image.Clamp.
+func clampPlaneGo(p []float32) {
+	for i, v := range p {
+		if !(v > 0) {
+			p[i] = 0
+		} else if v > 1 {
+			p[i] = 1
+		}
+	}
+}

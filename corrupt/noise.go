@@ -261,18 +261,26 @@ func noiseAddNormal(d, s []float32, a, b float32, r *noiseRand) {
 		dd := d[base:][:len(ss)]
 		zz := z[:len(ss)]
 		noiseNormals(zz, &rej, r)
-		if b == 0 {
-			for k, v := range ss {
-				dd[k] = noiseClamp(v + a*zz[k])
-			}
-		} else if a == 0 {
-			for k, v := range ss {
-				dd[k] = noiseClamp(v + v*(b*zz[k]))
-			}
-		} else {
-			for k, v := range ss {
-				dd[k] = noiseClamp(v + (a+b*v)*zz[k])
-			}
+		noiseMix(dd, ss, zz, a, b)
+	}
+}
+
+// noiseMixGo is the pure-Go noiseMix: d[k] = noiseClamp(s[k] + (a + b·s[k])·z[k]),
+// with the terms that vanish for a = 0 or b = 0 left out. d and z must hold
+// len(s) samples.
+func noiseMixGo(d, s, z []float32, a, b float32) {
+	d, z = d[:len(s)], z[:len(s)]
+	if b == 0 {
+		for k, v := range s {
+			d[k] = noiseClamp(v + a*z[k])
+		}
+	} else if a == 0 {
+		for k, v := range s {
+			d[k] = noiseClamp(v + v*(b*z[k]))
+		}
+	} else {
+		for k, v := range s {
+			d[k] = noiseClamp(v + (a+b*v)*z[k])
 		}
 	}
 }

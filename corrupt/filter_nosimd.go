@@ -1,0 +1,54 @@
+//go:build !goexperiment.simd || !amd64
+
+package corrupt
+
+// This file is the default build's kernel dispatch: every kernel is the
+// pure-Go version. Building with GOEXPERIMENT=simd on amd64 selects
+// filter_simd_amd64.go instead, whose vectorised kernels give bit-identical
+// results.
+
+// corrRow writes out[x] = Σ_k k[i]·pad[x+i] for x < len(out); pad must hold
+// len(out)+len(k)−1 samples.
+func corrRow(out, pad, k []float32) { corrRowGo(out, pad, k) }
+
+// combineRows writes out[x] = Σ_k wts[k]·rows[k][x]. Every row must hold at
+// least len(out) samples.
+func combineRows(out []float32, rows [][]float32, wts []float32) { combineRowsGo(out, rows, wts) }
+
+// diskRows is diskRowsGo (see there).
+func diskRows(out, S []float32, sw, jy, fr int, ws []int) { diskRowsGo(out, S, sw, jy, fr, ws) }
+
+// clampPlane clips every sample of p to [0, 1], NaN to 0, as
+// imageio.Image.Clamp does.
+func clampPlane(p []float32) { clampPlaneGo(p) }
+
+// glassQuantize truncates glass blur's work plane to 8 bit (see
+// glassQuantizeGo).
+func glassQuantize(d []float32) { glassQuantizeGo(d) }
+
+// combineRowsSym2 writes two output rows of a symmetric column filter:
+// out0 from rows[:len(wts)] and out1 from rows[1:].
+func combineRowsSym2(out0, out1 []float32, rows [][]float32, wts []float32) {
+	combineRowsGo(out0, rows[:len(wts)], wts)
+	combineRowsGo(out1, rows[1:], wts)
+}
+
+// noiseMix applies normal noise draws z to s (see noiseMixGo).
+func noiseMix(d, s, z []float32, a, b float32) { noiseMixGo(d, s, z, a, b) }
+
+// pixelatePlan holds what the vector pixelate kernels precompute; the pure-Go
+// kernels need nothing.
+type pixelatePlan struct{}
+
+func newPixelatePlan([]pixelateSpan, []int32) pixelatePlan { return pixelatePlan{} }
+
+// pixelateDownRow is pixelateDownRowGo.
+func pixelateDownRow(out, rows []float32, W int, acc []float32, xs []pixelateSpan, xinv []float32, yinv float32, _ *pixelatePlan) {
+	pixelateDownRowGo(out, rows, W, acc, xs, xinv, yinv)
+}
+
+// pixelateUpRow is pixelateUpRowGo.
+func pixelateUpRow(row, in []float32, xidx []int32, _ *pixelatePlan) { pixelateUpRowGo(row, in, xidx) }
+
+// cleanVectorState is a no-op in the pure-Go build (see filter_simd_amd64.go).
+func cleanVectorState() {}

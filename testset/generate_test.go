@@ -20,6 +20,7 @@ import (
 	"testing"
 
 	"github.com/vcr-bench/vcr/corrupt"
+	"github.com/vcr-bench/vcr/dataset"
 	"github.com/vcr-bench/vcr/imageio"
 	"github.com/vcr-bench/vcr/internal/testimg"
 	"github.com/vcr-bench/vcr/iqa"
@@ -97,7 +98,7 @@ func lookup(t testing.TB, names ...string) []*corrupt.Corruption {
 
 func testConfig(t testing.TB, data, out string) Config {
 	t.Helper()
-	src, err := NewDirSource(data, imageio.Options{})
+	src, err := dataset.Open(dataset.Spec{Path: data})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -663,62 +664,6 @@ func TestParseShardAndEnv(t *testing.T) {
 		if len(all) != total {
 			t.Fatalf("total %d: shards cover %d draws", total, len(all))
 		}
-	}
-}
-
-func TestDirSource(t *testing.T) {
-	flat := t.TempDir()
-	for _, n := range []string{"b.png", "a.JPG", ".hidden.png", "c.txt"} {
-		os.WriteFile(filepath.Join(flat, n), []byte("x"), 0o644)
-	}
-	s, err := NewDirSource(flat, imageio.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s.Len() != 2 || s.Item(0).Source != "a.JPG" || s.Item(1).Label != -1 || s.Name() != "folder" || s.Classes() != nil {
-		t.Errorf("flat source: %d items %+v", s.Len(), s.items)
-	}
-	if _, err := s.Load(0); err == nil {
-		t.Error("loading a broken file succeeded")
-	}
-	classes := t.TempDir()
-	os.MkdirAll(filepath.Join(classes, "b", "sub"), 0o755)
-	os.MkdirAll(filepath.Join(classes, "a"), 0o755)
-	os.MkdirAll(filepath.Join(classes, "empty"), 0o755)
-	os.WriteFile(filepath.Join(classes, "b", "sub", "x.png"), nil, 0o644)
-	os.WriteFile(filepath.Join(classes, "b", "y.png"), nil, 0o644)
-	os.WriteFile(filepath.Join(classes, "a", "z.webp"), nil, 0o644)
-	s, err = NewDirSource(classes, imageio.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []Item{{0, "a/z.webp", 0, "a"}, {1, "b/sub/x.png", 1, "b"}, {2, "b/y.png", 1, "b"}}
-	for i, w := range want {
-		if s.Item(i) != w {
-			t.Errorf("item %d = %+v, want %+v", i, s.Item(i), w)
-		}
-	}
-	if !slices.Equal(s.Classes(), []string{"a", "b"}) || s.Len() != 3 {
-		t.Errorf("classes %v, len %d", s.Classes(), s.Len())
-	}
-	// Symbolic links to class folders and to files are followed.
-	linked := t.TempDir()
-	if err := os.Symlink(filepath.Join(classes, "b"), filepath.Join(linked, "b")); err != nil {
-		t.Skip("no symbolic links:", err)
-	}
-	os.Mkdir(filepath.Join(linked, "a"), 0o755)
-	os.Symlink(filepath.Join(classes, "a", "z.webp"), filepath.Join(linked, "a", "z.webp"))
-	s, err = NewDirSource(linked, imageio.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, w := range want {
-		if s.Item(i) != w {
-			t.Errorf("linked: item %d = %+v, want %+v", i, s.Item(i), w)
-		}
-	}
-	if _, err := NewDirSource(t.TempDir(), imageio.Options{}); err == nil {
-		t.Error("empty folder accepted")
 	}
 }
 

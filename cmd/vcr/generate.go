@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/vcr-bench/vcr/corrupt"
+	"github.com/vcr-bench/vcr/dataset"
 	"github.com/vcr-bench/vcr/imageio"
 	"github.com/vcr-bench/vcr/internal/progress"
 	"github.com/vcr-bench/vcr/iqa"
@@ -37,8 +38,20 @@ against the original. Every draw is seeded from (--seed, corruption, draw
 number) only, so the same command writes the same bytes with any number of
 workers or shards.
 
-DIR is a folder of images (JPEG, PNG, GIF, BMP, TIFF, WebP): flat, or one
-sub-folder per class (labels are the sub-folder names, sorted).
+--images names the dataset (see docs/datasets.md); its kind is detected
+unless --dataset-kind says it:
+  imagefolder   a folder of images (JPEG, PNG, GIF, BMP, TIFF, WebP): flat, or
+                one sub-folder per class (labels are the sub-folder names, sorted)
+  imagenet-val  the flat ImageNet validation folder, with --labels (the devkit's
+                ILSVRC2012_validation_ground_truth.txt or a LOC_val_solution.csv)
+                and optionally --synsets (class list) to map labels to indices
+  cifar10, cifar100  CIFAR binary batches (a .bin file or the batches folder;
+                --split test|train)
+  list          a CSV with columns path and label (paths relative to the CSV)
+--resize S scales each source so that its shorter side is S (Pillow's
+antialiased bilinear) and --crop C takes the centre C×C, before corruption;
+the VCR and ICSE studies used --resize 256 --crop 224 for ImageNet. By
+default images are used at their native size.
 
 OUT receives:
   manifest.csv   one row per corrupted image, in id order: id, source, label,
@@ -80,7 +93,13 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		names[i] = string(m)
 	}
 	fs := newFlagSet("generate", generateUsage, stderr)
-	images := fs.String("images", "", "dataset `folder` (flat, or one sub-folder per class) (required)")
+	images := fs.String("images", "", "dataset `path`: an image folder, ImageNet validation folder, CIFAR batches or list CSV (required)")
+	kind := fs.String("dataset-kind", dataset.KindAuto, "dataset `kind`: "+strings.Join(dataset.Kinds, ", "))
+	labels := fs.String("labels", "", "imagenet-val: labels `file` (devkit ground truth or LOC_val_solution.csv)")
+	synsets := fs.String("synsets", "", "class list `file` (LOC_synset_mapping.txt style) mapping labels to indices")
+	split := fs.String("split", "", "cifar10/cifar100: `split` test or train (default test)")
+	resize := fs.Int("resize", 0, "resize each source so its shorter side is `S` pixels (0: native size)")
+	crop := fs.Int("crop", 0, "then take the centre `C`×C crop (0: no crop)")
 	corrList := fs.String("corruptions", "", "comma-separated corruption `names`, or all (required; see 'vcr corruptions')")
 	n := fs.Int("n", 1000, "draws per corruption (`N` images; with --imagenet-c N images × 5 severities)")
 	seed := fs.Uint64("seed", 0, "master `seed`; every draw is seeded from it, the corruption and the draw number")
@@ -158,12 +177,20 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	} else if ok {
 		shard = s
 	}
-	src, err := testset.NewDirSource(*images, imageio.Options{MaxPixels: *maxPixels})
+	if *resize < 0 || *crop < 0 {
+		return usagef("--resize and --crop must be ≥ 0 (got %d, %d)", *resize, *crop)
+	}
+	src, err := dataset.Open(dataset.Spec{Kind: *kind, Path: *images, Labels: *labels, Synsets: *synsets, Split: *split, MaxPixels: *maxPixels})
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("--images: folder %s does not exist", *images)
+			return fmt.Errorf("--images: %s does not exist", *images)
 		}
 		return fmt.Errorf("--images: %w", err)
+	}
+	var preprocess func(*imageio.Image) *imageio.Image
+	if *resize > 0 || *crop > 0 {
+		r, c := *resize, *crop
+		preprocess = func(m *imageio.Image) *imageio.Image { return imageio.Preprocess(m, r, c) }
 	}
 	dir := shard.Dir(*out)
 	rounding := imageio.Round
@@ -194,6 +221,7 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		ImageNetC: *imagenetC, Rounding: rounding, Layout: *layout, Format: *format, JPEGQuality: *quality,
 		Shard: shard, Out: dir, Resume: *resume, Force: *force, Workers: *workers, Version: vcrVersion(),
 		Progress: rep.update, Warn: warn,
+		Resize: *resize, Crop: *crop, Preprocess: preprocess,
 	}
 	what := fmt.Sprintf("%d images (%s) × %d corruption(s) × %d draws", src.Len(), src.Name(), len(cs), *n)
 	if *imagenetC {

@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vcr-bench/vcr/dataset"
 	"github.com/vcr-bench/vcr/imageio"
 	"github.com/vcr-bench/vcr/internal/testimg"
-	"github.com/vcr-bench/vcr/testset"
 )
 
 // TestMain lets the resume test run the command in a child process that it
@@ -305,7 +305,7 @@ func TestGenerateUsageErrors(t *testing.T) {
 func TestSynth(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "synth")
 	mustRun(t, "synth", "--out", out, "--n", "7", "--size", "40x30", "--classes", "3")
-	src, err := testset.NewDirSource(out, imageio.Options{})
+	src, err := dataset.Open(dataset.Spec{Path: out})
 	if err != nil {
 		t.Fatal(err)
 	}

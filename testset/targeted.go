@@ -53,10 +53,10 @@ var (
 //     pooled first; knots at each block's weighted mean θ, linear in
 //     between. For Trend = 0, the best of a non-decreasing, a non-increasing
 //     and a valley-shaped (non-increasing, then non-decreasing) isotonic fit,
-//     since Δv is smallest at a shift's identity inside the domain. The fit is extended to
-//     the domain ends by linear extrapolation clamped to [0, 1] (and, for
-//     single-parameter corruptions whose identity lies in the domain, it is
-//     anchored at Δv = 0 there).
+//     since Δv is smallest at a shift's identity inside the domain. The fit
+//     is extended to the domain ends as a constant (no extrapolation); for a
+//     single-parameter corruption whose identity lies at a domain end, it is
+//     anchored at Δv = 0 there.
 //  3. Draw: a target t uniform on the achievable range [min f, max f]
 //     widened at each end by a margin of twice the pilot's RMS residual
 //     there, with targets beyond an end reflected back inside (t ↦ 2·end − t),
@@ -161,14 +161,14 @@ func NewTargeted(c *corrupt.Corruption, pilot []PilotPoint) (ParamSampler, error
 		f := &fit{j: j, declared: p.Trend != 0}
 		if f.declared {
 			f.rho = spearman(x, y)
-			if np == 1 && c.Identity != nil && p.Contains(c.Identity[0]) {
+			if id, ok := identityEnd(c, p); ok {
 				// Δv is 0 at the identity for every image.
-				x, y = append(x, c.Identity[0]), append(slices.Clone(y), 0)
+				x, y = append(x, id), append(slices.Clone(y), 0)
 			}
 			xs, ys, ws := pooled(x, y)
-			var sse float64
-			f.kx, f.ky, sse = pava(xs, ys, ws, p.Trend)
-			f.r2 = 1 - sse/sumSquares(ys, ws)
+			var fitted []float64
+			f.kx, f.ky, fitted = pava(xs, ys, ws, p.Trend)
+			f.r2 = 1 - sse(ys, fitted, ws)/sumSquares(ys, ws)
 			if f.r2 >= MinR2 && (declared == nil || float64(p.Trend)*f.rho > float64(c.Params[declared.j].Trend)*declared.rho) {
 				declared = f
 			}
@@ -190,7 +190,9 @@ func NewTargeted(c *corrupt.Corruption, pilot []PilotPoint) (ParamSampler, error
 	}
 	d := c.Params[best.j]
 	t.Driver, t.Correlation, t.R2 = best.j, best.rho, best.r2
-	t.Knots, t.Fit = extend(best.kx, best.ky, d.Min, d.Max)
+	levels := max(8, min(40, len(pts)/5))
+	kx, ky := coarsen(best.kx, best.ky, levels)
+	t.Knots, t.Fit = extend(kx, ky, d.Min, d.Max)
 	t.Achievable = [2]float64{slices.Min(t.Fit), slices.Max(t.Fit)}
 	width := t.Achievable[1] - t.Achievable[0]
 	if !(width > 1e-9) {
@@ -222,6 +224,87 @@ func NewTargeted(c *corrupt.Corruption, pilot []PilotPoint) (ParamSampler, error
 		min(2*rms(rs[len(rs)-k:]), 1-t.Achievable[1], width/4),
 	}
 	return t, nil
+}
+
+// coarsen thins a piecewise-linear fit made of monotone branches (one, or
+// two meeting at the minimum for a valley) to the points where each branch
+// crosses levels evenly spaced over its Δv range, levels+1 per branch. The
+// isotonic fit of a noisy pilot has many short segments whose slopes are
+// noisy; inverted, each slope error makes Δv's density locally uneven.
+// Segments spanning 1/levels of the Δv range average that noise out while
+// following steep regions of θ → Δv as closely as flat ones.
+func coarsen(kx, ky []float64, levels int) ([]float64, []float64) {
+	if len(kx) < 3 {
+		return kx, ky
+	}
+	m := 0
+	for i := range ky {
+		if ky[i] < ky[m] {
+			m = i
+		}
+	}
+	var ox, oy []float64
+	add := func(x, y float64) {
+		if len(ox) == 0 || x > ox[len(ox)-1] { // skip the valley's shared minimum
+			ox, oy = append(ox, x), append(oy, y)
+		}
+	}
+	for _, b := range [][2]int{{0, m + 1}, {m, len(kx)}} {
+		bx, by := kx[b[0]:b[1]], ky[b[0]:b[1]]
+		n := len(bx) - 1
+		if n < 1 {
+			continue
+		}
+		lo, hi := by[0], by[n]
+		// Flat stretches at the branch ends (exact zeros) are kept as they
+		// are; the levels span the part in between, [bx[s], bx[e]].
+		s, e := 0, n
+		for s < n && by[s+1] == lo {
+			s++
+		}
+		for e > s && by[e-1] == hi {
+			e--
+		}
+		add(bx[0], lo)
+		add(bx[s], lo)
+		k := s
+		for j := 1; j < levels && s < e; j++ {
+			l := lo + (hi-lo)*float64(j)/float64(levels)
+			// Advance to the segment [k, k+1] that reaches level l; the
+			// branch is monotone, so the crossing is unique.
+			for k < e-1 && (by[k+1]-l)*(hi-lo) < 0 {
+				k++
+			}
+			x := bx[k+1]
+			if by[k+1] != by[k] {
+				x = bx[k] + (l-by[k])/(by[k+1]-by[k])*(bx[k+1]-bx[k])
+			}
+			add(x, l)
+		}
+		add(bx[e], hi)
+		add(bx[n], hi)
+	}
+	return ox, oy
+}
+
+// identityEnd returns the value of c's single parameter p at which Δv is 0:
+// its identity when inside the domain, or the nearer domain end when the
+// identity lies outside but within 0.1% of the domain width of it (Gaussian
+// blur's σ ∈ [0.00001, 5] with identity 0).
+func identityEnd(c *corrupt.Corruption, p corrupt.Param) (float64, bool) {
+	if len(c.Params) != 1 || c.Identity == nil {
+		return 0, false
+	}
+	id, tol := c.Identity[0], 1e-3*(p.Max-p.Min)
+	switch {
+	case p.Contains(id):
+		return id, true
+	case id < p.Min && p.Min-id <= tol:
+		return p.Min, true
+	case id > p.Max && id-p.Max <= tol:
+		return p.Max, true
+	}
+	return 0, false
 }
 
 func sumSquares(ys, ws []float64) float64 {
@@ -422,10 +505,20 @@ func isotonicKnots(x, y []float64, trend int) (kx, ky []float64) {
 	return kx, ky
 }
 
+// sse is the weighted residual sum of squares of fitted against ys.
+func sse(ys, fitted, ws []float64) float64 {
+	var s float64
+	for i := range ys {
+		s += ws[i] * (ys[i] - fitted[i]) * (ys[i] - fitted[i])
+	}
+	return s
+}
+
 // pava is pool-adjacent-violators on points sorted by distinct x with
-// weights w: one knot per block (weighted mean x, fitted value) and the
-// weighted residual sum of squares.
-func pava(xs, ys, ws []float64, trend int) (kx, ky []float64, sse float64) {
+// weights w: one knot per block (weighted mean x, fitted value; two, at its
+// ends, for a block whose points all have the same y) and the fitted value
+// of every point.
+func pava(xs, ys, ws []float64, trend int) (kx, ky, fitted []float64) {
 	s := float64(trend)
 	type block struct {
 		wx, wy, w float64
@@ -443,12 +536,19 @@ func pava(xs, ys, ws []float64, trend int) (kx, ky []float64, sse float64) {
 	}
 	for _, b := range st {
 		f := s * b.wy / b.w
-		kx, ky = append(kx, b.wx/b.w), append(ky, f)
-		for i := b.lo; i < b.hi; i++ {
-			sse += ws[i] * (ys[i] - f) * (ys[i] - f)
+		if b.hi-b.lo > 1 && slices.Min(ys[b.lo:b.hi]) == slices.Max(ys[b.lo:b.hi]) {
+			// Every point of the block has the same Δv (exact zeros below
+			// the 8-bit threshold of a blur): f is flat across the whole
+			// block, not just at its centre.
+			kx, ky = append(kx, xs[b.lo], xs[b.hi-1]), append(ky, f, f)
+		} else {
+			kx, ky = append(kx, b.wx/b.w), append(ky, f)
+		}
+		for range b.hi - b.lo {
+			fitted = append(fitted, f)
 		}
 	}
-	return kx, ky, sse
+	return kx, ky, fitted
 }
 
 // valleyKnots is the fit for a parameter without a declared trend: the best
@@ -466,9 +566,9 @@ func valleyKnots(x, y []float64) (kx, ky []float64, r2 float64) {
 	// Split s: points [0, s) non-increasing, [s, n) non-decreasing; s = 0 and
 	// s = n are the monotone fits.
 	for s := 0; s <= len(xs); s++ {
-		lx, ly, le := pava(xs[:s], ys[:s], ws[:s], -1)
-		rx, ry, re := pava(xs[s:], ys[s:], ws[s:], +1)
-		if e := le + re; e < best-1e-12 {
+		lx, ly, lf := pava(xs[:s], ys[:s], ws[:s], -1)
+		rx, ry, rf := pava(xs[s:], ys[s:], ws[s:], +1)
+		if e := sse(ys[:s], lf, ws[:s]) + sse(ys[s:], rf, ws[s:]); e < best-1e-12 {
 			best = e
 			kx, ky = append(lx, rx...), append(ly, ry...)
 		}
@@ -476,32 +576,19 @@ func valleyKnots(x, y []float64) (kx, ky []float64, r2 float64) {
 	return kx, ky, 1 - best/sst
 }
 
-// extend adds knots at the domain ends lo and hi, extrapolating the first and
-// last segments linearly, clamped to [0, 1] and so as not to reverse the
-// direction of the segment.
+// extend adds knots at the domain ends lo and hi with the value of the
+// nearest fitted knot. It does not extrapolate: isotonic fits are least
+// reliable at the ends (a few extreme points form the end blocks), and a
+// steep end segment extrapolated would promise Δv the domain cannot reach.
 func extend(kx, ky []float64, lo, hi float64) ([]float64, []float64) {
-	end := func(x0, y0, x1, y1, at float64) float64 {
-		if x1 == x0 {
-			return y0
-		}
-		v := y0 + (y1-y0)/(x1-x0)*(at-x0)
-		return max(0, min(1, v))
+	if len(kx) == 0 {
+		return []float64{lo, hi}, []float64{0, 0}
 	}
-	n := len(kx)
 	if kx[0] > lo {
-		y := ky[0]
-		if n > 1 {
-			y = end(kx[0], ky[0], kx[1], ky[1], lo)
-		}
-		kx, ky = append([]float64{lo}, kx...), append([]float64{y}, ky...)
+		kx, ky = append([]float64{lo}, kx...), append([]float64{ky[0]}, ky...)
 	}
-	n = len(kx)
-	if kx[n-1] < hi {
-		y := ky[n-1]
-		if n > 1 {
-			y = end(kx[n-1], ky[n-1], kx[n-2], ky[n-2], hi)
-		}
-		kx, ky = append(kx, hi), append(ky, y)
+	if n := len(kx); kx[n-1] < hi {
+		kx, ky = append(kx, hi), append(ky, ky[n-1])
 	}
 	return kx, ky
 }

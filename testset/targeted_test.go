@@ -87,10 +87,12 @@ func TestTargetedSynthetic(t *testing.T) {
 				uni := implied(t, c, Uniform{c}, 4000, tc.f)
 				kt, ku := ksAgainst(tar, tc.lo, tc.hi), ksAgainst(uni, tc.lo, tc.hi)
 				t.Logf("noise %v: KS to U(%.2f, %.2f): targeted %.3f, uniform %.3f", noise, tc.lo, tc.hi, kt, ku)
-				// Sampling error alone is about 1.36/√4000 ≈ 0.02 at 95%;
-				// the fit from 150 noisy points adds some (the uniform
-				// sampler's KS is 0.2–0.5 for these f).
-				if limit := 0.05 + 1.5*noise; kt > limit {
+				// Budget: sampling error 1.36/√4000 ≈ 0.02 (95%); the
+				// UniformShare of uniform draws, 0.05 × KS(uniform) ≤ 0.025;
+				// Δv beyond the outermost pilot points, not targeted, ≈ 0.02;
+				// pilot noise adds fit error. The uniform sampler's KS is
+				// 0.08–0.5 for these f.
+				if limit := 0.065 + 1.2*noise; kt > limit {
 					t.Errorf("noise %v: targeted KS = %.3f, want ≤ %.3f", noise, kt, limit)
 				}
 			}

@@ -57,20 +57,19 @@ func (p *pipeline) dv(t testing.TB, c *corrupt.Corruption, k int, params []float
 	return r.DV
 }
 
-// targeted builds a targeted sampler from a two-stage pilot of n draws: n/2
-// uniform draws, a first fit, n/2 draws from it, and the fit on all of them
-// (a uniform pilot alone samples steep parts of θ → Δv sparsely).
+// targeted builds a targeted sampler from a two-stage pilot of n draws
+// (LearnTargeted) on seed 7.
 func (p *pipeline) targeted(t testing.TB, c *corrupt.Corruption, n int) *Targeted {
-	pilot := p.run(t, c, Uniform{c}, 7, n/2)
-	s, err := NewTargeted(c, pilot)
+	s, pilot, err := LearnTargeted(c, n, func(s ParamSampler, i int) (PilotPoint, error) {
+		return p.draw(t, c, s, 7, uint64(i)), nil
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	pilot = append(pilot, p.run(t, c, s, 8, n-n/2)...)
-	if s, err = NewTargeted(c, pilot); err != nil {
-		t.Fatal(err)
+	if len(pilot) != n {
+		t.Fatalf("pilot has %d points, want %d", len(pilot), n)
 	}
-	return s.(*Targeted)
+	return s
 }
 
 // run makes n draws with s and returns them.
@@ -128,9 +127,11 @@ func TestTargetedCoverageAll(t *testing.T) {
 	p := newPipeline(96, 32)
 	t.Logf("%-22s %-12s %6s %6s | %-26s | %-26s", "corruption", "driver", "ρ", "f-range", "uniform cov@1000 cov@2000 KS", "targeted cov@1000 cov@2000 KS")
 	all := corrupt.All()
-	// Widened domains, to show the lead what they would reach: shot noise
-	// with the older ICSE code's λ ∈ [1, 1000], and with λ ∈ [1, 100].
-	for _, max := range []float64{100, 1000} {
+	// A widened domain, to show what it would reach: shot noise with
+	// λ ∈ [1, 100]. (The older ICSE code's λ ∈ [1, 1000] is not measured:
+	// the shot-noise implementation's MSE stops falling with λ above a few
+	// hundred.)
+	for _, max := range []float64{100} {
 		if c, err := corrupt.Lookup("shot_noise"); err == nil {
 			w := *c
 			w.Name = fmt.Sprintf("shot_noise λ≤%g", max)

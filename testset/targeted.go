@@ -592,3 +592,39 @@ func extend(kx, ky []float64, lo, hi float64) ([]float64, []float64) {
 	}
 	return kx, ky
 }
+
+// PilotDraw makes pilot draw i (0 ≤ i < n) with sampler s and returns its
+// parameters and measured Δv. The caller owns images, seeding and scoring:
+// typically it seeds a generator from (master seed, a pilot stream, i),
+// picks an image, calls s.Sample, corrupts, quantises and scores.
+type PilotDraw func(s ParamSampler, i int) (PilotPoint, error)
+
+// LearnTargeted runs the recommended two-stage pilot of n draws and returns
+// the sampler fitted to all of them: draws 0…n/2−1 use Uniform; a first
+// NewTargeted fit drives draws n/2…n−1; the final fit uses every draw. A
+// uniform pilot alone samples steep parts of θ → Δv sparsely (Gaussian
+// noise's Δv rises from 0 to 0.5 over the first tenth of its σ domain),
+// and the second stage puts pilot draws there. 200 draws is a good default.
+// It returns the first error of draw or NewTargeted, and the pilot points.
+func LearnTargeted(c *corrupt.Corruption, n int, draw PilotDraw) (*Targeted, []PilotPoint, error) {
+	pilot := make([]PilotPoint, 0, n)
+	var s ParamSampler = Uniform{c}
+	for i := range n {
+		if i == n/2 {
+			var err error
+			if s, err = NewTargeted(c, pilot); err != nil {
+				return nil, pilot, err
+			}
+		}
+		p, err := draw(s, i)
+		if err != nil {
+			return nil, pilot, err
+		}
+		pilot = append(pilot, p)
+	}
+	s, err := NewTargeted(c, pilot)
+	if err != nil {
+		return nil, pilot, err
+	}
+	return s.(*Targeted), pilot, nil
+}

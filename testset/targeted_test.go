@@ -296,3 +296,39 @@ func TestIsotonicAgainstMinMax(t *testing.T) {
 		}
 	}
 }
+
+func TestLearnTargeted(t *testing.T) {
+	c := oneParam(corrupt.Param{Min: 0, Max: 5, Trend: +1})
+	modes := map[string]int{}
+	s, pilot, err := LearnTargeted(c, 100, func(s ParamSampler, i int) (PilotPoint, error) {
+		modes[s.Mode()]++
+		p := s.Sample(corrupt.NewRand(1, uint64(i)))
+		return PilotPoint{Params: p, DV: 1 - math.Exp(-p[0])}, nil
+	})
+	if err != nil || len(pilot) != 100 || s.Driver != 0 {
+		t.Fatalf("LearnTargeted: %v, %d points, driver %d", err, len(pilot), s.Driver)
+	}
+	if modes["uniform"] != 50 || modes["targeted"] != 50 {
+		t.Errorf("draws by mode %v, want 50 uniform then 50 targeted", modes)
+	}
+	// The second stage puts about half its draws where f is steep (θ < 0.7,
+	// f < 0.5); a uniform pilot puts 14% there.
+	steep := 0
+	for _, p := range pilot[50:] {
+		if p.Params[0] < 0.7 {
+			steep++
+		}
+	}
+	if steep < 15 {
+		t.Errorf("%d of 50 second-stage draws at θ < 0.7, want about 25", steep)
+	}
+	boom := errors.New("unreadable image")
+	if _, _, err := LearnTargeted(c, 100, func(ParamSampler, int) (PilotPoint, error) { return PilotPoint{}, boom }); !errors.Is(err, boom) {
+		t.Errorf("draw error: got %v", err)
+	}
+	if _, _, err := LearnTargeted(c, 30, func(s ParamSampler, i int) (PilotPoint, error) {
+		return PilotPoint{Params: s.Sample(corrupt.NewRand(1, uint64(i))), DV: 0.5}, nil
+	}); err == nil {
+		t.Error("15-point first stage: no error")
+	}
+}

@@ -1,7 +1,3 @@
-// Package plot draws simple statistical charts as standalone SVG and as PNG,
-// with no dependencies beyond the standard library and golang.org/x/image's
-// bitmap font. It knows nothing about images or corruptions: callers turn
-// their data into a Histogram.
 package plot
 
 import (

@@ -206,3 +206,23 @@ func ExampleHistogramSVG() {
 	fmt.Println(bars, "bars")
 	// Output: 4 bars
 }
+
+func BenchmarkHistogramSVG(b *testing.B) {
+	h := sample()
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := HistogramSVG(io.Discard, h); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkHistogramPNG(b *testing.B) {
+	h := sample()
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := HistogramPNG(io.Discard, h, 720, 420); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -332,3 +332,27 @@ func TestLearnTargeted(t *testing.T) {
 		t.Error("15-point first stage: no error")
 	}
 }
+
+func BenchmarkTargetedSample(b *testing.B) {
+	c := oneParam(corrupt.Param{Min: 0, Max: 5, Trend: +1})
+	s, err := NewTargeted(c, synthetic(c, 200, 0.03, func(p []float64) float64 { return 1 - math.Exp(-p[0]) }))
+	if err != nil {
+		b.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 1))
+	b.ReportAllocs()
+	for b.Loop() {
+		s.Sample(rng)
+	}
+}
+
+func BenchmarkNewTargeted(b *testing.B) {
+	c := oneParam(corrupt.Param{Min: 0, Max: 5, Trend: +1})
+	pilot := synthetic(c, 200, 0.03, func(p []float64) float64 { return 1 - math.Exp(-p[0]) })
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := NewTargeted(c, pilot); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

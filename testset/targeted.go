@@ -210,7 +210,7 @@ func NewTargeted(c *corrupt.Corruption, pilot []PilotPoint) (ParamSampler, error
 		f := t.F(x[i])
 		rs[i] = res{f, dv[i] - f}
 	}
-	sort.Slice(rs, func(a, b int) bool { return rs[a].f < rs[b].f })
+	sort.SliceStable(rs, func(a, b int) bool { return rs[a].f < rs[b].f })
 	k := max(10, len(rs)/10)
 	rms := func(rs []res) float64 {
 		var s float64

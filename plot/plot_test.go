@@ -1,0 +1,228 @@
+package plot
+
+import (
+	"bytes"
+	"encoding/xml"
+	"errors"
+	"flag"
+	"fmt"
+	"image/color"
+	"image/png"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.golden")
+
+// sample is a 40-bin Δv histogram with two series, as the coverage report draws it.
+func sample() Histogram {
+	edges := make([]float64, 41)
+	for i := range edges {
+		edges[i] = float64(i) / 40
+	}
+	uni, tar := make([]int, 40), make([]int, 40)
+	for k := range 40 {
+		uni[k] = 80 - 2*k
+		tar[k] = 20 + (k*7)%11
+	}
+	return Histogram{
+		Title: "gaussian_noise: Δv coverage", XLabel: "Δv = 1 − VIF", YLabel: "images per bin",
+		Edges:     edges,
+		Series:    []Series{{Name: "uniform", Counts: uni}, {Name: "targeted <Δv>", Counts: tar}},
+		Threshold: 20,
+	}
+}
+
+func TestHistogramSVG(t *testing.T) {
+	for _, h := range []Histogram{
+		sample(),
+		{Edges: []float64{-3, -1, 2.5}, Series: []Series{{Counts: []int{0, 0}}}}, // all zero, no labels, no legend
+		{Edges: []float64{0, 1e-4, 2e-4, 3e-4}, Series: []Series{{Name: "a&b", Counts: []int{5, 1000000, 3}}}, Threshold: 2000000},
+	} {
+		var buf bytes.Buffer
+		if err := HistogramSVG(&buf, h); err != nil {
+			t.Fatal(err)
+		}
+		bars, root, err := parseSVG(buf.Bytes())
+		if err != nil {
+			t.Fatalf("SVG does not parse: %v\n%s", err, buf.String())
+		}
+		if root != "svg" {
+			t.Errorf("root element %q, want svg", root)
+		}
+		if want := h.Bins() * len(h.Series); bars != want {
+			t.Errorf("%d bars, want %d", bars, want)
+		}
+		if got := bytes.Contains(buf.Bytes(), []byte(`class="threshold"`)); got != (h.Threshold > 0) {
+			t.Errorf("threshold line drawn: %v, want %v", got, h.Threshold > 0)
+		}
+	}
+}
+
+// parseSVG checks that data is well-formed XML and counts <rect class="bar">.
+func parseSVG(data []byte) (bars int, root string, err error) {
+	d := xml.NewDecoder(bytes.NewReader(data))
+	for {
+		tok, err := d.Token()
+		if err == io.EOF {
+			return bars, root, nil
+		}
+		if err != nil {
+			return 0, "", err
+		}
+		if se, ok := tok.(xml.StartElement); ok {
+			if root == "" {
+				root = se.Name.Local
+				if se.Name.Space != "http://www.w3.org/2000/svg" {
+					return 0, "", fmt.Errorf("root namespace %q", se.Name.Space)
+				}
+			}
+			if se.Name.Local == "rect" && slices.Contains(se.Attr, xml.Attr{Name: xml.Name{Local: "class"}, Value: "bar"}) {
+				bars++
+			}
+		}
+	}
+}
+
+func TestHistogramSVGGolden(t *testing.T) {
+	var buf bytes.Buffer
+	if err := HistogramSVG(&buf, sample()); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join("testdata", "histogram.svg.golden")
+	if *update {
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./plot -update)", err)
+	}
+	if !bytes.Equal(buf.Bytes(), want) {
+		t.Errorf("SVG differs from %s; review with go test ./plot -update && git diff", path)
+	}
+}
+
+func TestHistogramPNG(t *testing.T) {
+	h := sample()
+	for _, sz := range [][2]int{{640, 400}, {MinPNGWidth, MinPNGHeight}, {1201, 803}} {
+		var buf bytes.Buffer
+		if err := HistogramPNG(&buf, h, sz[0], sz[1]); err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(&buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b := img.Bounds(); b.Dx() != sz[0] || b.Dy() != sz[1] {
+			t.Fatalf("PNG is %v, want %dx%d", b, sz[0], sz[1])
+		}
+		// The middle of the first bin's first bar has the first series colour,
+		// and the threshold line is red somewhere along its row.
+		l := newLayout(h, sz[0], sz[1], 7)
+		x0, y0, x1, y1 := l.bar(0, 0)
+		c := color.RGBAModel.Convert(img.At(round((x0+x1)/2), round((y0+y1)/2))).(color.RGBA)
+		if p := seriesColour(0); c != (color.RGBA{p[0], p[1], p[2], 255}) {
+			t.Errorf("%v: bar pixel %v, want series colour %v", sz, c, p)
+		}
+		red := 0
+		for x := round(l.left); x <= round(l.right); x++ {
+			if color.RGBAModel.Convert(img.At(x, round(l.y(20)))).(color.RGBA) == (color.RGBA{204, 0, 0, 255}) {
+				red++
+			}
+		}
+		// Dashed: about 6 of every 10 pixels.
+		if span := l.right - l.left; float64(red) < 0.4*span || float64(red) > 0.8*span {
+			t.Errorf("%v: threshold row has %d red pixels over %.0f, want a dashed line", sz, red, span)
+		}
+	}
+}
+
+func TestHistogramInvalid(t *testing.T) {
+	good := sample()
+	for name, h := range map[string]Histogram{
+		"no edges":       {Series: []Series{{Counts: nil}}},
+		"decreasing":     {Edges: []float64{0, 2, 1}, Series: []Series{{Counts: []int{1, 1}}}},
+		"no series":      {Edges: []float64{0, 1}},
+		"wrong count":    {Edges: []float64{0, 1}, Series: []Series{{Counts: []int{1, 2}}}},
+		"negative count": {Edges: []float64{0, 1}, Series: []Series{{Counts: []int{-1}}}},
+		"negative line":  {Edges: []float64{0, 1}, Series: []Series{{Counts: []int{1}}}, Threshold: -1},
+	} {
+		if err := HistogramSVG(io.Discard, h); !errors.Is(err, ErrHistogram) {
+			t.Errorf("%s: SVG error %v, want ErrHistogram", name, err)
+		}
+		if err := HistogramPNG(io.Discard, h, 400, 300); !errors.Is(err, ErrHistogram) {
+			t.Errorf("%s: PNG error %v, want ErrHistogram", name, err)
+		}
+	}
+	if err := HistogramPNG(io.Discard, good, 100, 300); !errors.Is(err, ErrHistogram) {
+		t.Errorf("tiny PNG: error %v, want ErrHistogram", err)
+	}
+}
+
+func TestNiceTicks(t *testing.T) {
+	for _, tc := range []struct {
+		lo, hi float64
+		n      int
+		want   []float64
+	}{
+		// Worked by hand: raw step (hi−lo)/n rounded up to 1, 2 or 5 × 10^k.
+		{0, 1, 6, []float64{0, 0.2, 0.4, 0.6, 0.8, 1}},
+		{0, 83, 5, []float64{0, 20, 40, 60, 80, 100}},
+		{0, 1, 5, []float64{0, 0.2, 0.4, 0.6, 0.8, 1}},
+		{-3, 2.5, 6, []float64{-3, -2, -1, 0, 1, 2, 3}},
+		{0, 0, 5, []float64{0, 0.2, 0.4, 0.6, 0.8, 1}},
+	} {
+		if got := niceTicks(tc.lo, tc.hi, tc.n); !slices.Equal(got, tc.want) {
+			t.Errorf("niceTicks(%v, %v, %d) = %v, want %v", tc.lo, tc.hi, tc.n, got, tc.want)
+		}
+	}
+	for v, want := range map[float64]string{0: "0", 0.2: "0.2", 1e-4: "0.0001", 100: "100", -2.5: "-2.5"} {
+		if got := formatTick(v); got != want {
+			t.Errorf("formatTick(%v) = %q, want %q", v, got, want)
+		}
+	}
+}
+
+func ExampleHistogramSVG() {
+	h := Histogram{
+		Title:     "Δv coverage",
+		XLabel:    "Δv",
+		YLabel:    "images",
+		Edges:     []float64{0, 0.25, 0.5, 0.75, 1},
+		Series:    []Series{{Name: "uniform", Counts: []int{40, 25, 12, 3}}},
+		Threshold: 20,
+	}
+	var buf bytes.Buffer
+	if err := HistogramSVG(&buf, h); err != nil {
+		fmt.Println(err)
+		return
+	}
+	bars, _, _ := parseSVG(buf.Bytes())
+	fmt.Println(bars, "bars")
+	// Output: 4 bars
+}
+
+func BenchmarkHistogramSVG(b *testing.B) {
+	h := sample()
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := HistogramSVG(io.Discard, h); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkHistogramPNG(b *testing.B) {
+	h := sample()
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := HistogramPNG(io.Discard, h, 720, 420); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -227,8 +227,8 @@ func newRunState(cfg Config) (*runState, error) {
 	if cfg.Sampling != SamplingTargeted {
 		cfg.Pilot = 0
 	}
-	if cfg.Sampling == SamplingTargeted && cfg.Pilot < 2 {
-		return nil, fmt.Errorf("targeted sampling needs at least 2 pilot draws per corruption (got %d)", cfg.Pilot)
+	if cfg.Sampling == SamplingTargeted && cfg.Pilot < 2*MinPilot {
+		return nil, fmt.Errorf("targeted sampling needs at least %d pilot draws per corruption (got %d)", 2*MinPilot, cfg.Pilot)
 	}
 	if cfg.Layout == "" {
 		cfg.Layout = LayoutFlat
@@ -321,7 +321,7 @@ func (st *runState) warn(format string, a ...any) {
 func (st *runState) path(name string) string { return filepath.Join(st.cfg.Out, name) }
 
 // outputNames are the entries of an output folder that Force deletes.
-var outputNames = []string{ManifestFile, FailuresFile, RunFile, CoverageFile, StatusFile, ImagesDir}
+var outputNames = []string{ManifestFile, FailuresFile, RunFile, CoverageFile, CoverageDir, StatusFile, ImagesDir}
 
 // prepareOut checks the output folder against Resume and Force and creates
 // run.json of a fresh run. It reports whether Resume found a complete run.
@@ -611,6 +611,9 @@ func (st *runState) finish(sum *Summary) (*Summary, error) {
 		return nil, err
 	}
 	if err := writeJSON(st.path(CoverageFile), rep); err != nil {
+		return nil, err
+	}
+	if err := rep.WritePlots(st.path(CoverageDir)); err != nil {
 		return nil, err
 	}
 	sum.Rows, sum.Failures, sum.Coverage = rep.Overall.N, nf, rep

@@ -562,12 +562,12 @@ func TestPilotDeterministic(t *testing.T) {
 	var got [][]PilotPoint
 	for _, w := range []int{1, 3} {
 		cfg := testConfig(t, data, t.TempDir())
-		cfg.Sampling, cfg.Pilot, cfg.Workers = SamplingTargeted, 25, w
+		cfg.Sampling, cfg.Pilot, cfg.Workers = SamplingTargeted, 40, w
 		st, err := newRunState(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
-		pts, err := st.pilot(context.Background(), 0)
+		pts, err := st.pilot(context.Background(), 0, Uniform{cfg.Corruptions[0]}, 0, 25)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -20,8 +20,10 @@ const (
 	FailuresFile = "failures.csv"
 	RunFile      = "run.json"
 	CoverageFile = "coverage.json"
-	StatusFile   = "status.json"
-	ImagesDir    = "images"
+	// CoverageDir holds one Δv histogram per corruption (SVG and PNG).
+	CoverageDir = "coverage"
+	StatusFile  = "status.json"
+	ImagesDir   = "images"
 )
 
 // Columns are the manifest's columns, in order:

@@ -178,6 +178,9 @@ func Merge(ctx context.Context, out string, dirs []string, opt MergeOptions) (*S
 	if err := writeJSON(filepath.Join(out, CoverageFile), rep); err != nil {
 		return nil, err
 	}
+	if err := rep.WritePlots(filepath.Join(out, CoverageDir)); err != nil {
+		return nil, err
+	}
 	if err := writeJSON(filepath.Join(out, StatusFile), Status{Complete: true, Rows: rep.Overall.N, Failures: nf}); err != nil {
 		return nil, err
 	}

@@ -1,8 +1,12 @@
 package testset
 
 import (
+	"os"
+	"path/filepath"
+
 	"encoding/json"
 	"fmt"
+	"github.com/vcr-bench/vcr/plot"
 	"io"
 	"math"
 	"strconv"
@@ -140,4 +144,26 @@ func (r *CoverageReport) WriteTable(w io.Writer) error {
 	}
 	_, err := fmt.Fprintf(w, "(Δv in %d equal bins; a bin is covered with ≥ %d rows; Δv by %s)\n", r.Bins, r.MinPerBin, r.VIFMethod)
 	return err
+}
+
+// WritePlots writes, into dir, a Δv histogram of every corruption as
+// <corruption>.svg and <corruption>.png, with the per-bin minimum of the
+// coverage definition drawn as a threshold line. Files appear atomically.
+func (r *CoverageReport) WritePlots(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, c := range r.Corruptions {
+		title := fmt.Sprintf("%s: Δv coverage %.0f%% (%d of %d bins with ≥ %d images; %s, %s)",
+			c.Corruption, 100*c.Fraction, c.Covered, c.Bins, c.MinPerBin, r.Sampling, r.VIFMethod)
+		h := c.Histogram(title)
+		base := filepath.Join(dir, c.Corruption)
+		if err := atomicfile.Write(base+".svg", func(w io.Writer) error { return plot.HistogramSVG(w, h) }); err != nil {
+			return err
+		}
+		if err := atomicfile.Write(base+".png", func(w io.Writer) error { return plot.HistogramPNG(w, h, 800, 400) }); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -32,7 +32,11 @@ func (st *runState) makeSamplers(ctx context.Context) error {
 			st.samplers[ci] = Uniform{c}
 			continue
 		}
-		pts, err := st.pilot(ctx, ci)
+		// The two-stage pilot of LearnTargeted, with the draws of each stage
+		// run in parallel: the first half uniform, the second half from a
+		// first fit (which puts draws where Δv changes fast), then a fit to all.
+		half := st.cfg.Pilot / 2
+		pts, err := st.pilot(ctx, ci, Uniform{c}, 0, half)
 		if err != nil {
 			return err
 		}
@@ -40,16 +44,24 @@ func (st *runState) makeSamplers(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("targeted sampling for %s: %w", c.Name, err)
 		}
+		more, err := st.pilot(ctx, ci, s, half, st.cfg.Pilot)
+		if err != nil {
+			return err
+		}
+		if s, err = NewTargeted(c, append(pts, more...)); err != nil {
+			return fmt.Errorf("targeted sampling for %s: %w", c.Name, err)
+		}
 		st.samplers[ci] = s
 	}
 	return nil
 }
 
-// pilot runs Pilot uniform draws of corruption ci (without saving images)
-// and returns their parameters and Δv in draw order; failed draws are left
-// out. Pilot draw j is seeded from (Seed, corruption name, pilotSalt, j).
-func (st *runState) pilot(ctx context.Context, ci int) ([]PilotPoint, error) {
-	n := st.cfg.Pilot
+// pilot runs pilot draws from … to−1 of corruption ci with sampler s
+// (without saving images) and returns their parameters and Δv in draw
+// order; failed draws are left out. Pilot draw j is seeded from (Seed,
+// corruption name, pilotSalt, j).
+func (st *runState) pilot(ctx context.Context, ci int, s ParamSampler, from, to int) ([]PilotPoint, error) {
+	n := to - from
 	pts := make([]PilotPoint, n)
 	ok := make([]bool, n)
 	next := make(chan int)
@@ -60,10 +72,10 @@ func (st *runState) pilot(ctx context.Context, ci int) ([]PilotPoint, error) {
 			defer wg.Done()
 			w := st.newWorker()
 			for j := range next {
-				ps := corrupt.NewRand(st.nameSeed[ci]^pilotSalt, uint64(j)).Uint64()
+				ps := corrupt.NewRand(st.nameSeed[ci]^pilotSalt, uint64(from+j)).Uint64()
 				sel := corrupt.NewRand(ps, 1)
 				idx := sel.IntN(st.cfg.Source.Len())
-				p := st.cs[ci].Sample(sel)
+				p := s.Sample(sel)
 				img, err := st.load(idx)
 				if err != nil {
 					continue
@@ -90,7 +102,7 @@ func (st *runState) pilot(ctx context.Context, ci int) ([]PilotPoint, error) {
 			out = append(out, pts[j])
 		}
 	}
-	if len(out) < 2 {
+	if len(out) < n/2 {
 		return nil, fmt.Errorf("targeted sampling for %s: only %d of %d pilot draws could be scored", st.cs[ci].Name, len(out), n)
 	}
 	return out, nil

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"image"
 	"image/png"
@@ -14,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vcr-bench/vcr/corrupt"
 	"github.com/vcr-bench/vcr/dataset"
 	"github.com/vcr-bench/vcr/imageio"
 	"github.com/vcr-bench/vcr/internal/testimg"
@@ -214,7 +216,7 @@ func TestGenerateKillResume(t *testing.T) {
 	}
 	var files []string
 	filepath.WalkDir(killed, func(p string, e fs.DirEntry, err error) error {
-		if err == nil && !e.IsDir() {
+		if err == nil && !e.IsDir() && filepath.Base(filepath.Dir(p)) != "coverage" {
 			files = append(files, p)
 			if strings.Contains(e.Name(), ".tmp-") {
 				t.Errorf("temporary file left: %s", p)
@@ -225,6 +227,11 @@ func TestGenerateKillResume(t *testing.T) {
 	rows := len(readCSV(t, filepath.Join(ref, "manifest.csv"))) - 1
 	if want := rows + 5; len(files) != want {
 		t.Errorf("%d files in the resumed folder, want %d (images and 5 files)", len(files), want)
+	}
+	for _, f := range []string{"gaussian_noise.svg", "gaussian_noise.png"} {
+		if !bytes.Equal(readFile(t, filepath.Join(killed, "coverage", f)), readFile(t, filepath.Join(ref, "coverage", f))) {
+			t.Errorf("coverage plot %s differs after kill and --resume", f)
+		}
 	}
 	t.Logf("killed after %d of %d rows", rowsAtKill, rows)
 }
@@ -318,5 +325,81 @@ func TestSynth(t *testing.T) {
 	}
 	if code, _, _ := runCmd(t, "synth", "--out", out); code != exitUsage {
 		t.Errorf("synth into a full folder: exit %d", code)
+	}
+}
+
+// TestGenerateTargeted runs Δv-targeted sampling end to end: the pilot, the
+// fitted sampler and the manifest's sampling column, with every parameter
+// inside the corruption's domain.
+func TestGenerateTargeted(t *testing.T) {
+	data := genDataset(t)
+	out := filepath.Join(t.TempDir(), "out")
+	mustRun(t, "generate", "--images", data, "--corruptions", "brightness", "--n", "60", "--seed", "5",
+		"--sampling", "targeted", "--pilot", "100", "--vif-method", "pixel", "--out", out, "--progress", "never")
+	man := readCSV(t, filepath.Join(out, "manifest.csv"))
+	col := func(name string) int { return slices.Index(man[0], name) }
+	c, err := corrupt.Lookup("brightness")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rec := range man[1:] {
+		if rec[col("sampling")] != "targeted" {
+			t.Fatalf("row %s: sampling %q", rec[0], rec[col("sampling")])
+		}
+		var p map[string]float64
+		if err := json.Unmarshal([]byte(rec[col("params")]), &p); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Check([]float64{p["c"]}); err != nil {
+			t.Errorf("row %s: %v", rec[0], err)
+		}
+	}
+	for _, f := range []string{"coverage/brightness.svg", "coverage/brightness.png"} {
+		if len(readFile(t, filepath.Join(out, f))) == 0 {
+			t.Errorf("%s is empty", f)
+		}
+	}
+	if code, _, errOut := runCmd(t, "generate", "--images", data, "--corruptions", "brightness", "--n", "10",
+		"--sampling", "targeted", "--pilot", "10", "--out", filepath.Join(t.TempDir(), "x")); code == exitOK || !strings.Contains(errOut, "pilot") {
+		t.Errorf("--pilot 10: exit %d, %q", code, errOut)
+	}
+}
+
+// TestGenerateCIFARResizeCrop reads CIFAR-10 binary batches (written here),
+// resizes and crops them, and checks the image sizes and labels recorded.
+func TestGenerateCIFARResizeCrop(t *testing.T) {
+	dir := t.TempDir()
+	var rec []byte
+	for i := range 12 {
+		rec = append(rec, byte(i%10))
+		m := testimg.Natural(32, 32, uint64(i))
+		for c := range 3 {
+			for _, v := range m.Ch[c] {
+				rec = append(rec, imageio.To8(v, imageio.Round))
+			}
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "test_batch.bin"), rec, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	mustRun(t, "generate", "--images", dir, "--corruptions", "contrast", "--n", "8", "--resize", "40", "--crop", "36",
+		"--vif-method", "pixel", "--out", out, "--progress", "never")
+	man := readCSV(t, filepath.Join(out, "manifest.csv"))
+	col := func(name string) int { return slices.Index(man[0], name) }
+	if len(man) != 9 {
+		t.Fatalf("%d rows, want 8", len(man)-1)
+	}
+	for _, r := range man[1:] {
+		if r[col("width")] != "36" || r[col("height")] != "36" {
+			t.Errorf("row %s: %s×%s, want 36×36", r[0], r[col("width")], r[col("height")])
+		}
+		if r[col("label_name")] == "" || !strings.Contains(r[col("source")], "test_batch.bin") {
+			t.Errorf("row %s: label %q source %q", r[0], r[col("label_name")], r[col("source")])
+		}
+		m, err := imageio.Load(filepath.Join(out, r[col("path")]), imageio.Options{})
+		if err != nil || m.Width != 36 {
+			t.Errorf("row %s: image %v", r[0], err)
+		}
 	}
 }

@@ -279,6 +279,15 @@ func (ws *waveWorkspace) subband(x, y []float64, cw, ch, win int, p waveParams) 
 	return sumNum / k, sumDen / k
 }
 
+// vertAccGo writes prev[i] + (hi[i] − lo[i]) into cur[i] (all the same length).
+func vertAccGo(cur, prev, hi, lo []float64) {
+	n := len(cur)
+	prev, hi, lo = prev[:n], hi[:n], lo[:n]
+	for i := range cur {
+		cur[i] = prev[i] + (hi[i] - lo[i])
+	}
+}
+
 // channel estimates the distortion channel (gain g and noise variance σv²)
 // at the kept blocks r, c ∈ [off, a−off) × [off, b−off) into ws.g and ws.sv.
 // The statistics are over the win×win window centred on each block's centre
@@ -356,17 +365,10 @@ func (ws *waveWorkspace) channel(x, y []float64, cw, ch, win, off int, p wavePar
 		}
 		prev := vert[5*rr*nc:][:5*nc]
 		cur := vert[5*(rr+1)*nc:][:5*nc]
-		for c := range nc {
-			lo := p3[5*c:][:5]
-			hi := hiArr[5*(c+m):][:5]
-			pv := prev[5*c:][:5]
-			cv := cur[5*c:][:5]
-			cv[0] = pv[0] + (hi[0] - lo[0])
-			cv[1] = pv[1] + (hi[1] - lo[1])
-			cv[2] = pv[2] + (hi[2] - lo[2])
-			cv[3] = pv[3] + (hi[3] - lo[3])
-			cv[4] = pv[4] + (hi[4] - lo[4])
-		}
+		// Window row sums hi − lo of block c, for all 5 quantities at
+		// once: the prefixes are stored 5 per position, so the window of
+		// block c ends 5·m entries after it starts.
+		vertAcc(cur, prev, hiArr[5*m:][:5*nc], p3[:5*nc])
 	}
 	ww := float64(win * win)
 	tol := p.tol

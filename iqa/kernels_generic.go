@@ -1,0 +1,36 @@
+//go:build !goexperiment.simd || !amd64
+
+package iqa
+
+// The pure-Go build: every hot kernel is its scalar version (pyramid.go,
+// gsm.go, wavelet.go). kernels_simd.go replaces these, under
+// GOEXPERIMENT=simd on amd64, by AVX2 versions with the same results.
+
+// simdKernels reports whether the vectorised kernels are in use.
+const simdKernels = false
+
+func foldRows(dst, a, b []float64, sign float64) { foldRowsGo(dst, a, b, sign) }
+
+func accSym5(out, v []float64, c0, c1, c2 float64, first bool) {
+	accSym5Go(out, v, c0, c1, c2, first)
+}
+
+func foldBand(r *[6][]float64, x []float64) { foldBandGo(r, x) }
+
+func accVSym7x2(oa, ob []float64, v *[8][]float64, t0, t1, t2, t3 float64, first bool) {
+	accVSym7x2Go(oa, ob, v, t0, t1, t2, t3, first)
+}
+
+func accVAnti7x2(oa, ob []float64, v *[8][]float64, t1, t2, t3 float64, first bool) {
+	accVAnti7x2Go(oa, ob, v, t1, t2, t3, first)
+}
+
+func lowpassDown(dst, src []float64, w, h int, xp, tmp []float64) {
+	lowpassDownGo(dst, src, w, h, xp, tmp)
+}
+
+func patchCore(core *[13]float64, r0, r1, r2 []float64) float64 {
+	return patchCoreGo(core, r0, r1, r2)
+}
+
+func vertAcc(cur, prev, hi, lo []float64) { vertAccGo(cur, prev, hi, lo) }

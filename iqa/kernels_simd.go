@@ -1,0 +1,357 @@
+//go:build goexperiment.simd && amd64
+
+package iqa
+
+import "simd/archsimd"
+
+// AVX2 versions of the hot kernels (GOEXPERIMENT=simd on amd64). Each
+// vector lane computes one output exactly as the scalar kernel does — the
+// same operations on the same operands in the same order, with separate
+// multiplies and adds (no fused multiply-add) — so the results are
+// bit-identical to the pure-Go build (checked by TestSIMDKernels*). Four
+// outputs go in one Float64x4; the ragged end of a row uses the scalar
+// kernel. Without AVX2 at run time the scalar kernels are used.
+
+// simdKernels reports whether the vectorised kernels are in use. Tests
+// switch it off to compare both paths in one binary.
+var simdKernels = archsimd.X86.AVX2()
+
+type f64x4 = archsimd.Float64x4
+
+func load4(s []float64) f64x4 { return archsimd.LoadFloat64x4Slice(s) }
+func bcast4(v float64) f64x4  { return archsimd.BroadcastFloat64x4(v) }
+
+func foldRows(dst, a, b []float64, sign float64) {
+	if !simdKernels {
+		foldRowsGo(dst, a, b, sign)
+		return
+	}
+	foldRowsAVX2(dst, a, b, sign)
+}
+
+func accSym5(out, v []float64, c0, c1, c2 float64, first bool) {
+	if !simdKernels {
+		accSym5Go(out, v, c0, c1, c2, first)
+		return
+	}
+	accSym5AVX2(out, v, c0, c1, c2, first)
+}
+
+func foldBand(r *[6][]float64, x []float64) {
+	if !simdKernels {
+		foldBandGo(r, x)
+		return
+	}
+	foldBandAVX2(r, x)
+}
+
+func accVSym7x2(oa, ob []float64, v *[8][]float64, t0, t1, t2, t3 float64, first bool) {
+	if !simdKernels {
+		accVSym7x2Go(oa, ob, v, t0, t1, t2, t3, first)
+		return
+	}
+	accVSym7x2AVX2(oa, ob, v, t0, t1, t2, t3, first)
+}
+
+func accVAnti7x2(oa, ob []float64, v *[8][]float64, t1, t2, t3 float64, first bool) {
+	if !simdKernels {
+		accVAnti7x2Go(oa, ob, v, t1, t2, t3, first)
+		return
+	}
+	accVAnti7x2AVX2(oa, ob, v, t1, t2, t3, first)
+}
+
+func lowpassDown(dst, src []float64, w, h int, xp, tmp []float64) {
+	if !simdKernels {
+		lowpassDownGo(dst, src, w, h, xp, tmp)
+		return
+	}
+	lowpassDownAVX2(dst, src, w, h, xp, tmp)
+}
+
+func patchCore(core *[13]float64, r0, r1, r2 []float64) float64 {
+	if !simdKernels {
+		return patchCoreGo(core, r0, r1, r2)
+	}
+	return patchCoreAVX2(core, r0, r1, r2)
+}
+
+func vertAcc(cur, prev, hi, lo []float64) {
+	if !simdKernels {
+		vertAccGo(cur, prev, hi, lo)
+		return
+	}
+	vertAccAVX2(cur, prev, hi, lo)
+}
+
+// foldRowsAVX2 is foldRowsGo.
+func foldRowsAVX2(dst, a, b []float64, sign float64) {
+	n := len(dst)
+	a, b = a[:n], b[:n]
+	c := 0
+	if sign > 0 {
+		for ; c+4 <= n; c += 4 {
+			load4(a[c:]).Add(load4(b[c:])).StoreSlice(dst[c:])
+		}
+	} else {
+		for ; c+4 <= n; c += 4 {
+			load4(a[c:]).Sub(load4(b[c:])).StoreSlice(dst[c:])
+		}
+	}
+	foldRowsGo(dst[c:], a[c:], b[c:], sign)
+}
+
+// accSym5AVX2 is accSym5Go.
+func accSym5AVX2(out, v []float64, c0, c1, c2 float64, first bool) {
+	n := len(out)
+	v = v[:n+4]
+	k0, k1, k2 := bcast4(c0), bcast4(c1), bcast4(c2)
+	c := 0
+	for ; c+4 <= n; c += 4 {
+		x := v[c : c+8]
+		s := k0.Mul(load4(x[2:])).
+			Add(k1.Mul(load4(x[1:]).Add(load4(x[3:])))).
+			Add(k2.Mul(load4(x[0:]).Add(load4(x[4:]))))
+		if !first {
+			s = load4(out[c:]).Add(s)
+		}
+		s.StoreSlice(out[c:])
+	}
+	accSym5Go(out[c:], v[c:], c0, c1, c2, first)
+}
+
+// foldBandAVX2 is foldBandGo.
+func foldBandAVX2(r *[6][]float64, x []float64) {
+	d1 := r[0]
+	n := len(d1)
+	d2, d3 := r[1][:n], r[2][:n]
+	s1, s2, s3 := r[3][:n], r[4][:n], r[5][:n]
+	x = x[:n+6]
+	c := 0
+	for ; c+4 <= n; c += 4 {
+		y := x[c : c+10]
+		x0, x1, x2 := load4(y[0:]), load4(y[1:]), load4(y[2:])
+		x4, x5, x6 := load4(y[4:]), load4(y[5:]), load4(y[6:])
+		x4.Sub(x2).StoreSlice(d1[c:])
+		x5.Sub(x1).StoreSlice(d2[c:])
+		x6.Sub(x0).StoreSlice(d3[c:])
+		x2.Add(x4).StoreSlice(s1[c:])
+		x1.Add(x5).StoreSlice(s2[c:])
+		x0.Add(x6).StoreSlice(s3[c:])
+	}
+	if c < n {
+		rest := [6][]float64{d1[c:], d2[c:], d3[c:], s1[c:], s2[c:], s3[c:]}
+		foldBandGo(&rest, x[c:])
+	}
+}
+
+// accVSym7x2AVX2 is accVSym7x2Go.
+func accVSym7x2AVX2(oa, ob []float64, v *[8][]float64, t0, t1, t2, t3 float64, first bool) {
+	n := len(oa)
+	ob = ob[:n]
+	v0, v1, v2, v3 := v[0][:n], v[1][:n], v[2][:n], v[3][:n]
+	v4, v5, v6, v7 := v[4][:n], v[5][:n], v[6][:n], v[7][:n]
+	k0, k1, k2, k3 := bcast4(t0), bcast4(t1), bcast4(t2), bcast4(t3)
+	c := 0
+	for ; c+4 <= n; c += 4 {
+		a1, a2, a3 := load4(v1[c:]), load4(v2[c:]), load4(v3[c:])
+		a4, a5, a6 := load4(v4[c:]), load4(v5[c:]), load4(v6[c:])
+		sa := k0.Mul(a3).Add(k1.Mul(a2.Add(a4))).Add(k2.Mul(a1.Add(a5))).Add(k3.Mul(load4(v0[c:]).Add(a6)))
+		sb := k0.Mul(a4).Add(k1.Mul(a3.Add(a5))).Add(k2.Mul(a2.Add(a6))).Add(k3.Mul(a1.Add(load4(v7[c:]))))
+		if !first {
+			sa = load4(oa[c:]).Add(sa)
+			sb = load4(ob[c:]).Add(sb)
+		}
+		sa.StoreSlice(oa[c:])
+		sb.StoreSlice(ob[c:])
+	}
+	if c < n {
+		var rest [8][]float64
+		for k := range rest {
+			rest[k] = v[k][c:n]
+		}
+		accVSym7x2Go(oa[c:], ob[c:], &rest, t0, t1, t2, t3, first)
+	}
+}
+
+// accVAnti7x2AVX2 is accVAnti7x2Go.
+func accVAnti7x2AVX2(oa, ob []float64, v *[8][]float64, t1, t2, t3 float64, first bool) {
+	n := len(oa)
+	ob = ob[:n]
+	v0, v1, v2, v3 := v[0][:n], v[1][:n], v[2][:n], v[3][:n]
+	v4, v5, v6, v7 := v[4][:n], v[5][:n], v[6][:n], v[7][:n]
+	k1, k2, k3 := bcast4(t1), bcast4(t2), bcast4(t3)
+	c := 0
+	for ; c+4 <= n; c += 4 {
+		a1, a2, a3 := load4(v1[c:]), load4(v2[c:]), load4(v3[c:])
+		a4, a5, a6 := load4(v4[c:]), load4(v5[c:]), load4(v6[c:])
+		sa := k1.Mul(a4.Sub(a2)).Add(k2.Mul(a5.Sub(a1))).Add(k3.Mul(a6.Sub(load4(v0[c:]))))
+		sb := k1.Mul(a5.Sub(a3)).Add(k2.Mul(a6.Sub(a2))).Add(k3.Mul(load4(v7[c:]).Sub(a1)))
+		if !first {
+			sa = load4(oa[c:]).Add(sa)
+			sb = load4(ob[c:]).Add(sb)
+		}
+		sa.StoreSlice(oa[c:])
+		sb.StoreSlice(ob[c:])
+	}
+	if c < n {
+		var rest [8][]float64
+		for k := range rest {
+			rest[k] = v[k][c:n]
+		}
+		accVAnti7x2Go(oa[c:], ob[c:], &rest, t1, t2, t3, first)
+	}
+}
+
+// lowpassDownAVX2 is lowpassDownGo with the padded image stored with its
+// columns de-interleaved: each padded row holds its ⌈pw/2⌉ even columns,
+// then its ⌊pw/2⌋ odd ones, so the step-2 correlation reads consecutive
+// samples. The arithmetic per output is the scalar kernel's.
+func lowpassDownAVX2(dst, src []float64, w, h int, xp, tmp []float64) {
+	const p = 4
+	pw := w + 2*p
+	ne := (pw + 1) / 2
+	ow, oh := (w+1)/2, (h+1)/2
+	padReflectSplit(xp, src, w, h, p)
+	f := &sp5Lo
+	v := tmp[:pw]
+	for r := range oh {
+		out := dst[r*ow:][:ow]
+		ci := 2*r + p
+		accSym9Split(out, xp[ci*pw:][:pw], ne, &f[4], true)
+		for k := 1; k <= 4; k++ {
+			foldRowsAVX2(v, xp[(ci-k)*pw:][:pw], xp[(ci+k)*pw:][:pw], +1)
+			accSym9Split(out, v, ne, &f[4+k], false)
+		}
+	}
+}
+
+// padReflectSplit is padReflect (p even) with every padded row stored as
+// its even columns followed by its odd columns.
+func padReflectSplit(dst, src []float64, w, h, p int) {
+	pw := w + 2*p
+	ne := (pw + 1) / 2
+	dst = dst[:pw*(h+2*p)]
+	for i := range h + 2*p {
+		s := src[reflect1(i-p, h)*w:][:w]
+		d := dst[i*pw:][:pw]
+		ev, od := d[:ne], d[ne:]
+		for j := range p { // left and right padding
+			put := func(j int) {
+				x := s[reflect1(j-p, w)]
+				if j%2 == 0 {
+					ev[j/2] = x
+				} else {
+					od[j/2] = x
+				}
+			}
+			put(j)
+			put(p + w + j)
+		}
+		// Interior: padded column p + i is s[i], p even.
+		e, o := ev[p/2:], od[p/2:]
+		k := 0
+		for ; 2*k+8 <= w; k += 4 {
+			a, b := load4(s[2*k:]), load4(s[2*k+4:])
+			lo := a.Select128FromPair(0, 2, b) // s0 s1 s4 s5
+			hi := a.Select128FromPair(1, 3, b) // s2 s3 s6 s7
+			lo.SelectFromPairGrouped(0, 2, hi).StoreSlice(e[k:])
+			lo.SelectFromPairGrouped(1, 3, hi).StoreSlice(o[k:])
+		}
+		for ; 2*k < w; k++ {
+			e[k] = s[2*k]
+			if 2*k+1 < w {
+				o[k] = s[2*k+1]
+			}
+		}
+	}
+}
+
+// accSym9Split is accSym9Step2 on a de-interleaved row: v[:ne] holds the
+// even samples E, v[ne:] the odd samples O of the original row, so x[2c+j]
+// is E[c+j/2] for even j and O[c+(j−1)/2] for odd j.
+func accSym9Split(out, v []float64, ne int, t *[9]float64, first bool) {
+	n := len(out)
+	E, O := v[:ne], v[ne:]
+	E, O = E[:n+4], O[:n+3]
+	t0, t1, t2, t3, t4 := t[4], t[5], t[6], t[7], t[8]
+	k0, k1, k2, k3, k4 := bcast4(t0), bcast4(t1), bcast4(t2), bcast4(t3), bcast4(t4)
+	c := 0
+	for ; c+4 <= n; c += 4 {
+		e := E[c : c+8]
+		o := O[c : c+7]
+		s := k0.Mul(load4(e[2:])).
+			Add(k1.Mul(load4(o[1:]).Add(load4(o[2:])))).
+			Add(k2.Mul(load4(e[1:]).Add(load4(e[3:])))).
+			Add(k3.Mul(load4(o[0:]).Add(load4(o[3:])))).
+			Add(k4.Mul(load4(e[0:]).Add(load4(e[4:]))))
+		if !first {
+			s = load4(out[c:]).Add(s)
+		}
+		s.StoreSlice(out[c:])
+	}
+	for ; c < n; c++ {
+		e, o := E[c:c+5], O[c:c+4]
+		s := t0*e[2] + t1*(o[1]+o[2]) + t2*(e[1]+e[3]) + t3*(o[0]+o[3]) + t4*(e[0]+e[4])
+		if first {
+			out[c] = s
+		} else {
+			out[c] += s
+		}
+	}
+}
+
+// patchCoreAVX2 is patchCoreGo. Lanes are displacements, not pixels: per
+// core sample c[k] one broadcast times four consecutive samples of a row
+// updates four of the sums, each still accumulated over k in order.
+func patchCoreAVX2(core *[13]float64, r0, r1, r2 []float64) (s float64) {
+	B := len(r0)
+	n := B - 4
+	if r1 == nil || r2 == nil || n < 2 {
+		return patchCoreGo(core, r0, r1, r2) // the band's last two rows
+	}
+	r1, r2 = r1[:B], r2[:B]
+	c := r0[2:][:n]
+	var q0, q1, q2 f64x4 // core[0…2] (lane 3 unused), core[3…6], core[8…11]
+	var a14, a24 float64 // core[7], core[12]
+	k := 0
+	for ; k < n-1; k++ {
+		v := c[k]
+		bv := bcast4(v)
+		s += v
+		q0 = q0.Add(bv.Mul(load4(r0[2+k:])))
+		q1 = q1.Add(bv.Mul(load4(r1[k:])))
+		a14 += v * r1[k+4]
+		q2 = q2.Add(bv.Mul(load4(r2[k:])))
+		a24 += v * r2[k+4]
+	}
+	// The last k: r0[2+k+3] is past the row, so lanes 0…2 of q0 by hand.
+	v := c[k]
+	bv := bcast4(v)
+	s += v
+	q1 = q1.Add(bv.Mul(load4(r1[k:])))
+	a14 += v * r1[k+4]
+	q2 = q2.Add(bv.Mul(load4(r2[k:])))
+	a24 += v * r2[k+4]
+	var a [4]float64
+	q0.Store(&a)
+	core[0] = a[0] + v*r0[2+k]
+	core[1] = a[1] + v*r0[3+k]
+	core[2] = a[2] + v*r0[4+k]
+	q1.StoreSlice(core[3:7])
+	core[7] = a14
+	q2.StoreSlice(core[8:12])
+	core[12] = a24
+	return s
+}
+
+// vertAccAVX2 is vertAccGo.
+func vertAccAVX2(cur, prev, hi, lo []float64) {
+	n := len(cur)
+	prev, hi, lo = prev[:n], hi[:n], lo[:n]
+	i := 0
+	for ; i+4 <= n; i += 4 {
+		load4(prev[i:]).Add(load4(hi[i:]).Sub(load4(lo[i:]))).StoreSlice(cur[i:])
+	}
+	vertAccGo(cur[i:], prev[i:], hi[i:], lo[i:])
+}

@@ -1,0 +1,150 @@
+//go:build goexperiment.simd && amd64
+
+package iqa
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"simd/archsimd"
+
+	"github.com/vcr-bench/vcr/internal/testimg"
+)
+
+// The AVX2 kernels must give bit-identical results to the scalar ones
+// (kernels_simd.go): every test here compares with ==, on random data of
+// every length around the vector width.
+
+func randSlice(rng *rand.Rand, n int) []float64 {
+	s := make([]float64, n)
+	for i := range s {
+		s[i] = rng.NormFloat64() * 50
+	}
+	return s
+}
+
+func sameBits(t *testing.T, what string, got, want []float64) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: length %d, want %d", what, len(got), len(want))
+	}
+	for i := range got {
+		if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+			t.Fatalf("%s: [%d] = %v (%x), scalar %v (%x)", what, i, got[i],
+				math.Float64bits(got[i]), want[i], math.Float64bits(want[i]))
+		}
+	}
+}
+
+func needAVX2(t *testing.T) {
+	if !archsimd.X86.AVX2() {
+		t.Skip("no AVX2 on this CPU: the scalar kernels are in use")
+	}
+}
+
+func TestSIMDKernelsRows(t *testing.T) {
+	needAVX2(t)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for n := 1; n <= 23; n++ {
+		for _, first := range []bool{true, false} {
+			v := randSlice(rng, n+4)
+			init := randSlice(rng, n)
+			got, want := append([]float64(nil), init...), append([]float64(nil), init...)
+			accSym5AVX2(got, v, 0.4, 0.16, -0.038, first)
+			accSym5Go(want, v, 0.4, 0.16, -0.038, first)
+			sameBits(t, "accSym5", got, want)
+
+			a, b := randSlice(rng, n), randSlice(rng, n)
+			for _, sign := range []float64{+1, -1} {
+				foldRowsAVX2(got, a, b, sign)
+				foldRowsGo(want, a, b, sign)
+				sameBits(t, "foldRows", got, want)
+			}
+			cur, prev, hi, lo := make([]float64, n), randSlice(rng, n), randSlice(rng, n), randSlice(rng, n)
+			vertAccAVX2(cur, prev, hi, lo)
+			vertAccGo(want, prev, hi, lo)
+			sameBits(t, "vertAcc", cur, want)
+
+			x := randSlice(rng, n+6)
+			var rg, rw [6][]float64
+			for j := range 6 {
+				rg[j], rw[j] = make([]float64, n), make([]float64, n)
+			}
+			foldBandAVX2(&rg, x)
+			foldBandGo(&rw, x)
+			for j := range 6 {
+				sameBits(t, "foldBand", rg[j], rw[j])
+			}
+
+			var rows [8][]float64
+			for k := range rows {
+				rows[k] = randSlice(rng, n)
+			}
+			ga, gb := append([]float64(nil), init...), randSlice(rng, n)
+			wa, wb := append([]float64(nil), ga...), append([]float64(nil), gb...)
+			accVSym7x2AVX2(ga, gb, &rows, 0.117, -0.082, 0.03, 0.0028, first)
+			accVSym7x2Go(wa, wb, &rows, 0.117, -0.082, 0.03, 0.0028, first)
+			sameBits(t, "accVSym7x2 a", ga, wa)
+			sameBits(t, "accVSym7x2 b", gb, wb)
+			accVAnti7x2AVX2(ga, gb, &rows, -0.082, 0.03, 0.0028, first)
+			accVAnti7x2Go(wa, wb, &rows, -0.082, 0.03, 0.0028, first)
+			sameBits(t, "accVAnti7x2 a", ga, wa)
+			sameBits(t, "accVAnti7x2 b", gb, wb)
+		}
+	}
+}
+
+func TestSIMDKernelsLowpass(t *testing.T) {
+	needAVX2(t)
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, w := range []int{5, 6, 7, 8, 9, 10, 11, 12, 13, 16, 17, 23, 37} {
+		for _, h := range []int{5, 8, 13} {
+			src := randSlice(rng, w*h)
+			ow, oh := (w+1)/2, (h+1)/2
+			got, want := make([]float64, ow*oh), make([]float64, ow*oh)
+			xp, tmp := make([]float64, (w+8)*(h+8)), make([]float64, w+8)
+			lowpassDownAVX2(got, src, w, h, xp, tmp)
+			lowpassDownGo(want, src, w, h, xp, tmp)
+			sameBits(t, "lowpassDown", got, want)
+		}
+	}
+}
+
+func TestSIMDKernelsPatchCore(t *testing.T) {
+	needAVX2(t)
+	rng := rand.New(rand.NewPCG(5, 6))
+	for B := 5; B <= 23; B++ {
+		r0, r1, r2 := randSlice(rng, B), randSlice(rng, B), randSlice(rng, B)
+		for _, rows := range [][2][]float64{{r1, r2}, {r1, nil}, {nil, nil}} {
+			var got, want [13]float64
+			sg := patchCoreAVX2(&got, r0, rows[0], rows[1])
+			sw := patchCoreGo(&want, r0, rows[0], rows[1])
+			sameBits(t, "patchCore", append(got[:], sg), append(want[:], sw))
+		}
+	}
+}
+
+// TestSIMDScoreBitIdentical scores whole pairs with the vectorised and the
+// scalar kernels and requires the same bits.
+func TestSIMDScoreBitIdentical(t *testing.T) {
+	needAVX2(t)
+	defer func() { simdKernels = true }()
+	for _, sz := range [][2]int{{9, 9}, {32, 32}, {37, 50}, {73, 71}, {101, 130}, {224, 224}} {
+		w, h := sz[0], sz[1]
+		m := testimg.Natural(w, h, uint64(w+h))
+		ref, dist := GrayFrom(m), noisy(m, 0.05, 7)
+		for _, meth := range []Method{VCRPy, VIFVec} {
+			simdKernels = true
+			got, err1 := NewScorer(meth).Score(ref, dist)
+			simdKernels = false
+			want, err2 := NewScorer(meth).Score(ref, dist)
+			if err1 != nil || err2 != nil {
+				t.Fatalf("%s %d×%d: %v, %v", meth, w, h, err1, err2)
+			}
+			if math.Float64bits(got.VIF) != math.Float64bits(want.VIF) {
+				t.Errorf("%s %d×%d: VIF %.17g with AVX2, %.17g scalar", meth, w, h, got.VIF, want.VIF)
+			}
+		}
+	}
+}

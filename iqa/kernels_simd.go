@@ -11,6 +11,10 @@ import "simd/archsimd"
 // bit-identical to the pure-Go build (checked by TestSIMDKernels*). Four
 // outputs go in one Float64x4; the ragged end of a row uses the scalar
 // kernel. Without AVX2 at run time the scalar kernels are used.
+//
+// Every kernel ends its vector part with archsimd.ClearAVXUpperBits
+// (VZEROUPPER): the compiler does not emit it yet, and the scalar (SSE)
+// code that follows otherwise runs several times slower.
 
 // simdKernels reports whether the vectorised kernels are in use. Tests
 // switch it off to compare both paths in one binary.
@@ -18,8 +22,15 @@ var simdKernels = archsimd.X86.AVX2()
 
 type f64x4 = archsimd.Float64x4
 
-func load4(s []float64) f64x4 { return archsimd.LoadFloat64x4Slice(s) }
-func bcast4(v float64) f64x4  { return archsimd.BroadcastFloat64x4(v) }
+// ld4 loads s[i … i+3]; st4 stores x there. The three-index slices keep
+// the compiler from masking the pointer for an empty result, which would
+// otherwise cost more than the arithmetic.
+func ld4(s []float64, i int) f64x4 {
+	return archsimd.LoadFloat64x4((*[4]float64)(s[i : i+4 : i+4]))
+}
+
+func st4(x f64x4, s []float64, i int) { x.Store((*[4]float64)(s[i : i+4 : i+4])) }
+func bcast4(v float64) f64x4          { return archsimd.BroadcastFloat64x4(v) }
 
 func foldRows(dst, a, b []float64, sign float64) {
 	if !simdKernels {
@@ -91,13 +102,14 @@ func foldRowsAVX2(dst, a, b []float64, sign float64) {
 	c := 0
 	if sign > 0 {
 		for ; c+4 <= n; c += 4 {
-			load4(a[c:]).Add(load4(b[c:])).StoreSlice(dst[c:])
+			st4(ld4(a, c).Add(ld4(b, c)), dst, c)
 		}
 	} else {
 		for ; c+4 <= n; c += 4 {
-			load4(a[c:]).Sub(load4(b[c:])).StoreSlice(dst[c:])
+			st4(ld4(a, c).Sub(ld4(b, c)), dst, c)
 		}
 	}
+	archsimd.ClearAVXUpperBits()
 	foldRowsGo(dst[c:], a[c:], b[c:], sign)
 }
 
@@ -109,14 +121,15 @@ func accSym5AVX2(out, v []float64, c0, c1, c2 float64, first bool) {
 	c := 0
 	for ; c+4 <= n; c += 4 {
 		x := v[c : c+8]
-		s := k0.Mul(load4(x[2:])).
-			Add(k1.Mul(load4(x[1:]).Add(load4(x[3:])))).
-			Add(k2.Mul(load4(x[0:]).Add(load4(x[4:]))))
+		s := k0.Mul(ld4(x, 2)).
+			Add(k1.Mul(ld4(x, 1).Add(ld4(x, 3)))).
+			Add(k2.Mul(ld4(x, 0).Add(ld4(x, 4))))
 		if !first {
-			s = load4(out[c:]).Add(s)
+			s = ld4(out, c).Add(s)
 		}
-		s.StoreSlice(out[c:])
+		st4(s, out, c)
 	}
+	archsimd.ClearAVXUpperBits()
 	accSym5Go(out[c:], v[c:], c0, c1, c2, first)
 }
 
@@ -130,15 +143,16 @@ func foldBandAVX2(r *[6][]float64, x []float64) {
 	c := 0
 	for ; c+4 <= n; c += 4 {
 		y := x[c : c+10]
-		x0, x1, x2 := load4(y[0:]), load4(y[1:]), load4(y[2:])
-		x4, x5, x6 := load4(y[4:]), load4(y[5:]), load4(y[6:])
-		x4.Sub(x2).StoreSlice(d1[c:])
-		x5.Sub(x1).StoreSlice(d2[c:])
-		x6.Sub(x0).StoreSlice(d3[c:])
-		x2.Add(x4).StoreSlice(s1[c:])
-		x1.Add(x5).StoreSlice(s2[c:])
-		x0.Add(x6).StoreSlice(s3[c:])
+		x0, x1, x2 := ld4(y, 0), ld4(y, 1), ld4(y, 2)
+		x4, x5, x6 := ld4(y, 4), ld4(y, 5), ld4(y, 6)
+		st4(x4.Sub(x2), d1, c)
+		st4(x5.Sub(x1), d2, c)
+		st4(x6.Sub(x0), d3, c)
+		st4(x2.Add(x4), s1, c)
+		st4(x1.Add(x5), s2, c)
+		st4(x0.Add(x6), s3, c)
 	}
+	archsimd.ClearAVXUpperBits()
 	if c < n {
 		rest := [6][]float64{d1[c:], d2[c:], d3[c:], s1[c:], s2[c:], s3[c:]}
 		foldBandGo(&rest, x[c:])
@@ -154,17 +168,18 @@ func accVSym7x2AVX2(oa, ob []float64, v *[8][]float64, t0, t1, t2, t3 float64, f
 	k0, k1, k2, k3 := bcast4(t0), bcast4(t1), bcast4(t2), bcast4(t3)
 	c := 0
 	for ; c+4 <= n; c += 4 {
-		a1, a2, a3 := load4(v1[c:]), load4(v2[c:]), load4(v3[c:])
-		a4, a5, a6 := load4(v4[c:]), load4(v5[c:]), load4(v6[c:])
-		sa := k0.Mul(a3).Add(k1.Mul(a2.Add(a4))).Add(k2.Mul(a1.Add(a5))).Add(k3.Mul(load4(v0[c:]).Add(a6)))
-		sb := k0.Mul(a4).Add(k1.Mul(a3.Add(a5))).Add(k2.Mul(a2.Add(a6))).Add(k3.Mul(a1.Add(load4(v7[c:]))))
+		a1, a2, a3 := ld4(v1, c), ld4(v2, c), ld4(v3, c)
+		a4, a5, a6 := ld4(v4, c), ld4(v5, c), ld4(v6, c)
+		sa := k0.Mul(a3).Add(k1.Mul(a2.Add(a4))).Add(k2.Mul(a1.Add(a5))).Add(k3.Mul(ld4(v0, c).Add(a6)))
+		sb := k0.Mul(a4).Add(k1.Mul(a3.Add(a5))).Add(k2.Mul(a2.Add(a6))).Add(k3.Mul(a1.Add(ld4(v7, c))))
 		if !first {
-			sa = load4(oa[c:]).Add(sa)
-			sb = load4(ob[c:]).Add(sb)
+			sa = ld4(oa, c).Add(sa)
+			sb = ld4(ob, c).Add(sb)
 		}
-		sa.StoreSlice(oa[c:])
-		sb.StoreSlice(ob[c:])
+		st4(sa, oa, c)
+		st4(sb, ob, c)
 	}
+	archsimd.ClearAVXUpperBits()
 	if c < n {
 		var rest [8][]float64
 		for k := range rest {
@@ -183,17 +198,18 @@ func accVAnti7x2AVX2(oa, ob []float64, v *[8][]float64, t1, t2, t3 float64, firs
 	k1, k2, k3 := bcast4(t1), bcast4(t2), bcast4(t3)
 	c := 0
 	for ; c+4 <= n; c += 4 {
-		a1, a2, a3 := load4(v1[c:]), load4(v2[c:]), load4(v3[c:])
-		a4, a5, a6 := load4(v4[c:]), load4(v5[c:]), load4(v6[c:])
-		sa := k1.Mul(a4.Sub(a2)).Add(k2.Mul(a5.Sub(a1))).Add(k3.Mul(a6.Sub(load4(v0[c:]))))
-		sb := k1.Mul(a5.Sub(a3)).Add(k2.Mul(a6.Sub(a2))).Add(k3.Mul(load4(v7[c:]).Sub(a1)))
+		a1, a2, a3 := ld4(v1, c), ld4(v2, c), ld4(v3, c)
+		a4, a5, a6 := ld4(v4, c), ld4(v5, c), ld4(v6, c)
+		sa := k1.Mul(a4.Sub(a2)).Add(k2.Mul(a5.Sub(a1))).Add(k3.Mul(a6.Sub(ld4(v0, c))))
+		sb := k1.Mul(a5.Sub(a3)).Add(k2.Mul(a6.Sub(a2))).Add(k3.Mul(ld4(v7, c).Sub(a1)))
 		if !first {
-			sa = load4(oa[c:]).Add(sa)
-			sb = load4(ob[c:]).Add(sb)
+			sa = ld4(oa, c).Add(sa)
+			sb = ld4(ob, c).Add(sb)
 		}
-		sa.StoreSlice(oa[c:])
-		sb.StoreSlice(ob[c:])
+		st4(sa, oa, c)
+		st4(sb, ob, c)
 	}
+	archsimd.ClearAVXUpperBits()
 	if c < n {
 		var rest [8][]float64
 		for k := range rest {
@@ -252,12 +268,13 @@ func padReflectSplit(dst, src []float64, w, h, p int) {
 		e, o := ev[p/2:], od[p/2:]
 		k := 0
 		for ; 2*k+8 <= w; k += 4 {
-			a, b := load4(s[2*k:]), load4(s[2*k+4:])
+			a, b := ld4(s, 2*k), ld4(s, 2*k+4)
 			lo := a.Select128FromPair(0, 2, b) // s0 s1 s4 s5
 			hi := a.Select128FromPair(1, 3, b) // s2 s3 s6 s7
-			lo.SelectFromPairGrouped(0, 2, hi).StoreSlice(e[k:])
-			lo.SelectFromPairGrouped(1, 3, hi).StoreSlice(o[k:])
+			st4(lo.SelectFromPairGrouped(0, 2, hi), e, k)
+			st4(lo.SelectFromPairGrouped(1, 3, hi), o, k)
 		}
+		archsimd.ClearAVXUpperBits()
 		for ; 2*k < w; k++ {
 			e[k] = s[2*k]
 			if 2*k+1 < w {
@@ -280,16 +297,17 @@ func accSym9Split(out, v []float64, ne int, t *[9]float64, first bool) {
 	for ; c+4 <= n; c += 4 {
 		e := E[c : c+8]
 		o := O[c : c+7]
-		s := k0.Mul(load4(e[2:])).
-			Add(k1.Mul(load4(o[1:]).Add(load4(o[2:])))).
-			Add(k2.Mul(load4(e[1:]).Add(load4(e[3:])))).
-			Add(k3.Mul(load4(o[0:]).Add(load4(o[3:])))).
-			Add(k4.Mul(load4(e[0:]).Add(load4(e[4:]))))
+		s := k0.Mul(ld4(e, 2)).
+			Add(k1.Mul(ld4(o, 1).Add(ld4(o, 2)))).
+			Add(k2.Mul(ld4(e, 1).Add(ld4(e, 3)))).
+			Add(k3.Mul(ld4(o, 0).Add(ld4(o, 3)))).
+			Add(k4.Mul(ld4(e, 0).Add(ld4(e, 4))))
 		if !first {
-			s = load4(out[c:]).Add(s)
+			s = ld4(out, c).Add(s)
 		}
-		s.StoreSlice(out[c:])
+		st4(s, out, c)
 	}
+	archsimd.ClearAVXUpperBits()
 	for ; c < n; c++ {
 		e, o := E[c:c+5], O[c:c+4]
 		s := t0*e[2] + t1*(o[1]+o[2]) + t2*(e[1]+e[3]) + t3*(o[0]+o[3]) + t4*(e[0]+e[4])
@@ -319,19 +337,19 @@ func patchCoreAVX2(core *[13]float64, r0, r1, r2 []float64) (s float64) {
 		v := c[k]
 		bv := bcast4(v)
 		s += v
-		q0 = q0.Add(bv.Mul(load4(r0[2+k:])))
-		q1 = q1.Add(bv.Mul(load4(r1[k:])))
+		q0 = q0.Add(bv.Mul(ld4(r0, 2+k)))
+		q1 = q1.Add(bv.Mul(ld4(r1, k)))
 		a14 += v * r1[k+4]
-		q2 = q2.Add(bv.Mul(load4(r2[k:])))
+		q2 = q2.Add(bv.Mul(ld4(r2, k)))
 		a24 += v * r2[k+4]
 	}
 	// The last k: r0[2+k+3] is past the row, so lanes 0…2 of q0 by hand.
 	v := c[k]
 	bv := bcast4(v)
 	s += v
-	q1 = q1.Add(bv.Mul(load4(r1[k:])))
+	q1 = q1.Add(bv.Mul(ld4(r1, k)))
 	a14 += v * r1[k+4]
-	q2 = q2.Add(bv.Mul(load4(r2[k:])))
+	q2 = q2.Add(bv.Mul(ld4(r2, k)))
 	a24 += v * r2[k+4]
 	var a [4]float64
 	q0.Store(&a)
@@ -341,6 +359,7 @@ func patchCoreAVX2(core *[13]float64, r0, r1, r2 []float64) (s float64) {
 	q1.StoreSlice(core[3:7])
 	core[7] = a14
 	q2.StoreSlice(core[8:12])
+	archsimd.ClearAVXUpperBits()
 	core[12] = a24
 	return s
 }
@@ -351,7 +370,8 @@ func vertAccAVX2(cur, prev, hi, lo []float64) {
 	prev, hi, lo = prev[:n], hi[:n], lo[:n]
 	i := 0
 	for ; i+4 <= n; i += 4 {
-		load4(prev[i:]).Add(load4(hi[i:]).Sub(load4(lo[i:]))).StoreSlice(cur[i:])
+		st4(ld4(prev, i).Add(ld4(hi, i).Sub(ld4(lo, i))), cur, i)
 	}
+	archsimd.ClearAVXUpperBits()
 	vertAccGo(cur[i:], prev[i:], hi[i:], lo[i:])
 }

@@ -320,47 +320,62 @@ func accSym9Split(out, v []float64, ne int, t *[9]float64, first bool) {
 }
 
 // patchCoreAVX2 is patchCoreGo. Lanes are displacements, not pixels: per
-// core sample c[k] one broadcast times four consecutive samples of a row
-// updates four of the sums, each still accumulated over k in order.
+// core sample v = c[k], one broadcast times four consecutive samples of a
+// row updates four of the sums, each still accumulated over k in order.
+// The sum s rides in a lane as s + v·1 (v·1 = v exactly). No scalar
+// floating-point instruction runs inside the vector loop: legacy SSE code
+// between 256-bit operations is several times slower on this hardware.
+// The last three k, whose loads would pass the row's end, are finished in
+// scalar code, lane by lane, continuing the same sums.
 func patchCoreAVX2(core *[13]float64, r0, r1, r2 []float64) (s float64) {
 	B := len(r0)
 	n := B - 4
-	if r1 == nil || r2 == nil || n < 2 {
+	if r1 == nil || r2 == nil || n < 4 {
 		return patchCoreGo(core, r0, r1, r2) // the band's last two rows
 	}
 	r1, r2 = r1[:B], r2[:B]
 	c := r0[2:][:n]
-	var q0, q1, q2 f64x4 // core[0…2] (lane 3 unused), core[3…6], core[8…11]
-	var a14, a24 float64 // core[7], core[12]
+	one := bcast4(1)
+	// Lanes: q0 = core[0…2] (lane 3 unused), q1 = core[3…6], q1e[0] =
+	// core[7], q2 = core[8…11], q2e[0] = core[12], qs[0] = s.
+	var q0, q1, q1e, q2, q2e, qs f64x4
 	k := 0
-	for ; k < n-1; k++ {
-		v := c[k]
-		bv := bcast4(v)
-		s += v
+	for ; k < n-3; k++ {
+		bv := archsimd.LoadFloat64x2((*[2]float64)(c[k : k+2 : k+2])).Broadcast1To4()
+		qs = qs.Add(bv.Mul(one))
 		q0 = q0.Add(bv.Mul(ld4(r0, 2+k)))
 		q1 = q1.Add(bv.Mul(ld4(r1, k)))
-		a14 += v * r1[k+4]
+		q1e = q1e.Add(bv.Mul(ld4(r1, k+4)))
 		q2 = q2.Add(bv.Mul(ld4(r2, k)))
-		a24 += v * r2[k+4]
+		q2e = q2e.Add(bv.Mul(ld4(r2, k+4)))
 	}
-	// The last k: r0[2+k+3] is past the row, so lanes 0…2 of q0 by hand.
-	v := c[k]
-	bv := bcast4(v)
-	s += v
-	q1 = q1.Add(bv.Mul(ld4(r1, k)))
-	a14 += v * r1[k+4]
-	q2 = q2.Add(bv.Mul(ld4(r2, k)))
-	a24 += v * r2[k+4]
-	var a [4]float64
-	q0.Store(&a)
-	core[0] = a[0] + v*r0[2+k]
-	core[1] = a[1] + v*r0[3+k]
-	core[2] = a[2] + v*r0[4+k]
-	q1.StoreSlice(core[3:7])
-	core[7] = a14
-	q2.StoreSlice(core[8:12])
+	var a0, a1, a1e, a2, a2e, as [4]float64
+	q0.Store(&a0)
+	q1.Store(&a1)
+	q1e.Store(&a1e)
+	q2.Store(&a2)
+	q2e.Store(&a2e)
+	qs.Store(&as)
 	archsimd.ClearAVXUpperBits()
-	core[12] = a24
+	s = as[0]
+	for ; k < n; k++ {
+		v := c[k]
+		s += v
+		a0[0] += v * r0[2+k]
+		a0[1] += v * r0[3+k]
+		a0[2] += v * r0[4+k]
+		for j := range 4 {
+			a1[j] += v * r1[k+j]
+			a2[j] += v * r2[k+j]
+		}
+		a1e[0] += v * r1[k+4]
+		a2e[0] += v * r2[k+4]
+	}
+	core[0], core[1], core[2] = a0[0], a0[1], a0[2]
+	copy(core[3:7], a1[:])
+	core[7] = a1e[0]
+	copy(core[8:12], a2[:])
+	core[12] = a2e[0]
 	return s
 }
 
@@ -374,4 +389,77 @@ func vertAccAVX2(cur, prev, hi, lo []float64) {
 	}
 	archsimd.ClearAVXUpperBits()
 	vertAccGo(cur[i:], prev[i:], hi[i:], lo[i:])
+}
+
+func blockProducts(pn, pd, r0, r1, r2 []float64, col0 int, g, sv []float64, inv *[9][9]float64, lam *[9]float64, sigmaNSq float64, buf []float64) {
+	if !simdKernels {
+		blockProductsGo(pn, pd, r0, r1, r2, col0, g, sv, inv, lam, sigmaNSq, buf)
+		return
+	}
+	blockProductsAVX2(pn, pd, r0, r1, r2, col0, g, sv, inv, lam, sigmaNSq, buf)
+}
+
+// blockProductsAVX2 is blockProductsGo for four blocks per vector. The
+// blocks' samples are first copied into nine planes (buf[i·n4 + c] = y_i of
+// block c), and Cu⁻¹ and λ into broadcast tables, so the vector loop reads
+// only whole vectors.
+func blockProductsAVX2(pn, pd, r0, r1, r2 []float64, col0 int, g, sv []float64, inv *[9][9]float64, lam *[9]float64, sigmaNSq float64, buf []float64) {
+	n := len(pn)
+	n4 := n &^ 3
+	pd, g, sv = pd[:n], g[:n], sv[:n]
+	if n4 > 0 {
+		buf = buf[:9*n4]
+		for ri, r := range [3][]float64{r0, r1, r2} {
+			p0 := buf[3*ri*n4:][:n4]
+			p1 := buf[(3*ri+1)*n4:][:n4]
+			p2 := buf[(3*ri+2)*n4:][:n4]
+			for c := range n4 {
+				x := r[col0+blockM*c:][:3]
+				p0[c], p1[c], p2[c] = x[0], x[1], x[2]
+			}
+		}
+		// Upper triangle of inv row by row (45 entries), then λ, each
+		// broadcast to 4 lanes.
+		var tab [(45 + 9) * 4]float64
+		t := 0
+		for i := range 9 {
+			for j := i; j < 9; j++ {
+				st4(bcast4(inv[i][j]), tab[:], t)
+				t += 4
+			}
+		}
+		for j := range 9 {
+			st4(bcast4(lam[j]), tab[:], t)
+			t += 4
+		}
+		one, nine, sig := bcast4(1), bcast4(9), bcast4(sigmaNSq)
+		for c := 0; c < n4; c += 4 {
+			var q f64x4
+			t := 0
+			for i := range 9 {
+				vi := ld4(buf, i*n4+c)
+				u := ld4(tab[:], t).Mul(vi)
+				t += 4
+				for j := i + 1; j < 9; j++ {
+					u = u.Add(ld4(tab[:], t).Mul(ld4(buf, j*n4+c)))
+					t += 4
+				}
+				q = q.Add(u.Mul(vi))
+			}
+			s := q.Div(nine)
+			gv := ld4(g, c)
+			gn := gv.Mul(gv).Mul(s).Div(ld4(sv, c).Add(sig))
+			sd := s.Div(sig)
+			L := tab[45*4:]
+			f := func(a f64x4, j int) f64x4 { return one.Add(a.Mul(ld4(L, 4*j))) }
+			p := f(gn, 0).Mul(f(gn, 1)).Mul(f(gn, 2)).Mul(f(gn, 3)).Mul(f(gn, 4))
+			st4(p.Mul(f(gn, 5).Mul(f(gn, 6)).Mul(f(gn, 7)).Mul(f(gn, 8))), pn, c)
+			p = f(sd, 0).Mul(f(sd, 1)).Mul(f(sd, 2)).Mul(f(sd, 3)).Mul(f(sd, 4))
+			st4(p.Mul(f(sd, 5).Mul(f(sd, 6)).Mul(f(sd, 7)).Mul(f(sd, 8))), pd, c)
+		}
+		archsimd.ClearAVXUpperBits()
+	}
+	if n4 < n {
+		blockProductsGo(pn[n4:], pd[n4:], r0, r1, r2, col0+blockM*n4, g[n4:], sv[n4:], inv, lam, sigmaNSq, buf)
+	}
 }

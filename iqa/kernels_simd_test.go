@@ -148,3 +148,36 @@ func TestSIMDScoreBitIdentical(t *testing.T) {
 		}
 	}
 }
+
+func TestSIMDKernelsBlockProducts(t *testing.T) {
+	needAVX2(t)
+	rng := rand.New(rand.NewPCG(7, 8))
+	// A random symmetric positive definite Cu⁻¹ (upper triangle doubled, as
+	// subband passes it) and positive eigenvalues.
+	var inv [9][9]float64
+	var lam [9]float64
+	for i := range 9 {
+		lam[i] = rng.Float64() * 30
+		for j := i; j < 9; j++ {
+			inv[i][j] = rng.NormFloat64() * 0.01
+			if j == i {
+				inv[i][j] = 0.1 + rng.Float64()
+			}
+		}
+	}
+	for nc := 1; nc <= 13; nc++ {
+		cw := 3*nc + 4
+		r0, r1, r2 := randSlice(rng, cw), randSlice(rng, cw), randSlice(rng, cw)
+		g, sv := make([]float64, nc), make([]float64, nc)
+		for c := range g {
+			g[c], sv[c] = rng.Float64()*2, rng.Float64()*10
+		}
+		buf := make([]float64, 9*nc)
+		gn, gd := make([]float64, nc), make([]float64, nc)
+		wn, wd := make([]float64, nc), make([]float64, nc)
+		blockProductsAVX2(gn, gd, r0, r1, r2, 2, g, sv, &inv, &lam, 0.1, buf)
+		blockProductsGo(wn, wd, r0, r1, r2, 2, g, sv, &inv, &lam, 0.1, buf)
+		sameBits(t, "blockProducts pn", gn, wn)
+		sameBits(t, "blockProducts pd", gd, wd)
+	}
+}

@@ -72,6 +72,8 @@ type waveWorkspace struct {
 	vert []float64 // vertical prefix of window row sums, 5 interleaved
 	g    []float64 // per kept block gain
 	sv   []float64 // per kept block σv²
+	pn   []float64 // per block of a row: the product Π_j (1 + g²·s·λj/(σv²+σn²))
+	pd   []float64 // per block of a row: the product Π_j (1 + s·λj/σn²)
 
 	num, den [2 * maxHeight]float64
 }
@@ -93,6 +95,8 @@ func newWaveWorkspace(w, h int) *waveWorkspace {
 	ws.vert = make([]float64, 5*(h+1)*(w/blockM))
 	ws.g = make([]float64, (h/blockM)*(w/blockM))
 	ws.sv = make([]float64, len(ws.g))
+	ws.pn = make([]float64, w/blockM)
+	ws.pd = make([]float64, w/blockM)
 	return ws
 }
 
@@ -221,34 +225,14 @@ func (ws *waveWorkspace) subband(x, y []float64, cw, ch, win int, p waveParams) 
 		r0 := x[row*cw:][:cw]
 		r1 := x[(row+1)*cw:][:cw]
 		r2 := x[(row+2)*cw:][:cw]
+		pns, pds := ws.pn[:nc], ws.pd[:nc]
+		blockProducts(pns, pds, r0, r1, r2, off*blockM, gr, vr, &inv, &lam, p.sigmaNSq, ws.tmp)
 		for c := range nc {
-			col := (c + off) * blockM
-			v := [9]float64{
-				r0[col], r0[col+1], r0[col+2],
-				r1[col], r1[col+1], r1[col+2],
-				r2[col], r2[col+1], r2[col+2],
-			}
-			// yᵀ·Cu⁻¹·y = Σ_i y_i·(Cu⁻¹_ii·y_i + Σ_{j>i} 2·Cu⁻¹_ij·y_j).
-			var q float64
-			for i := range 9 {
-				t := inv[i][i] * v[i]
-				for j := i + 1; j < 9; j++ {
-					t += inv[i][j] * v[j]
-				}
-				q += t * v[i]
-			}
-			s := q / 9
-			g, sv := gr[c], vr[c]
-			gn := g * g * s / (sv + p.sigmaNSq)
-			sd := s / p.sigmaNSq
-			// Two shorter product chains each, for instruction-level parallelism.
-			pn := (1 + gn*lam[0]) * (1 + gn*lam[1]) * (1 + gn*lam[2]) * (1 + gn*lam[3]) * (1 + gn*lam[4])
-			pn *= (1 + gn*lam[5]) * (1 + gn*lam[6]) * (1 + gn*lam[7]) * (1 + gn*lam[8])
-			pd := (1 + sd*lam[0]) * (1 + sd*lam[1]) * (1 + sd*lam[2]) * (1 + sd*lam[3]) * (1 + sd*lam[4])
-			pd *= (1 + sd*lam[5]) * (1 + sd*lam[6]) * (1 + sd*lam[7]) * (1 + sd*lam[8])
+			pn, pd := pns[c], pds[c]
 			if pn > 0x1p498 || pd > 0x1p498 || pn <= 0 || pd <= 0 {
 				// Fall back to the sum of logs where a block's product is
 				// huge (or a negative eigenvalue makes a factor ≤ 0).
+				gn, sd := blockGainTerms(r0, r1, r2, (c+off)*blockM, gr[c], vr[c], &inv, p.sigmaNSq)
 				for _, l := range lam {
 					logNum += math.Log(1 + gn*l)
 					logDen += math.Log(1 + sd*l)
@@ -285,6 +269,46 @@ func vertAccGo(cur, prev, hi, lo []float64) {
 	prev, hi, lo = prev[:n], hi[:n], lo[:n]
 	for i := range cur {
 		cur[i] = prev[i] + (hi[i] - lo[i])
+	}
+}
+
+// blockGainTerms returns, for the block whose top-left sample is column col
+// of the rows r0, r1, r2, the factors gn = g²·s/(σv²+σn²) and sd = s/σn² of
+// its eigenvalues, where s = yᵀ·Cu⁻¹·y/9; inv holds Cu⁻¹ with its upper
+// triangle doubled.
+func blockGainTerms(r0, r1, r2 []float64, col int, g, sv float64, inv *[9][9]float64, sigmaNSq float64) (gn, sd float64) {
+	v := [9]float64{
+		r0[col], r0[col+1], r0[col+2],
+		r1[col], r1[col+1], r1[col+2],
+		r2[col], r2[col+1], r2[col+2],
+	}
+	// yᵀ·Cu⁻¹·y = Σ_i y_i·(Cu⁻¹_ii·y_i + Σ_{j>i} 2·Cu⁻¹_ij·y_j).
+	var q float64
+	for i := range 9 {
+		t := inv[i][i] * v[i]
+		for j := i + 1; j < 9; j++ {
+			t += inv[i][j] * v[j]
+		}
+		q += t * v[i]
+	}
+	s := q / 9
+	return g * g * s / (sv + sigmaNSq), s / sigmaNSq
+}
+
+// blockProductsGo writes, for the blocks c of one block row (top-left
+// sample at column col0 + 3c of the rows r0, r1, r2; gain g[c], noise
+// sv[c]), the products pn[c] = Π_j (1 + gn·λj) and pd[c] = Π_j (1 + sd·λj)
+// with gn, sd from blockGainTerms. buf is scratch for the vectorised
+// version (at least 9·len(pn) samples).
+func blockProductsGo(pn, pd, r0, r1, r2 []float64, col0 int, g, sv []float64, inv *[9][9]float64, lam *[9]float64, sigmaNSq float64, buf []float64) {
+	g, sv, pd = g[:len(pn)], sv[:len(pn)], pd[:len(pn)]
+	for c := range pn {
+		gn, sd := blockGainTerms(r0, r1, r2, col0+c*blockM, g[c], sv[c], inv, sigmaNSq)
+		// Two shorter product chains each, for instruction-level parallelism.
+		p := (1 + gn*lam[0]) * (1 + gn*lam[1]) * (1 + gn*lam[2]) * (1 + gn*lam[3]) * (1 + gn*lam[4])
+		pn[c] = p * ((1 + gn*lam[5]) * (1 + gn*lam[6]) * (1 + gn*lam[7]) * (1 + gn*lam[8]))
+		p = (1 + sd*lam[0]) * (1 + sd*lam[1]) * (1 + sd*lam[2]) * (1 + sd*lam[3]) * (1 + sd*lam[4])
+		pd[c] = p * ((1 + sd*lam[5]) * (1 + sd*lam[6]) * (1 + sd*lam[7]) * (1 + sd*lam[8]))
 	}
 }
 

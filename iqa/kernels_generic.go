@@ -33,8 +33,10 @@ func patchCore(core *[13]float64, r0, r1, r2 []float64) float64 {
 	return patchCoreGo(core, r0, r1, r2)
 }
 
-func vertAcc(cur, prev, hi, lo []float64) { vertAccGo(cur, prev, hi, lo) }
-
 func blockProducts(pn, pd, r0, r1, r2 []float64, col0 int, g, sv []float64, inv *[9][9]float64, lam *[9]float64, sigmaNSq float64, buf []float64) {
 	blockProductsGo(pn, pd, r0, r1, r2, col0, g, sv, inv, lam, sigmaNSq, buf)
+}
+
+func windowRows(vert, x, y []float64, xoff, cw, n, cols, m int, two bool, p3, p2, buf []float64) {
+	windowRowsGo(vert, x, y, xoff, cw, n, cols, m, two, p3, p2, buf)
 }

@@ -87,12 +87,12 @@ func patchCore(core *[13]float64, r0, r1, r2 []float64) float64 {
 	return patchCoreAVX2(core, r0, r1, r2)
 }
 
-func vertAcc(cur, prev, hi, lo []float64) {
-	if !simdKernels {
-		vertAccGo(cur, prev, hi, lo)
+func windowRows(vert, x, y []float64, xoff, cw, n, cols, m int, two bool, p3, p2, buf []float64) {
+	if !simdKernels || n < 4 {
+		windowRowsGo(vert, x, y, xoff, cw, n, cols, m, two, p3, p2, buf)
 		return
 	}
-	vertAccAVX2(cur, prev, hi, lo)
+	windowRowsAVX2(vert, x, y, xoff, cw, cols, m, two, p3, p2, buf)
 }
 
 // foldRowsAVX2 is foldRowsGo.
@@ -379,18 +379,6 @@ func patchCoreAVX2(core *[13]float64, r0, r1, r2 []float64) (s float64) {
 	return s
 }
 
-// vertAccAVX2 is vertAccGo.
-func vertAccAVX2(cur, prev, hi, lo []float64) {
-	n := len(cur)
-	prev, hi, lo = prev[:n], hi[:n], lo[:n]
-	i := 0
-	for ; i+4 <= n; i += 4 {
-		st4(ld4(prev, i).Add(ld4(hi, i).Sub(ld4(lo, i))), cur, i)
-	}
-	archsimd.ClearAVXUpperBits()
-	vertAccGo(cur[i:], prev[i:], hi[i:], lo[i:])
-}
-
 func blockProducts(pn, pd, r0, r1, r2 []float64, col0 int, g, sv []float64, inv *[9][9]float64, lam *[9]float64, sigmaNSq float64, buf []float64) {
 	if !simdKernels {
 		blockProductsGo(pn, pd, r0, r1, r2, col0, g, sv, inv, lam, sigmaNSq, buf)
@@ -461,5 +449,112 @@ func blockProductsAVX2(pn, pd, r0, r1, r2 []float64, col0 int, g, sv []float64, 
 	}
 	if n4 < n {
 		blockProductsGo(pn[n4:], pd[n4:], r0, r1, r2, col0+blockM*n4, g[n4:], sv[n4:], inv, lam, sigmaNSq, buf)
+	}
+}
+
+// transpose4 returns the columns of the 4×4 matrix with rows a, b, c, d.
+func transpose4(a, b, c, d f64x4) (f64x4, f64x4, f64x4, f64x4) {
+	t0 := a.SelectFromPairGrouped(0, 2, b) // a0 b0 a2 b2
+	t1 := a.SelectFromPairGrouped(1, 3, b) // a1 b1 a3 b3
+	t2 := c.SelectFromPairGrouped(0, 2, d) // c0 d0 c2 d2
+	t3 := c.SelectFromPairGrouped(1, 3, d) // c1 d1 c3 d3
+	return t0.Select128FromPair(0, 2, t2), t1.Select128FromPair(0, 2, t3),
+		t0.Select128FromPair(1, 3, t2), t1.Select128FromPair(1, 3, t3)
+}
+
+// windowRowsAVX2 is windowRowsGo for four rows at once, one row per lane:
+// the horizontal prefix sums of a row are a serial chain, so the rows give
+// the parallelism. The input is first transposed into buf (XT[4j+i] = row
+// i, column j), the prefixes are kept lane-major (p3[20t + 4q + i] =
+// quantity q of row i at position t), and the window row sums hi − lo are
+// transposed back to add them to the vertical prefix row by row.
+func windowRowsAVX2(vert, x, y []float64, xoff, cw, cols, m int, two bool, p3, p2, buf []float64) {
+	T := cols / blockM
+	e5 := len(vert) / 5 // 5·nc entries per row of vert
+	XT := buf[:4*cols]
+	YT := buf[4*cols:][:4*cols]
+	var xr, yr [4][]float64
+	for i := range 4 {
+		xr[i] = x[xoff+i*cw:][:cols]
+		yr[i] = y[xoff+i*cw:][:cols]
+	}
+	j4 := cols &^ 3
+	for j := j4; j < cols; j++ { // ragged columns first, in scalar code
+		for i := range 4 {
+			XT[4*j+i] = xr[i][j]
+			YT[4*j+i] = yr[i][j]
+		}
+	}
+	for j := 0; j < j4; j += 4 {
+		c0, c1, c2, c3 := transpose4(ld4(xr[0], j), ld4(xr[1], j), ld4(xr[2], j), ld4(xr[3], j))
+		st4(c0, XT, 4*j)
+		st4(c1, XT, 4*j+4)
+		st4(c2, XT, 4*j+8)
+		st4(c3, XT, 4*j+12)
+		c0, c1, c2, c3 = transpose4(ld4(yr[0], j), ld4(yr[1], j), ld4(yr[2], j), ld4(yr[3], j))
+		st4(c0, YT, 4*j)
+		st4(c1, YT, 4*j+4)
+		st4(c2, YT, 4*j+8)
+		st4(c3, YT, 4*j+12)
+	}
+	P3 := p3[:20*(T+1)]
+	P2 := p2[:20*(T+1)]
+	var s1, s2, s3, s4, s5 f64x4
+	for q := range 5 {
+		st4(s1, P3, 4*q) // zero
+	}
+	for j := range cols {
+		X, Y := ld4(XT, 4*j), ld4(YT, 4*j)
+		s1 = s1.Add(X)
+		s2 = s2.Add(Y)
+		s3 = s3.Add(X.Mul(X))
+		s4 = s4.Add(Y.Mul(Y))
+		s5 = s5.Add(X.Mul(Y))
+		var P []float64
+		var o int
+		switch {
+		case j%3 == 2:
+			P, o = P3, 20*(j/3+1)
+		case j%3 == 1 && two:
+			P, o = P2, 20*(j/3)
+		default:
+			continue
+		}
+		st4(s1, P, o)
+		st4(s2, P, o+4)
+		st4(s3, P, o+8)
+		st4(s4, P, o+12)
+		st4(s5, P, o+16)
+	}
+	HI := P3
+	if two {
+		HI = P2
+	}
+	HI = HI[20*m:]
+	prev := vert[:e5]
+	cur0, cur1, cur2, cur3 := vert[e5:][:e5], vert[2*e5:][:e5], vert[3*e5:][:e5], vert[4*e5:][:e5]
+	e4 := e5 &^ 3
+	for e := 0; e < e4; e += 4 {
+		d0 := ld4(HI, 4*e).Sub(ld4(P3, 4*e))
+		d1 := ld4(HI, 4*e+4).Sub(ld4(P3, 4*e+4))
+		d2 := ld4(HI, 4*e+8).Sub(ld4(P3, 4*e+8))
+		d3 := ld4(HI, 4*e+12).Sub(ld4(P3, 4*e+12))
+		r0, r1, r2, r3 := transpose4(d0, d1, d2, d3)
+		v := ld4(prev, e).Add(r0)
+		st4(v, cur0, e)
+		v = v.Add(r1)
+		st4(v, cur1, e)
+		v = v.Add(r2)
+		st4(v, cur2, e)
+		v = v.Add(r3)
+		st4(v, cur3, e)
+	}
+	archsimd.ClearAVXUpperBits()
+	for e := e4; e < e5; e++ {
+		v := prev[e]
+		for i, cur := range [4][]float64{cur0, cur1, cur2, cur3} {
+			v = v + (HI[4*e+i] - P3[4*e+i])
+			cur[e] = v
+		}
 	}
 }

@@ -61,10 +61,6 @@ func TestSIMDKernelsRows(t *testing.T) {
 				foldRowsGo(want, a, b, sign)
 				sameBits(t, "foldRows", got, want)
 			}
-			cur, prev, hi, lo := make([]float64, n), randSlice(rng, n), randSlice(rng, n), randSlice(rng, n)
-			vertAccAVX2(cur, prev, hi, lo)
-			vertAccGo(want, prev, hi, lo)
-			sameBits(t, "vertAcc", cur, want)
 
 			x := randSlice(rng, n+6)
 			var rg, rw [6][]float64
@@ -179,5 +175,34 @@ func TestSIMDKernelsBlockProducts(t *testing.T) {
 		blockProductsGo(wn, wd, r0, r1, r2, 2, g, sv, &inv, &lam, 0.1, buf)
 		sameBits(t, "blockProducts pn", gn, wn)
 		sameBits(t, "blockProducts pd", gd, wd)
+	}
+}
+
+func TestSIMDKernelsWindowRows(t *testing.T) {
+	needAVX2(t)
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, win := range []int{3, 5, 9, 17} {
+		m, two := win/blockM, win%blockM == 2
+		for nc := 1; nc <= 9; nc++ {
+			cols := (nc-1)*blockM + win
+			cw := cols + 3
+			x, y := randSlice(rng, 6*cw), randSlice(rng, 6*cw)
+			T := cols / blockM
+			run := func(f func(vert, x, y []float64, xoff, cw, n, cols, m int, two bool, p3, p2, buf []float64)) []float64 {
+				vert := randSlice(rng, 5*5*nc)
+				for i := 5 * nc; i < len(vert); i++ {
+					vert[i] = 0
+				}
+				f(vert, x, y, cw+1, cw, 4, cols, m, two, make([]float64, 20*(T+1)), make([]float64, 20*(T+1)), make([]float64, 8*cols))
+				return vert
+			}
+			rng = rand.New(rand.NewPCG(uint64(nc), uint64(win)))
+			got := run(func(vert, x, y []float64, xoff, cw, n, cols, m int, two bool, p3, p2, buf []float64) {
+				windowRowsAVX2(vert, x, y, xoff, cw, cols, m, two, p3, p2, buf)
+			})
+			rng = rand.New(rand.NewPCG(uint64(nc), uint64(win)))
+			want := run(windowRowsGo)
+			sameBits(t, "windowRows", got, want)
+		}
 	}
 }

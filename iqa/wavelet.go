@@ -67,7 +67,7 @@ type waveWorkspace struct {
 	next [2][]float64 // the downsampled lowpass, copied back into lo
 	band [2][2][]float64
 
-	pre  []float64 // per-row prefix sums at j = 3t, 5 interleaved quantities
+	pre  []float64 // per-row prefix sums at j = 3t, 5 interleaved quantities (×4 rows)
 	pre2 []float64 // the same at j = 3t+2
 	vert []float64 // vertical prefix of window row sums, 5 interleaved
 	g    []float64 // per kept block gain
@@ -90,8 +90,8 @@ func newWaveWorkspace(w, h int) *waveWorkspace {
 			ws.band[i][b] = make([]float64, n)
 		}
 	}
-	ws.pre = make([]float64, 5*(w/blockM+1))
-	ws.pre2 = make([]float64, 5*(w/blockM+1))
+	ws.pre = make([]float64, 20*(w/blockM+1))
+	ws.pre2 = make([]float64, 20*(w/blockM+1))
 	ws.vert = make([]float64, 5*(h+1)*(w/blockM))
 	ws.g = make([]float64, (h/blockM)*(w/blockM))
 	ws.sv = make([]float64, len(ws.g))
@@ -312,37 +312,26 @@ func blockProductsGo(pn, pd, r0, r1, r2 []float64, col0 int, g, sv []float64, in
 	}
 }
 
-// channel estimates the distortion channel (gain g and noise variance σv²)
-// at the kept blocks r, c ∈ [off, a−off) × [off, b−off) into ws.g and ws.sv.
-// The statistics are over the win×win window centred on each block's centre
-// pixel. For kept blocks that window never leaves the band, so the reflect
-// padding of the reference never comes into play.
-func (ws *waveWorkspace) channel(x, y []float64, cw, ch, win, off int, p waveParams) {
-	a, b := ch/blockM, cw/blockM
-	half := (win - 1) / 2
-	nr, nc := a-2*off, b-2*off
-	r0 := off*blockM + 1 - half // first row of the first kept window
-	c0 := off*blockM + 1 - half
-	rows := (nr-1)*blockM + win
-	cols := (nc-1)*blockM + win
-	// Horizontal prefix sums of the 5 quantities, stored only where a
-	// window starts or ends: at j = 3t (p3) and, for w ≡ 2 (mod 3), at
-	// j = 3t+2 (p2). Window c spans [3c, 3c+w).
-	m := win / blockM
-	two := win%blockM == 2
+// windowRowsGo adds n ≤ 4 rows of window row sums to the vertical prefix
+// vert (rows of 5·nc entries; row 0 is the sum so far, rows 1…n are
+// written). Input row i is x[xoff + i·cw:][:cols] (likewise y). Per row it
+// forms horizontal prefix sums of x, y, x², y², xy, kept only where a window
+// starts or ends — at columns 3t (p3) and, when two (w ≡ 2 mod 3), 3t+2
+// (p2) — and adds each block's window row sums hi − lo, the window of
+// block c spanning columns [3c, 3c+w), w = 3m (+2 when two). p3 and p2
+// hold at least 5·(cols/3+1) samples, buf is scratch for the vectorised
+// version (20·(cols/3+1) in p3 and p2, 8·cols in buf).
+func windowRowsGo(vert, x, y []float64, xoff, cw, n, cols, m int, two bool, p3, p2, buf []float64) {
 	T := cols / blockM
-	p3 := ws.pre[:5*(T+1)]
-	p2 := ws.pre2[:5*(T+1)]
-	vert := ws.vert[:5*(rows+1)*nc]
-	for i := range 5 * nc {
-		vert[i] = 0
-	}
+	nc := len(vert) / (5 * (n + 1))
+	p3 = p3[:5*(T+1)]
+	p2 = p2[:5*(T+1)]
 	for i := range 5 {
 		p3[i] = 0
 	}
-	for rr := range rows {
-		xr := x[(r0+rr)*cw+c0:][:cols]
-		yr := y[(r0+rr)*cw+c0:][:cols]
+	for rr := range n {
+		xr := x[xoff+rr*cw:][:cols]
+		yr := y[xoff+rr*cw:][:cols]
 		var s1, s2, s3, s4, s5 float64
 		for t := range T {
 			xs := xr[3*t : 3*t+3 : 3*t+3]
@@ -392,7 +381,35 @@ func (ws *waveWorkspace) channel(x, y []float64, cw, ch, win, off int, p wavePar
 		// Window row sums hi − lo of block c, for all 5 quantities at
 		// once: the prefixes are stored 5 per position, so the window of
 		// block c ends 5·m entries after it starts.
-		vertAcc(cur, prev, hiArr[5*m:][:5*nc], p3[:5*nc])
+		vertAccGo(cur, prev, hiArr[5*m:][:5*nc], p3[:5*nc])
+	}
+}
+
+// channel estimates the distortion channel (gain g and noise variance σv²)
+// at the kept blocks r, c ∈ [off, a−off) × [off, b−off) into ws.g and ws.sv.
+// The statistics are over the win×win window centred on each block's centre
+// pixel. For kept blocks that window never leaves the band, so the reflect
+// padding of the reference never comes into play.
+func (ws *waveWorkspace) channel(x, y []float64, cw, ch, win, off int, p waveParams) {
+	a, b := ch/blockM, cw/blockM
+	half := (win - 1) / 2
+	nr, nc := a-2*off, b-2*off
+	r0 := off*blockM + 1 - half // first row of the first kept window
+	c0 := off*blockM + 1 - half
+	rows := (nr-1)*blockM + win
+	cols := (nc-1)*blockM + win
+	// Horizontal prefix sums of the 5 quantities, stored only where a
+	// window starts or ends: at j = 3t (p3) and, for w ≡ 2 (mod 3), at
+	// j = 3t+2 (p2). Window c spans [3c, 3c+w).
+	m := win / blockM
+	two := win%blockM == 2
+	vert := ws.vert[:5*(rows+1)*nc]
+	for i := range 5 * nc {
+		vert[i] = 0
+	}
+	for rr := 0; rr < rows; rr += 4 {
+		n := min(4, rows-rr)
+		windowRows(vert[5*rr*nc:][:5*(n+1)*nc], x, y, (r0+rr)*cw+c0, cw, n, cols, m, two, ws.pre, ws.pre2, ws.tmp)
 	}
 	ww := float64(win * win)
 	tol := p.tol

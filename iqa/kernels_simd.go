@@ -420,20 +420,66 @@ func blockProductsAVX2(pn, pd, r0, r1, r2 []float64, col0 int, g, sv []float64, 
 			st4(bcast4(lam[j]), tab[:], t)
 			t += 4
 		}
+		var zero f64x4
 		one, nine, sig := bcast4(1), bcast4(9), bcast4(sigmaNSq)
+		T := &tab
 		for c := 0; c < n4; c += 4 {
-			var q f64x4
-			t := 0
-			for i := range 9 {
-				vi := ld4(buf, i*n4+c)
-				u := ld4(tab[:], t).Mul(vi)
-				t += 4
-				for j := i + 1; j < 9; j++ {
-					u = u.Add(ld4(tab[:], t).Mul(ld4(buf, j*n4+c)))
-					t += 4
-				}
-				q = q.Add(u.Mul(vi))
-			}
+			v0 := ld4(buf, c)
+			v1 := ld4(buf, 1*n4+c)
+			v2 := ld4(buf, 2*n4+c)
+			v3 := ld4(buf, 3*n4+c)
+			v4 := ld4(buf, 4*n4+c)
+			v5 := ld4(buf, 5*n4+c)
+			v6 := ld4(buf, 6*n4+c)
+			v7 := ld4(buf, 7*n4+c)
+			v8 := ld4(buf, 8*n4+c)
+			// yᵀ·Cu⁻¹·y row by row, in the scalar kernel's order.
+			q := (ld4(T[:], 0).Mul(v0).
+				Add(ld4(T[:], 4).Mul(v1)).
+				Add(ld4(T[:], 8).Mul(v2)).
+				Add(ld4(T[:], 12).Mul(v3)).
+				Add(ld4(T[:], 16).Mul(v4)).
+				Add(ld4(T[:], 20).Mul(v5)).
+				Add(ld4(T[:], 24).Mul(v6)).
+				Add(ld4(T[:], 28).Mul(v7)).
+				Add(ld4(T[:], 32).Mul(v8))).Mul(v0)
+			q = zero.Add(q)
+			q = q.Add((ld4(T[:], 36).Mul(v1).
+				Add(ld4(T[:], 40).Mul(v2)).
+				Add(ld4(T[:], 44).Mul(v3)).
+				Add(ld4(T[:], 48).Mul(v4)).
+				Add(ld4(T[:], 52).Mul(v5)).
+				Add(ld4(T[:], 56).Mul(v6)).
+				Add(ld4(T[:], 60).Mul(v7)).
+				Add(ld4(T[:], 64).Mul(v8))).Mul(v1))
+			q = q.Add((ld4(T[:], 68).Mul(v2).
+				Add(ld4(T[:], 72).Mul(v3)).
+				Add(ld4(T[:], 76).Mul(v4)).
+				Add(ld4(T[:], 80).Mul(v5)).
+				Add(ld4(T[:], 84).Mul(v6)).
+				Add(ld4(T[:], 88).Mul(v7)).
+				Add(ld4(T[:], 92).Mul(v8))).Mul(v2))
+			q = q.Add((ld4(T[:], 96).Mul(v3).
+				Add(ld4(T[:], 100).Mul(v4)).
+				Add(ld4(T[:], 104).Mul(v5)).
+				Add(ld4(T[:], 108).Mul(v6)).
+				Add(ld4(T[:], 112).Mul(v7)).
+				Add(ld4(T[:], 116).Mul(v8))).Mul(v3))
+			q = q.Add((ld4(T[:], 120).Mul(v4).
+				Add(ld4(T[:], 124).Mul(v5)).
+				Add(ld4(T[:], 128).Mul(v6)).
+				Add(ld4(T[:], 132).Mul(v7)).
+				Add(ld4(T[:], 136).Mul(v8))).Mul(v4))
+			q = q.Add((ld4(T[:], 140).Mul(v5).
+				Add(ld4(T[:], 144).Mul(v6)).
+				Add(ld4(T[:], 148).Mul(v7)).
+				Add(ld4(T[:], 152).Mul(v8))).Mul(v5))
+			q = q.Add((ld4(T[:], 156).Mul(v6).
+				Add(ld4(T[:], 160).Mul(v7)).
+				Add(ld4(T[:], 164).Mul(v8))).Mul(v6))
+			q = q.Add((ld4(T[:], 168).Mul(v7).
+				Add(ld4(T[:], 172).Mul(v8))).Mul(v7))
+			q = q.Add((ld4(T[:], 176).Mul(v8)).Mul(v8))
 			s := q.Div(nine)
 			gv := ld4(g, c)
 			gn := gv.Mul(gv).Mul(s).Div(ld4(sv, c).Add(sig))

@@ -37,6 +37,8 @@ func patchMoments(x []float64, A, B int, S *[9][9]float64, m *[9]float64) (N int
 	// 3: row A−2, 4: row A−1), displacement, column shift uc of u.
 	var acc [5][13][3]float64
 	var sum [5][3]float64 // plain sums of x over the same column ranges
+	var cores [2][13]float64
+	var sums [2]float64
 	for i := range A {
 		cls := 2
 		switch i {
@@ -50,15 +52,17 @@ func patchMoments(x []float64, A, B int, S *[9][9]float64, m *[9]float64) (N int
 			cls = 4
 		}
 		r0 := x[i*B:][:B]
-		var core [13]float64
-		var r1, r2 []float64
-		if i+1 < A {
-			r1 = x[(i+1)*B:][:B]
+		if i%2 == 0 { // the core sums of rows i and i+1 together
+			row := func(j int) []float64 {
+				if j < A {
+					return x[j*B:][:B]
+				}
+				return nil
+			}
+			sums[0], sums[1] = patchCore2(&cores[0], &cores[1], r0, row(i+1), row(i+2), row(i+3))
 		}
-		if i+2 < A {
-			r2 = x[(i+2)*B:][:B]
-		}
-		s := patchCore(&core, r0, r1, r2)
+		core := &cores[i%2]
+		s := sums[i%2]
 		t := &sum[cls]
 		t[0] += s + r0[0] + r0[1]
 		t[1] += s + r0[1] + r0[B-2]
@@ -150,6 +154,19 @@ func patchCoreGo(core *[13]float64, r0, r1, r2 []float64) (s float64) {
 		o[0], o[1], o[2], o[3], o[4] = a0, a1, a2, a3, a4
 	}
 	return s
+}
+
+// patchCore2Go is patchCoreGo for two consecutive rows: row r0 (next rows
+// r1, r2) into coreA and, unless r1 is nil, row r1 (next rows r2, r3) into
+// coreB.
+func patchCore2Go(coreA, coreB *[13]float64, r0, r1, r2, r3 []float64) (sA, sB float64) {
+	*coreA = [13]float64{}
+	*coreB = [13]float64{}
+	sA = patchCoreGo(coreA, r0, r1, r2)
+	if r1 != nil {
+		sB = patchCoreGo(coreB, r1, r2, r3)
+	}
+	return sA, sB
 }
 
 // eigSym9 computes the eigenvalues lam and eigenvectors (columns of V) of the

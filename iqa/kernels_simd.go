@@ -80,11 +80,11 @@ func lowpassDown(dst, src []float64, w, h int, xp, tmp []float64) {
 	lowpassDownAVX2(dst, src, w, h, xp, tmp)
 }
 
-func patchCore(core *[13]float64, r0, r1, r2 []float64) float64 {
+func patchCore2(coreA, coreB *[13]float64, r0, r1, r2, r3 []float64) (sA, sB float64) {
 	if !simdKernels {
-		return patchCoreGo(core, r0, r1, r2)
+		return patchCore2Go(coreA, coreB, r0, r1, r2, r3)
 	}
-	return patchCoreAVX2(core, r0, r1, r2)
+	return patchCore2AVX2(coreA, coreB, r0, r1, r2, r3)
 }
 
 func windowRows(vert, x, y []float64, xoff, cw, n, cols, m int, two bool, p3, p2, buf []float64) {
@@ -322,7 +322,7 @@ func accSym9Split(out, v []float64, ne int, t *[9]float64, first bool) {
 // patchCoreAVX2 is patchCoreGo. Lanes are displacements, not pixels: per
 // core sample v = c[k], one broadcast times four consecutive samples of a
 // row updates four of the sums, each still accumulated over k in order.
-// The sum s rides in a lane as s + v·1 (v·1 = v exactly). No scalar
+// The sum s rides in a lane of its own. No scalar
 // floating-point instruction runs inside the vector loop: legacy SSE code
 // between 256-bit operations is several times slower on this hardware.
 // The last three k, whose loads would pass the row's end, are finished in
@@ -335,48 +335,25 @@ func patchCoreAVX2(core *[13]float64, r0, r1, r2 []float64) (s float64) {
 	}
 	r1, r2 = r1[:B], r2[:B]
 	c := r0[2:][:n]
-	one := bcast4(1)
 	// Lanes: q0 = core[0…2] (lane 3 unused), q1 = core[3…6], q1e[0] =
 	// core[7], q2 = core[8…11], q2e[0] = core[12], qs[0] = s.
 	var q0, q1, q1e, q2, q2e, qs f64x4
 	k := 0
 	for ; k < n-3; k++ {
 		bv := archsimd.LoadFloat64x2((*[2]float64)(c[k : k+2 : k+2])).Broadcast1To4()
-		qs = qs.Add(bv.Mul(one))
+		qs = qs.Add(bv)
 		q0 = q0.Add(bv.Mul(ld4(r0, 2+k)))
 		q1 = q1.Add(bv.Mul(ld4(r1, k)))
 		q1e = q1e.Add(bv.Mul(ld4(r1, k+4)))
 		q2 = q2.Add(bv.Mul(ld4(r2, k)))
 		q2e = q2e.Add(bv.Mul(ld4(r2, k+4)))
 	}
-	var a0, a1, a1e, a2, a2e, as [4]float64
-	q0.Store(&a0)
-	q1.Store(&a1)
-	q1e.Store(&a1e)
-	q2.Store(&a2)
-	q2e.Store(&a2e)
-	qs.Store(&as)
-	archsimd.ClearAVXUpperBits()
-	s = as[0]
-	for ; k < n; k++ {
-		v := c[k]
-		s += v
-		a0[0] += v * r0[2+k]
-		a0[1] += v * r0[3+k]
-		a0[2] += v * r0[4+k]
-		for j := range 4 {
-			a1[j] += v * r1[k+j]
-			a2[j] += v * r2[k+j]
-		}
-		a1e[0] += v * r1[k+4]
-		a2e[0] += v * r2[k+4]
+	var q [6][4]float64
+	for j, v := range [6]f64x4{q0, q1, q1e, q2, q2e, qs} {
+		v.Store(&q[j])
 	}
-	core[0], core[1], core[2] = a0[0], a0[1], a0[2]
-	copy(core[3:7], a1[:])
-	core[7] = a1e[0]
-	copy(core[8:12], a2[:])
-	core[12] = a2e[0]
-	return s
+	archsimd.ClearAVXUpperBits()
+	return patchCoreTail(core, &q, c, r0, r1, r2, k)
 }
 
 func blockProducts(pn, pd, r0, r1, r2 []float64, col0 int, g, sv []float64, inv *[9][9]float64, lam *[9]float64, sigmaNSq float64, buf []float64) {
@@ -603,4 +580,78 @@ func windowRowsAVX2(vert, x, y []float64, xoff, cw, cols, m int, two bool, p3, p
 			cur[e] = v
 		}
 	}
+}
+
+// patchCore2AVX2 is patchCore2Go: patchCoreAVX2 for two rows in one loop,
+// whose twelve independent sums hide the latency of the additions.
+func patchCore2AVX2(coreA, coreB *[13]float64, r0, r1, r2, r3 []float64) (sA, sB float64) {
+	B := len(r0)
+	n := B - 4
+	if r3 == nil || n < 4 {
+		*coreA = [13]float64{}
+		*coreB = [13]float64{}
+		sA = patchCoreAVX2(coreA, r0, r1, r2)
+		if r1 != nil {
+			sB = patchCoreAVX2(coreB, r1, r2, r3)
+		}
+		return sA, sB
+	}
+	r1, r2, r3 = r1[:B], r2[:B], r3[:B]
+	ca, cb := r0[2:][:n], r1[2:][:n]
+	var a0, a1, a1e, a2, a2e, as f64x4 // as in patchCoreAVX2, row r0
+	var b0, b1, b1e, b2, b2e, bs f64x4 // row r1
+	k := 0
+	for ; k < n-3; k++ {
+		va := archsimd.LoadFloat64x2((*[2]float64)(ca[k : k+2 : k+2])).Broadcast1To4()
+		vb := archsimd.LoadFloat64x2((*[2]float64)(cb[k : k+2 : k+2])).Broadcast1To4()
+		as = as.Add(va)
+		bs = bs.Add(vb)
+		a0 = a0.Add(va.Mul(ld4(r0, 2+k)))
+		b0 = b0.Add(vb.Mul(ld4(r1, 2+k)))
+		a1 = a1.Add(va.Mul(ld4(r1, k)))
+		a1e = a1e.Add(va.Mul(ld4(r1, k+4)))
+		x2, x2e := ld4(r2, k), ld4(r2, k+4)
+		a2 = a2.Add(va.Mul(x2))
+		a2e = a2e.Add(va.Mul(x2e))
+		b1 = b1.Add(vb.Mul(x2))
+		b1e = b1e.Add(vb.Mul(x2e))
+		b2 = b2.Add(vb.Mul(ld4(r3, k)))
+		b2e = b2e.Add(vb.Mul(ld4(r3, k+4)))
+	}
+	var A, Bv [6][4]float64
+	for j, q := range [6]f64x4{a0, a1, a1e, a2, a2e, as} {
+		q.Store(&A[j])
+	}
+	for j, q := range [6]f64x4{b0, b1, b1e, b2, b2e, bs} {
+		q.Store(&Bv[j])
+	}
+	archsimd.ClearAVXUpperBits()
+	sA = patchCoreTail(coreA, &A, ca, r0, r1, r2, k)
+	sB = patchCoreTail(coreB, &Bv, cb, r1, r2, r3, k)
+	return sA, sB
+}
+
+// patchCoreTail continues the lane sums q (q0, q1, q1e, q2, q2e, qs of
+// patchCoreAVX2, stored) over k … len(c)−1 in scalar code and writes core.
+func patchCoreTail(core *[13]float64, q *[6][4]float64, c, r0, r1, r2 []float64, k int) float64 {
+	s := q[5][0]
+	for ; k < len(c); k++ {
+		v := c[k]
+		s += v
+		q[0][0] += v * r0[2+k]
+		q[0][1] += v * r0[3+k]
+		q[0][2] += v * r0[4+k]
+		for j := range 4 {
+			q[1][j] += v * r1[k+j]
+			q[3][j] += v * r2[k+j]
+		}
+		q[2][0] += v * r1[k+4]
+		q[4][0] += v * r2[k+4]
+	}
+	core[0], core[1], core[2] = q[0][0], q[0][1], q[0][2]
+	copy(core[3:7], q[1][:])
+	core[7] = q[2][0]
+	copy(core[8:12], q[3][:])
+	core[12] = q[4][0]
+	return s
 }

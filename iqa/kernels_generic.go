@@ -17,12 +17,8 @@ func accSym5(out, v []float64, c0, c1, c2 float64, first bool) {
 
 func foldBand(r *[6][]float64, x []float64) { foldBandGo(r, x) }
 
-func accVSym7x2(oa, ob []float64, v *[8][]float64, t0, t1, t2, t3 float64, first bool) {
-	accVSym7x2Go(oa, ob, v, t0, t1, t2, t3, first)
-}
-
-func accVAnti7x2(oa, ob []float64, v *[8][]float64, t1, t2, t3 float64, first bool) {
-	accVAnti7x2Go(oa, ob, v, t1, t2, t3, first)
+func bandRows2(oa0, ob0, oa3, ob3 []float64, fr *[8]*[6][]float64, xr *[8][]float64) {
+	bandRows2Go(oa0, ob0, oa3, ob3, fr, xr)
 }
 
 func lowpassDown(dst, src []float64, w, h int, xp, tmp []float64) {

@@ -56,20 +56,12 @@ func foldBand(r *[6][]float64, x []float64) {
 	foldBandAVX2(r, x)
 }
 
-func accVSym7x2(oa, ob []float64, v *[8][]float64, t0, t1, t2, t3 float64, first bool) {
+func bandRows2(oa0, ob0, oa3, ob3 []float64, fr *[8]*[6][]float64, xr *[8][]float64) {
 	if !simdKernels {
-		accVSym7x2Go(oa, ob, v, t0, t1, t2, t3, first)
+		bandRows2Go(oa0, ob0, oa3, ob3, fr, xr)
 		return
 	}
-	accVSym7x2AVX2(oa, ob, v, t0, t1, t2, t3, first)
-}
-
-func accVAnti7x2(oa, ob []float64, v *[8][]float64, t1, t2, t3 float64, first bool) {
-	if !simdKernels {
-		accVAnti7x2Go(oa, ob, v, t1, t2, t3, first)
-		return
-	}
-	accVAnti7x2AVX2(oa, ob, v, t1, t2, t3, first)
+	bandRows2AVX2(oa0, ob0, oa3, ob3, fr, xr)
 }
 
 func lowpassDown(dst, src []float64, w, h int, xp, tmp []float64) {
@@ -598,34 +590,46 @@ func patchCore2AVX2(coreA, coreB *[13]float64, r0, r1, r2, r3 []float64) (sA, sB
 	}
 	r1, r2, r3 = r1[:B], r2[:B], r3[:B]
 	ca, cb := r0[2:][:n], r1[2:][:n]
-	var a0, a1, a1e, a2, a2e, as f64x4 // as in patchCoreAVX2, row r0
-	var b0, b1, b1e, b2, b2e, bs f64x4 // row r1
+	// Per row four sums: x0 = core[0…2] (lane 3 unused), x1 = core[3…6],
+	// x2 = core[8…11], and xe = (core[7], core[12], s, s), fed by
+	// (r1[k+4], r2[k+4], 1, 1) blended from two loads (s + v·1 = s + v
+	// exactly). Eight sums leave registers for the rest: with twelve the
+	// compiler spills sums, and the loop runs at the store-to-load latency.
+	lanes := archsimd.LoadInt64x4(&[4]int64{0, 1, 2, 3})
+	m0 := lanes.Equal(archsimd.BroadcastInt64x4(0))
+	m01 := lanes.Less(archsimd.BroadcastInt64x4(2))
+	one := bcast4(1)
+	var a0, a1, a2, ae f64x4 // row r0
+	var b0, b1, b2, be f64x4 // row r1
 	k := 0
 	for ; k < n-3; k++ {
 		va := archsimd.LoadFloat64x2((*[2]float64)(ca[k : k+2 : k+2])).Broadcast1To4()
 		vb := archsimd.LoadFloat64x2((*[2]float64)(cb[k : k+2 : k+2])).Broadcast1To4()
-		as = as.Add(va)
-		bs = bs.Add(vb)
+		x2 := ld4(r2, k)
 		a0 = a0.Add(va.Mul(ld4(r0, 2+k)))
-		b0 = b0.Add(vb.Mul(ld4(r1, 2+k)))
 		a1 = a1.Add(va.Mul(ld4(r1, k)))
-		a1e = a1e.Add(va.Mul(ld4(r1, k+4)))
-		x2, x2e := ld4(r2, k), ld4(r2, k+4)
 		a2 = a2.Add(va.Mul(x2))
-		a2e = a2e.Add(va.Mul(x2e))
+		ea := ld4(r1, k+4).Merge(ld4(r2, k+3), m0).Merge(one, m01)
+		ae = ae.Add(va.Mul(ea))
+		b0 = b0.Add(vb.Mul(ld4(r1, 2+k)))
 		b1 = b1.Add(vb.Mul(x2))
-		b1e = b1e.Add(vb.Mul(x2e))
 		b2 = b2.Add(vb.Mul(ld4(r3, k)))
-		b2e = b2e.Add(vb.Mul(ld4(r3, k+4)))
+		eb := ld4(r2, k+4).Merge(ld4(r3, k+3), m0).Merge(one, m01)
+		be = be.Add(vb.Mul(eb))
 	}
 	var A, Bv [6][4]float64
-	for j, q := range [6]f64x4{a0, a1, a1e, a2, a2e, as} {
-		q.Store(&A[j])
-	}
-	for j, q := range [6]f64x4{b0, b1, b1e, b2, b2e, bs} {
-		q.Store(&Bv[j])
-	}
+	var ea, eb [4]float64
+	a0.Store(&A[0])
+	a1.Store(&A[1])
+	a2.Store(&A[3])
+	ae.Store(&ea)
+	b0.Store(&Bv[0])
+	b1.Store(&Bv[1])
+	b2.Store(&Bv[3])
+	be.Store(&eb)
 	archsimd.ClearAVXUpperBits()
+	A[2][0], A[4][0], A[5][0] = ea[0], ea[1], ea[2]
+	Bv[2][0], Bv[4][0], Bv[5][0] = eb[0], eb[1], eb[2]
 	sA = patchCoreTail(coreA, &A, ca, r0, r1, r2, k)
 	sB = patchCoreTail(coreB, &Bv, cb, r1, r2, r3, k)
 	return sA, sB
@@ -654,4 +658,26 @@ func patchCoreTail(core *[13]float64, q *[6][4]float64, c, r0, r1, r2 []float64,
 	copy(core[8:12], q[3][:])
 	core[12] = q[4][0]
 	return s
+}
+
+// bandRows2AVX2 is bandRows2Go with the AVX2 filters. (Fusing the seven
+// passes to keep the sums in registers was tried: it is slower, because
+// the 56 row slices then cannot stay in registers.)
+func bandRows2AVX2(oa0, ob0, oa3, ob3 []float64, fr *[8]*[6][]float64, xr *[8][]float64) {
+	f := &sp5Bands[0]
+	g := &sp5Bands[3]
+	var rows [8][]float64
+	for l := 1; l <= 3; l++ {
+		for k := range 8 {
+			rows[k] = fr[k][l-1]
+		}
+		accVSym7x2AVX2(oa0, ob0, &rows, f[3][3+l], f[4][3+l], f[5][3+l], f[6][3+l], l == 1)
+	}
+	accVAnti7x2AVX2(oa3, ob3, xr, g[4][3], g[5][3], g[6][3], true)
+	for l := 1; l <= 3; l++ {
+		for k := range 8 {
+			rows[k] = fr[k][2+l]
+		}
+		accVAnti7x2AVX2(oa3, ob3, &rows, g[4][3+l], g[5][3+l], g[6][3+l], false)
+	}
 }

@@ -214,3 +214,30 @@ func TestSIMDKernelsWindowRows(t *testing.T) {
 		}
 	}
 }
+
+func TestSIMDKernelsBandRows2(t *testing.T) {
+	needAVX2(t)
+	rng := rand.New(rand.NewPCG(11, 12))
+	for n := 1; n <= 13; n++ {
+		var ring [8][6][]float64
+		var fr [8]*[6][]float64
+		var xr [8][]float64
+		for k := range 8 {
+			for j := range 6 {
+				ring[k][j] = randSlice(rng, n)
+			}
+			fr[k] = &ring[k]
+			xr[k] = randSlice(rng, n)
+		}
+		var got, want [4][]float64
+		for i := range 4 {
+			got[i] = randSlice(rng, n)
+			want[i] = append([]float64(nil), got[i]...)
+		}
+		bandRows2AVX2(got[0], got[1], got[2], got[3], &fr, &xr)
+		bandRows2Go(want[0], want[1], want[2], want[3], &fr, &xr)
+		for i := range 4 {
+			sameBits(t, "bandRows2", got[i], want[i])
+		}
+	}
+}

@@ -123,29 +123,17 @@ func bandFilters(b0, b3, src []float64, w, h, cw, ch int, xp, tmp []float64) {
 	}
 	// Two output rows at a time: rows r and r+1 share 6 of their 7 input
 	// rows, so every loaded sample feeds both.
-	var rows [8][]float64
+	var fr [8]*[6][]float64
+	var xr [8][]float64
 	r := 0
 	for ; r+1 < ch; r += 2 {
 		fold(r + 2*p)
 		fold(r + 2*p + 1)
-		oa, ob := b0[r*cw:][:cw], b0[(r+1)*cw:][:cw]
-		for l := 1; l <= 3; l++ {
-			for k := range 8 {
-				rows[k] = ring[(r+k)%8][l-1]
-			}
-			accVSym7x2(oa, ob, &rows, f[3][3+l], f[4][3+l], f[5][3+l], f[6][3+l], l == 1)
-		}
-		oa, ob = b3[r*cw:][:cw], b3[(r+1)*cw:][:cw]
 		for k := range 8 {
-			rows[k] = xp[(r+k)*pw+p:][:cw]
+			fr[k] = &ring[(r+k)%8]
+			xr[k] = xp[(r+k)*pw+p:][:cw]
 		}
-		accVAnti7x2(oa, ob, &rows, g[4][3], g[5][3], g[6][3], true)
-		for l := 1; l <= 3; l++ {
-			for k := range 8 {
-				rows[k] = ring[(r+k)%8][2+l]
-			}
-			accVAnti7x2(oa, ob, &rows, g[4][3+l], g[5][3+l], g[6][3+l], false)
-		}
+		bandRows2(b0[r*cw:][:cw], b0[(r+1)*cw:][:cw], b3[r*cw:][:cw], b3[(r+1)*cw:][:cw], &fr, &xr)
 	}
 	if r < ch { // odd number of rows: the last one alone
 		fold(r + 2*p)
@@ -188,6 +176,30 @@ func foldBandGo(r *[6][]float64, x []float64) {
 		s1[c] = x2[c] + x4[c]
 		s2[c] = x1[c] + x5[c]
 		s3[c] = x0[c] + x6[c]
+	}
+}
+
+// bandRows2Go computes output rows r and r+1 of bands 0 (oa0, ob0) and 3
+// (oa3, ob3) from the folded rows fr[k] = ring slot of padded row r+k and
+// the padded rows xr[k] (from column p), k = 0…7: per l a 7-tap vertical
+// filter of the folded rows, accumulated in the order l = 1, 2, 3 (band 3
+// starts with the centre column, l = 0, from xr).
+func bandRows2Go(oa0, ob0, oa3, ob3 []float64, fr *[8]*[6][]float64, xr *[8][]float64) {
+	f := &sp5Bands[0]
+	g := &sp5Bands[3]
+	var rows [8][]float64
+	for l := 1; l <= 3; l++ {
+		for k := range 8 {
+			rows[k] = fr[k][l-1]
+		}
+		accVSym7x2Go(oa0, ob0, &rows, f[3][3+l], f[4][3+l], f[5][3+l], f[6][3+l], l == 1)
+	}
+	accVAnti7x2Go(oa3, ob3, xr, g[4][3], g[5][3], g[6][3], true)
+	for l := 1; l <= 3; l++ {
+		for k := range 8 {
+			rows[k] = fr[k][2+l]
+		}
+		accVAnti7x2Go(oa3, ob3, &rows, g[4][3+l], g[5][3+l], g[6][3+l], false)
 	}
 }
 

@@ -3,6 +3,7 @@
 package iqa
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -238,6 +239,39 @@ func TestSIMDKernelsBandRows2(t *testing.T) {
 		bandRows2Go(want[0], want[1], want[2], want[3], &fr, &xr)
 		for i := range 4 {
 			sameBits(t, "bandRows2", got[i], want[i])
+		}
+	}
+}
+
+// BenchmarkSIMDScore times Score with the scalar and the AVX2 kernels in
+// one binary, so both can be compared under the same machine load:
+// GOEXPERIMENT=simd go test -run '^$' -bench SIMDScore -cpu 1 ./iqa
+func BenchmarkSIMDScore(b *testing.B) {
+	if !archsimd.X86.AVX2() {
+		b.Skip("no AVX2")
+	}
+	defer func() { simdKernels = true }()
+	for _, n := range []int{32, 224, 512} {
+		m := testimg.Natural(n, n, 1)
+		ref, dist := GrayFrom(m), noisy(m, 0.05, 2)
+		for _, meth := range []Method{VCRPy, VIFVec} {
+			for _, on := range []bool{false, true} {
+				name := fmt.Sprintf("%s/%d/scalar", meth, n)
+				if on {
+					name = fmt.Sprintf("%s/%d/avx2", meth, n)
+				}
+				b.Run(name, func(b *testing.B) {
+					simdKernels = on
+					s := NewScorer(meth)
+					if _, err := s.Score(ref, dist); err != nil {
+						b.Fatal(err)
+					}
+					b.ReportAllocs()
+					for b.Loop() {
+						s.Score(ref, dist)
+					}
+				})
+			}
 		}
 	}
 }

@@ -303,7 +303,23 @@ func blockGainTerms(r0, r1, r2 []float64, col int, g, sv float64, inv *[9][9]flo
 func blockProductsGo(pn, pd, r0, r1, r2 []float64, col0 int, g, sv []float64, inv *[9][9]float64, lam *[9]float64, sigmaNSq float64, buf []float64) {
 	g, sv, pd = g[:len(pn)], sv[:len(pn)], pd[:len(pn)]
 	for c := range pn {
-		gn, sd := blockGainTerms(r0, r1, r2, col0+c*blockM, g[c], sv[c], inv, sigmaNSq)
+		// blockGainTerms, inlined by hand (the compiler does not).
+		col := col0 + c*blockM
+		v := [9]float64{
+			r0[col], r0[col+1], r0[col+2],
+			r1[col], r1[col+1], r1[col+2],
+			r2[col], r2[col+1], r2[col+2],
+		}
+		var q float64
+		for i := range 9 {
+			t := inv[i][i] * v[i]
+			for j := i + 1; j < 9; j++ {
+				t += inv[i][j] * v[j]
+			}
+			q += t * v[i]
+		}
+		s := q / 9
+		gn, sd := g[c]*g[c]*s/(sv[c]+sigmaNSq), s/sigmaNSq
 		// Two shorter product chains each, for instruction-level parallelism.
 		p := (1 + gn*lam[0]) * (1 + gn*lam[1]) * (1 + gn*lam[2]) * (1 + gn*lam[3]) * (1 + gn*lam[4])
 		pn[c] = p * ((1 + gn*lam[5]) * (1 + gn*lam[6]) * (1 + gn*lam[7]) * (1 + gn*lam[8]))

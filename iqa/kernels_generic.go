@@ -36,3 +36,7 @@ func blockProducts(pn, pd, r0, r1, r2 []float64, col0 int, g, sv []float64, inv 
 func windowRows(vert, x, y []float64, xoff, cw, n, cols, m int, two bool, p3, p2, buf []float64) {
 	windowRowsGo(vert, x, y, xoff, cw, n, cols, m, two, p3, p2, buf)
 }
+
+func channelBlocks(gs, svs, top, bot []float64, ww float64, p waveParams, buf []float64) {
+	channelBlocksGo(gs, svs, top, bot, ww, p, buf)
+}

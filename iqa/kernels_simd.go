@@ -681,3 +681,85 @@ func bandRows2AVX2(oa0, ob0, oa3, ob3 []float64, fr *[8]*[6][]float64, xr *[8][]
 		accVAnti7x2AVX2(oa3, ob3, &rows, g[4][3+l], g[5][3+l], g[6][3+l], false)
 	}
 }
+
+func channelBlocks(gs, svs, top, bot []float64, ww float64, p waveParams, buf []float64) {
+	if !simdKernels {
+		channelBlocksGo(gs, svs, top, bot, ww, p, buf)
+		return
+	}
+	channelBlocksAVX2(gs, svs, top, bot, ww, p, buf)
+}
+
+// max0 is max(x, 0) lane by lane with Go's semantics: NaN stays NaN, and
+// −0 and negative values become +0.
+func max0(x f64x4) f64x4 {
+	var z f64x4
+	return x.Merge(z, x.Greater(z).Or(x.IsNaN()))
+}
+
+// channelBlocksAVX2 is channelBlocksGo for four blocks per vector; the
+// branches become blends, applied in the scalar code's order. The window
+// sums are first laid out one quantity per plane (buf[q·n4 + c]).
+func channelBlocksAVX2(gs, svs, top, bot []float64, ww float64, p waveParams, buf []float64) {
+	n := len(gs)
+	n4 := n &^ 3
+	svs = svs[:n]
+	if n4 > 0 {
+		buf = buf[:5*n4]
+		for c := range n4 {
+			t := top[5*c:][:5]
+			u := bot[5*c:][:5]
+			for q := range 5 {
+				buf[q*n4+c] = u[q] - t[q]
+			}
+		}
+		var z f64x4
+		W, tol := bcast4(ww), bcast4(p.tol)
+		for c := 0; c < n4; c += 4 {
+			sx, sy := ld4(buf, c), ld4(buf, n4+c)
+			sxx, syy, sxy := ld4(buf, 2*n4+c), ld4(buf, 3*n4+c), ld4(buf, 4*n4+c)
+			muX, muY := sx.Div(W), sy.Div(W)
+			var g, sv f64x4
+			if p.vifvec {
+				cov := sxy.Sub(W.Mul(muX).Mul(muY))
+				ssX := max0(sxx.Sub(W.Mul(muX).Mul(muX)))
+				ssY := max0(syy.Sub(W.Mul(muY).Mul(muY)))
+				g = cov.Div(ssX.Add(tol))
+				sv = ssY.Sub(g.Mul(cov)).Div(W)
+				m := ssX.Less(tol)
+				g, sv = z.Merge(g, m), ssY.Merge(sv, m)
+				m = ssY.Less(tol)
+				g, sv = z.Merge(g, m), z.Merge(sv, m)
+				m = g.Less(z)
+				g, sv = z.Merge(g, m), ssY.Merge(sv, m)
+				if p.strictClamp {
+					m = sv.Less(tol)
+				} else {
+					m = sv.LessEqual(tol)
+				}
+				sv = tol.Merge(sv, m)
+			} else {
+				varX := sxx.Div(W).Sub(muX.Mul(muX))
+				varY := syy.Div(W).Sub(muY.Mul(muY))
+				cov := sxy.Div(W).Sub(muX.Mul(muY))
+				cov = z.Merge(cov, varX.Less(z).Or(varY.Less(z)))
+				varX, varY = max0(varX), max0(varY)
+				g = cov.Div(varX.Add(tol))
+				sv = varY.Sub(g.Mul(cov))
+				m := varX.Less(tol)
+				g, sv = z.Merge(g, m), varY.Merge(sv, m)
+				m = varY.Less(tol)
+				g, sv = z.Merge(g, m), z.Merge(sv, m)
+				m = g.Less(z)
+				g, sv = z.Merge(g, m), varY.Merge(sv, m)
+				sv = tol.Merge(sv, sv.Less(tol))
+			}
+			st4(g, gs, c)
+			st4(sv, svs, c)
+		}
+		archsimd.ClearAVXUpperBits()
+	}
+	if n4 < n {
+		channelBlocksGo(gs[n4:], svs[n4:], top[5*n4:], bot[5*n4:], ww, p, buf)
+	}
+}

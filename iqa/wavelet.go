@@ -401,6 +401,67 @@ func windowRowsGo(vert, x, y []float64, xoff, cw, n, cols, m int, two bool, p3, 
 	}
 }
 
+// channelBlocksGo estimates the distortion channel of the blocks of one
+// block row: gain gs[c] and noise variance svs[c] from the window sums
+// bot[5c+q] − top[5c+q] of x, y, x², y², xy over ww samples. buf is scratch
+// for the vectorised version (5·len(gs) samples).
+func channelBlocksGo(gs, svs, top, bot []float64, ww float64, p waveParams, buf []float64) {
+	svs = svs[:len(gs)]
+	tol := p.tol
+	for c := range gs {
+		t := top[5*c:][:5]
+		u := bot[5*c:][:5]
+		sx, sy := u[0]-t[0], u[1]-t[1]
+		sxx, syy, sxy := u[2]-t[2], u[3]-t[3], u[4]-t[4]
+		muX, muY := sx/ww, sy/ww
+		var g, sv float64
+		if p.vifvec {
+			// MATLAB vifvec: window sums (ss = Σx² − w²·μ²).
+			cov := sxy - ww*muX*muY
+			ssX := max(sxx-ww*muX*muX, 0)
+			ssY := max(syy-ww*muY*muY, 0)
+			g = cov / (ssX + tol)
+			sv = (ssY - g*cov) / ww
+			if ssX < tol {
+				g, sv = 0, ssY
+			}
+			if ssY < tol {
+				g, sv = 0, 0
+			}
+			if g < 0 {
+				g, sv = 0, ssY
+			}
+			if sv < tol || (!p.strictClamp && sv == tol) {
+				sv = tol
+			}
+		} else {
+			varX := sxx/ww - muX*muX
+			varY := syy/ww - muY*muY
+			cov := sxy/ww - muX*muY
+			if varX < 0 || varY < 0 {
+				cov = 0
+			}
+			varX = max(varX, 0)
+			varY = max(varY, 0)
+			g = cov / (varX + tol)
+			sv = varY - g*cov
+			if varX < tol {
+				g, sv = 0, varY
+			}
+			if varY < tol {
+				g, sv = 0, 0
+			}
+			if g < 0 {
+				g, sv = 0, varY
+			}
+			if sv < tol {
+				sv = tol
+			}
+		}
+		gs[c], svs[c] = g, sv
+	}
+}
+
 // channel estimates the distortion channel (gain g and noise variance σv²)
 // at the kept blocks r, c ∈ [off, a−off) × [off, b−off) into ws.g and ws.sv.
 // The statistics are over the win×win window centred on each block's centre
@@ -428,63 +489,9 @@ func (ws *waveWorkspace) channel(x, y []float64, cw, ch, win, off int, p wavePar
 		windowRows(vert[5*rr*nc:][:5*(n+1)*nc], x, y, (r0+rr)*cw+c0, cw, n, cols, m, two, ws.pre, ws.pre2, ws.tmp)
 	}
 	ww := float64(win * win)
-	tol := p.tol
 	for r := range nr {
-		top := vert[5*blockM*r*nc:]
-		bot := vert[5*(blockM*r+win)*nc:]
-		gr := ws.g[r*nc:][:nc]
-		vr := ws.sv[r*nc:][:nc]
-		for c := range nc {
-			t := top[5*c:][:5]
-			u := bot[5*c:][:5]
-			sx, sy := u[0]-t[0], u[1]-t[1]
-			sxx, syy, sxy := u[2]-t[2], u[3]-t[3], u[4]-t[4]
-			muX, muY := sx/ww, sy/ww
-			var g, sv float64
-			if p.vifvec {
-				// MATLAB vifvec: window sums (ss = Σx² − w²·μ²).
-				cov := sxy - ww*muX*muY
-				ssX := max(sxx-ww*muX*muX, 0)
-				ssY := max(syy-ww*muY*muY, 0)
-				g = cov / (ssX + tol)
-				sv = (ssY - g*cov) / ww
-				if ssX < tol {
-					g, sv = 0, ssY
-				}
-				if ssY < tol {
-					g, sv = 0, 0
-				}
-				if g < 0 {
-					g, sv = 0, ssY
-				}
-				if sv < tol || (!p.strictClamp && sv == tol) {
-					sv = tol
-				}
-			} else {
-				varX := sxx/ww - muX*muX
-				varY := syy/ww - muY*muY
-				cov := sxy/ww - muX*muY
-				if varX < 0 || varY < 0 {
-					cov = 0
-				}
-				varX = max(varX, 0)
-				varY = max(varY, 0)
-				g = cov / (varX + tol)
-				sv = varY - g*cov
-				if varX < tol {
-					g, sv = 0, varY
-				}
-				if varY < tol {
-					g, sv = 0, 0
-				}
-				if g < 0 {
-					g, sv = 0, varY
-				}
-				if sv < tol {
-					sv = tol
-				}
-			}
-			gr[c], vr[c] = g, sv
-		}
+		top := vert[5*blockM*r*nc:][:5*nc]
+		bot := vert[5*(blockM*r+win)*nc:][:5*nc]
+		channelBlocks(ws.g[r*nc:][:nc], ws.sv[r*nc:][:nc], top, bot, ww, p, ws.tmp)
 	}
 }

@@ -245,7 +245,9 @@ func TestSIMDKernelsBandRows2(t *testing.T) {
 
 // BenchmarkSIMDScore times Score with the scalar and the AVX2 kernels in
 // one binary, so both can be compared under the same machine load:
-// GOEXPERIMENT=simd go test -run '^$' -bench SIMDScore -cpu 1 ./iqa
+//
+//	GOEXPERIMENT=simd go test -run '^$' -bench SIMDScore -count 10 -cpu 1 ./iqa > k.txt
+//	benchstat -col /kernels k.txt
 func BenchmarkSIMDScore(b *testing.B) {
 	if !archsimd.X86.AVX2() {
 		b.Skip("no AVX2")
@@ -256,10 +258,11 @@ func BenchmarkSIMDScore(b *testing.B) {
 		ref, dist := GrayFrom(m), noisy(m, 0.05, 2)
 		for _, meth := range []Method{VCRPy, VIFVec} {
 			for _, on := range []bool{false, true} {
-				name := fmt.Sprintf("%s/%d/scalar", meth, n)
+				kernels := "scalar"
 				if on {
-					name = fmt.Sprintf("%s/%d/avx2", meth, n)
+					kernels = "avx2"
 				}
+				name := fmt.Sprintf("method=%s/size=%d/kernels=%s", meth, n, kernels)
 				b.Run(name, func(b *testing.B) {
 					simdKernels = on
 					s := NewScorer(meth)

@@ -40,3 +40,5 @@ func windowRows(vert, x, y []float64, xoff, cw, n, cols, m int, two bool, p3, p2
 func channelBlocks(gs, svs, top, bot []float64, ww float64, p waveParams, buf []float64) {
 	channelBlocksGo(gs, svs, top, bot, ww, p, buf)
 }
+
+func pixelFactorsRow(a, b, d []float64) { pixelFactorsRowGo(a, b, d) }

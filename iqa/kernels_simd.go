@@ -763,3 +763,41 @@ func channelBlocksAVX2(gs, svs, top, bot []float64, ww float64, p waveParams, bu
 		channelBlocksGo(gs[n4:], svs[n4:], top[5*n4:], bot[5*n4:], ww, p, buf)
 	}
 }
+
+func pixelFactorsRow(a, b, d []float64) {
+	if !simdKernels {
+		pixelFactorsRowGo(a, b, d)
+		return
+	}
+	pixelFactorsRowAVX2(a, b, d)
+}
+
+// pixelFactorsRowAVX2 is pixelFactorsRowGo for four windows per vector:
+// both branches of pixelFactors are computed and blended.
+func pixelFactorsRowAVX2(a, b, d []float64) {
+	n := len(a)
+	b, d = b[:n], d[:n]
+	var z f64x4
+	one, half := bcast4(1), bcast4(0.5)
+	tol, sn, isn := bcast4(pixelTol), bcast4(pixelSigmaN), bcast4(1/pixelSigmaN)
+	noSign := archsimd.BroadcastUint64x4(1<<63 - 1)
+	j := 0
+	for ; j+4 <= n; j += 4 {
+		vx, vy, cov := ld4(a, j), ld4(b, j), ld4(d, j)
+		tiny := vx.Less(tol)
+		small := tiny.Or(vy.Less(tol))
+		fden := one.Add(z.Merge(vx, tiny).Mul(isn))
+		dd := vx.Add(tol)
+		c := cov.Add(cov.AsUint64x4().And(noSign).AsFloat64x4()).Mul(half)
+		t := dd.Mul(vy).Sub(cov.Mul(cov))
+		td := tol.Mul(dd)
+		t = td.Merge(t, t.Less(td))
+		bb := dd.Mul(t.Add(sn.Mul(dd)))
+		aa := bb.Add(c.Mul(c).Mul(vx))
+		st4(one.Merge(aa, small), a, j)
+		st4(one.Merge(bb, small), b, j)
+		st4(fden, d, j)
+	}
+	archsimd.ClearAVXUpperBits()
+	pixelFactorsRowGo(a[j:], b[j:], d[j:])
+}

@@ -139,7 +139,10 @@ func TestSIMDScoreBitIdentical(t *testing.T) {
 		w, h := sz[0], sz[1]
 		m := testimg.Natural(w, h, uint64(w+h))
 		ref, dist := GrayFrom(m), noisy(m, 0.05, 7)
-		for _, meth := range []Method{VCRPy, VIFVec} {
+		for _, meth := range []Method{VCRPy, VIFVec, Pixel, PixelMS} {
+			if min(w, h) <= pixelK && (meth == Pixel || meth == PixelMS) {
+				continue // too small for the pixel-domain VIF
+			}
 			simdKernels = true
 			got, err1 := NewScorer(meth).Score(ref, dist)
 			simdKernels = false
@@ -317,5 +320,38 @@ func TestSIMDKernelsChannelBlocks(t *testing.T) {
 			sameBits(t, "channelBlocks g", gg, wg)
 			sameBits(t, "channelBlocks sv", gs, ws)
 		}
+	}
+}
+
+func TestSIMDKernelsPixelFactors(t *testing.T) {
+	needAVX2(t)
+	rng := rand.New(rand.NewPCG(15, 16))
+	for n := 1; n <= 41; n++ {
+		a, b, d := make([]float64, n), make([]float64, n), make([]float64, n)
+		for j := range a {
+			// Variances around the tolerance, negative ones, identical
+			// windows (σv² = 0), negative covariances and NaN.
+			vx, vy := rng.Float64()*100, rng.Float64()*100
+			cov := rng.NormFloat64() * math.Sqrt(vx*vy)
+			switch rng.IntN(8) {
+			case 0:
+				vx = rng.Float64() * 2 * pixelTol
+			case 1:
+				vy = -rng.Float64()
+			case 2:
+				vy, cov = vx, vx
+			case 3:
+				cov = math.Copysign(0, -1)
+			case 4:
+				vx = math.NaN()
+			}
+			a[j], b[j], d[j] = vx, vy, cov
+		}
+		ga, gb, gd := append([]float64(nil), a...), append([]float64(nil), b...), append([]float64(nil), d...)
+		pixelFactorsRowAVX2(ga, gb, gd)
+		pixelFactorsRowGo(a, b, d)
+		sameBits(t, "pixelFactors a", ga, a)
+		sameBits(t, "pixelFactors b", gb, b)
+		sameBits(t, "pixelFactors d", gd, d)
 	}
 }

@@ -62,7 +62,7 @@ type waveWorkspace struct {
 	height int
 
 	xp   []float64    // reflect-padded copy of the image being filtered
-	tmp  []float64    // kernel scratch (folded rows)
+	tmp  []float64    // kernel scratch (folded rows; the vectorised kernels' planes)
 	lo   [2][]float64 // current lowpass of ref and dist
 	next [2][]float64 // the downsampled lowpass, copied back into lo
 	band [2][2][]float64

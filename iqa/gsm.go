@@ -37,6 +37,8 @@ func patchMoments(x []float64, A, B int, S *[9][9]float64, m *[9]float64) (N int
 	// 3: row A−2, 4: row A−1), displacement, column shift uc of u.
 	var acc [5][13][3]float64
 	var sum [5][3]float64 // plain sums of x over the same column ranges
+	var cores [2][13]float64
+	var sums [2]float64
 	for i := range A {
 		cls := 2
 		switch i {
@@ -50,41 +52,21 @@ func patchMoments(x []float64, A, B int, S *[9][9]float64, m *[9]float64) (N int
 			cls = 4
 		}
 		r0 := x[i*B:][:B]
-		var core [13]float64
-		// Displacements with dr = 0.
-		{
-			n := B - 4
-			c := r0[2:][:n]
-			c1, c2 := r0[3:][:n], r0[4:][:n]
-			var a0, a1, a2, s float64
-			for k, v := range c {
-				s += v
-				a0 += v * v
-				a1 += v * c1[k]
-				a2 += v * c2[k]
+		if i%2 == 0 { // the core sums of rows i and i+1 together
+			row := func(j int) []float64 {
+				if j < A {
+					return x[j*B:][:B]
+				}
+				return nil
 			}
-			core[0], core[1], core[2] = a0, a1, a2
-			t := &sum[cls]
-			t[0] += s + r0[0] + r0[1]
-			t[1] += s + r0[1] + r0[B-2]
-			t[2] += s + r0[B-2] + r0[B-1]
+			sums[0], sums[1] = patchCore2(&cores[0], &cores[1], r0, row(i+1), row(i+2), row(i+3))
 		}
-		n := B - 4
-		c := r0[2:][:n]
-		for dr := 1; dr <= 2 && i+dr < A; dr++ {
-			rn := x[(i+dr)*B:][:B]
-			p0, p1, p2, p3, p4 := rn[0:n], rn[1:1+n], rn[2:2+n], rn[3:3+n], rn[4:4+n]
-			var a0, a1, a2, a3, a4 float64
-			for k, v := range c {
-				a0 += v * p0[k]
-				a1 += v * p1[k]
-				a2 += v * p2[k]
-				a3 += v * p3[k]
-				a4 += v * p4[k]
-			}
-			o := core[5*dr-2:][:5]
-			o[0], o[1], o[2], o[3], o[4] = a0, a1, a2, a3, a4
-		}
+		core := &cores[i%2]
+		s := sums[i%2]
+		t := &sum[cls]
+		t[0] += s + r0[0] + r0[1]
+		t[1] += s + r0[1] + r0[B-2]
+		t[2] += s + r0[B-2] + r0[B-1]
 		// Add the edge samples for each valid column shift uc.
 		for d, dd := range patchDisp {
 			dr, dc := dd[0], dd[1]
@@ -134,6 +116,57 @@ func patchMoments(x []float64, A, B int, S *[9][9]float64, m *[9]float64) (N int
 		}
 	}
 	return (A - 2) * (B - 2)
+}
+
+// patchCoreGo returns the sum of the core samples c = r0[2 … B−3] of a row
+// (B = len(r0) ≥ 5) and writes the core products of patchMoments into core:
+// core[dc] = Σ_k c[k]·r0[2+k+dc] for dc = 0…2, and, for the next rows r1
+// and r2 (nil past the band's last row), core[5·dr−2+j] = Σ_k c[k]·r_dr[k+j]
+// for j = 0…4 (column displacement j − 2). Every sum runs over k in order.
+func patchCoreGo(core *[13]float64, r0, r1, r2 []float64) (s float64) {
+	B := len(r0)
+	n := B - 4
+	c := r0[2:][:n]
+	c1, c2 := r0[3:][:n], r0[4:][:n]
+	var a0, a1, a2 float64
+	for k, v := range c {
+		s += v
+		a0 += v * v
+		a1 += v * c1[k]
+		a2 += v * c2[k]
+	}
+	core[0], core[1], core[2] = a0, a1, a2
+	for dr, rn := range [2][]float64{r1, r2} {
+		if rn == nil {
+			break
+		}
+		rn = rn[:B]
+		p0, p1, p2, p3, p4 := rn[0:n], rn[1:1+n], rn[2:2+n], rn[3:3+n], rn[4:4+n]
+		var a0, a1, a2, a3, a4 float64
+		for k, v := range c {
+			a0 += v * p0[k]
+			a1 += v * p1[k]
+			a2 += v * p2[k]
+			a3 += v * p3[k]
+			a4 += v * p4[k]
+		}
+		o := core[5*dr+3:][:5]
+		o[0], o[1], o[2], o[3], o[4] = a0, a1, a2, a3, a4
+	}
+	return s
+}
+
+// patchCore2Go is patchCoreGo for two consecutive rows: row r0 (next rows
+// r1, r2) into coreA and, unless r1 is nil, row r1 (next rows r2, r3) into
+// coreB.
+func patchCore2Go(coreA, coreB *[13]float64, r0, r1, r2, r3 []float64) (sA, sB float64) {
+	*coreA = [13]float64{}
+	*coreB = [13]float64{}
+	sA = patchCoreGo(coreA, r0, r1, r2)
+	if r1 != nil {
+		sB = patchCoreGo(coreB, r1, r2, r3)
+	}
+	return sA, sB
 }
 
 // eigSym9 computes the eigenvalues lam and eigenvectors (columns of V) of the

@@ -263,10 +263,10 @@ func (ws *pixelWorkspace) scale(x, y []float64, w, h int) (num, den float64) {
 		fb, fd := fnB[:len(fa)], fden[:len(fa)]
 		out, in := cols[:len(fa)], cols[pixelK:][:len(fa)]
 		for j := range fa {
-			vx := (n*bxx - bx*bx) * inv
-			vy := (n*byy - by*by) * inv
-			cov := (n*bxy - bx*by) * inv
-			fa[j], fb[j], fd[j] = pixelFactors(vx, vy, cov)
+			// The window moments; pixelFactorsRow turns them into factors.
+			fa[j] = (n*bxx - bx*bx) * inv
+			fb[j] = (n*byy - by*by) * inv
+			fd[j] = (n*bxy - bx*by) * inv
 			ci, co := &in[j], &out[j]
 			bx += ci.x - co.x
 			by += ci.y - co.y
@@ -274,6 +274,7 @@ func (ws *pixelWorkspace) scale(x, y []float64, w, h int) (num, den float64) {
 			byy += ci.yy - co.yy
 			bxy += ci.xy - co.xy
 		}
+		pixelFactorsRow(fa, fb, fd)
 		accA.mul(fa)
 		accB.mul(fb)
 		accD.mul(fd)
@@ -327,6 +328,16 @@ func pixelFactors(vx, vy, cov float64) (a, b, fden float64) {
 	}
 	b = d * (t + pixelSigmaN*d)
 	return b + c*c*vx, b, 1 + vx*(1/pixelSigmaN)
+}
+
+// pixelFactorsRowGo replaces the variances vx = a[j], vy = b[j] and the
+// covariance cov = d[j] of a row of windows by their factors
+// a[j], b[j], d[j] = pixelFactors(vx, vy, cov).
+func pixelFactorsRowGo(a, b, d []float64) {
+	b, d = b[:len(a)], d[:len(a)]
+	for j := range a {
+		a[j], b[j], d[j] = pixelFactors(a[j], b[j], d[j])
+	}
 }
 
 // logProduct accumulates Σ ln fᵢ for positive factors fᵢ as m·2^e, so that a

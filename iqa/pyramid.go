@@ -60,8 +60,8 @@ func lo0Filter(dst, src []float64, w, h int, xp, tmp []float64) {
 	}
 }
 
-// foldRows writes a + sign·b into dst (all the same length).
-func foldRows(dst, a, b []float64, sign float64) {
+// foldRowsGo writes a + sign·b into dst (all the same length).
+func foldRowsGo(dst, a, b []float64, sign float64) {
 	a = a[:len(dst)]
 	b = b[:len(dst)]
 	if sign > 0 {
@@ -75,9 +75,9 @@ func foldRows(dst, a, b []float64, sign float64) {
 	}
 }
 
-// accSym5 sets (first) or adds to out[c] the 5-tap symmetric correlation
+// accSym5Go sets (first) or adds to out[c] the 5-tap symmetric correlation
 // c0·v[c+2] + c1·(v[c+1]+v[c+3]) + c2·(v[c]+v[c+4]); len(v) ≥ len(out)+4.
-func accSym5(out, v []float64, c0, c1, c2 float64, first bool) {
+func accSym5Go(out, v []float64, c0, c1, c2 float64, first bool) {
 	n := len(out)
 	v0, v1, v2, v3, v4 := v[0:n], v[1:1+n], v[2:2+n], v[3:3+n], v[4:4+n]
 	if first {
@@ -116,50 +116,24 @@ func bandFilters(b0, b3, src []float64, w, h, cw, ch int, xp, tmp []float64) {
 		}
 	}
 	fold := func(i int) { // padded row i into slot i mod 8
-		x := xp[i*pw:][:pw]
-		r := &ring[i%8]
-		d1, d2, d3 := r[0], r[1][:len(r[0])], r[2][:len(r[0])]
-		s1, s2, s3 := r[3][:len(r[0])], r[4][:len(r[0])], r[5][:len(r[0])]
-		n := len(d1)
-		x0, x1, x2 := x[0:n], x[1:1+n], x[2:2+n]
-		x4, x5, x6 := x[4:4+n], x[5:5+n], x[6:6+n]
-		for c := range d1 {
-			d1[c] = x4[c] - x2[c]
-			d2[c] = x5[c] - x1[c]
-			d3[c] = x6[c] - x0[c]
-			s1[c] = x2[c] + x4[c]
-			s2[c] = x1[c] + x5[c]
-			s3[c] = x0[c] + x6[c]
-		}
+		foldBand(&ring[i%8], xp[i*pw:][:pw])
 	}
 	for i := range 2 * p {
 		fold(i)
 	}
 	// Two output rows at a time: rows r and r+1 share 6 of their 7 input
 	// rows, so every loaded sample feeds both.
-	var rows [8][]float64
+	var fr [8]*[6][]float64
+	var xr [8][]float64
 	r := 0
 	for ; r+1 < ch; r += 2 {
 		fold(r + 2*p)
 		fold(r + 2*p + 1)
-		oa, ob := b0[r*cw:][:cw], b0[(r+1)*cw:][:cw]
-		for l := 1; l <= 3; l++ {
-			for k := range 8 {
-				rows[k] = ring[(r+k)%8][l-1]
-			}
-			accVSym7x2(oa, ob, &rows, f[3][3+l], f[4][3+l], f[5][3+l], f[6][3+l], l == 1)
-		}
-		oa, ob = b3[r*cw:][:cw], b3[(r+1)*cw:][:cw]
 		for k := range 8 {
-			rows[k] = xp[(r+k)*pw+p:][:cw]
+			fr[k] = &ring[(r+k)%8]
+			xr[k] = xp[(r+k)*pw+p:][:cw]
 		}
-		accVAnti7x2(oa, ob, &rows, g[4][3], g[5][3], g[6][3], true)
-		for l := 1; l <= 3; l++ {
-			for k := range 8 {
-				rows[k] = ring[(r+k)%8][2+l]
-			}
-			accVAnti7x2(oa, ob, &rows, g[4][3+l], g[5][3+l], g[6][3+l], false)
-		}
+		bandRows2(b0[r*cw:][:cw], b0[(r+1)*cw:][:cw], b3[r*cw:][:cw], b3[(r+1)*cw:][:cw], &fr, &xr)
 	}
 	if r < ch { // odd number of rows: the last one alone
 		fold(r + 2*p)
@@ -185,9 +159,53 @@ func bandFilters(b0, b3, src []float64, w, h, cw, ch int, xp, tmp []float64) {
 	}
 }
 
-// accVSym7x2 is accVSym7 for two consecutive output rows: oa from v[0…6],
+// foldBandGo folds the padded row x (len(x) ≥ len(r[0])+6) horizontally
+// about each output column c (x[c+3]): r[l−1][c] = x[c+3+l] − x[c+3−l] and
+// r[2+l][c] = x[c+3−l] + x[c+3+l], l = 1…3.
+func foldBandGo(r *[6][]float64, x []float64) {
+	d1 := r[0]
+	n := len(d1)
+	d2, d3 := r[1][:n], r[2][:n]
+	s1, s2, s3 := r[3][:n], r[4][:n], r[5][:n]
+	x0, x1, x2 := x[0:n], x[1:1+n], x[2:2+n]
+	x4, x5, x6 := x[4:4+n], x[5:5+n], x[6:6+n]
+	for c := range d1 {
+		d1[c] = x4[c] - x2[c]
+		d2[c] = x5[c] - x1[c]
+		d3[c] = x6[c] - x0[c]
+		s1[c] = x2[c] + x4[c]
+		s2[c] = x1[c] + x5[c]
+		s3[c] = x0[c] + x6[c]
+	}
+}
+
+// bandRows2Go computes output rows r and r+1 of bands 0 (oa0, ob0) and 3
+// (oa3, ob3) from the folded rows fr[k] = ring slot of padded row r+k and
+// the padded rows xr[k] (from column p), k = 0…7: per l a 7-tap vertical
+// filter of the folded rows, accumulated in the order l = 1, 2, 3 (band 3
+// starts with the centre column, l = 0, from xr).
+func bandRows2Go(oa0, ob0, oa3, ob3 []float64, fr *[8]*[6][]float64, xr *[8][]float64) {
+	f := &sp5Bands[0]
+	g := &sp5Bands[3]
+	var rows [8][]float64
+	for l := 1; l <= 3; l++ {
+		for k := range 8 {
+			rows[k] = fr[k][l-1]
+		}
+		accVSym7x2Go(oa0, ob0, &rows, f[3][3+l], f[4][3+l], f[5][3+l], f[6][3+l], l == 1)
+	}
+	accVAnti7x2Go(oa3, ob3, xr, g[4][3], g[5][3], g[6][3], true)
+	for l := 1; l <= 3; l++ {
+		for k := range 8 {
+			rows[k] = fr[k][2+l]
+		}
+		accVAnti7x2Go(oa3, ob3, &rows, g[4][3+l], g[5][3+l], g[6][3+l], false)
+	}
+}
+
+// accVSym7x2Go is accVSym7 for two consecutive output rows: oa from v[0…6],
 // ob from v[1…7].
-func accVSym7x2(oa, ob []float64, v *[8][]float64, t0, t1, t2, t3 float64, first bool) {
+func accVSym7x2Go(oa, ob []float64, v *[8][]float64, t0, t1, t2, t3 float64, first bool) {
 	n := len(oa)
 	ob = ob[:n]
 	v0, v1, v2, v3 := v[0][:n], v[1][:n], v[2][:n], v[3][:n]
@@ -207,8 +225,8 @@ func accVSym7x2(oa, ob []float64, v *[8][]float64, t0, t1, t2, t3 float64, first
 	}
 }
 
-// accVAnti7x2 is accVAnti7 for two consecutive output rows.
-func accVAnti7x2(oa, ob []float64, v *[8][]float64, t1, t2, t3 float64, first bool) {
+// accVAnti7x2Go is accVAnti7 for two consecutive output rows.
+func accVAnti7x2Go(oa, ob []float64, v *[8][]float64, t1, t2, t3 float64, first bool) {
 	n := len(oa)
 	ob = ob[:n]
 	v0, v1, v2, v3 := v[0][:n], v[1][:n], v[2][:n], v[3][:n]
@@ -262,10 +280,10 @@ func accVAnti7(out []float64, v *[7][]float64, t1, t2, t3 float64, first bool) {
 	}
 }
 
-// lowpassDown writes corrDn(src, lofilt, step 2×2) into dst, which has
+// lowpassDownGo writes corrDn(src, lofilt, step 2×2) into dst, which has
 // ⌈w/2⌉×⌈h/2⌉ samples. xp and tmp are scratch of at least (w+8)(h+8) and
 // w+8 samples.
-func lowpassDown(dst, src []float64, w, h int, xp, tmp []float64) {
+func lowpassDownGo(dst, src []float64, w, h int, xp, tmp []float64) {
 	const p = 4
 	pw := w + 2*p
 	ow, oh := (w+1)/2, (h+1)/2
@@ -277,7 +295,7 @@ func lowpassDown(dst, src []float64, w, h int, xp, tmp []float64) {
 		ci := 2*r + p // centre row in padded coordinates
 		accSym9Step2(out, xp[ci*pw:][:pw], &f[4], true)
 		for k := 1; k <= 4; k++ {
-			foldRows(v, xp[(ci-k)*pw:][:pw], xp[(ci+k)*pw:][:pw], +1)
+			foldRowsGo(v, xp[(ci-k)*pw:][:pw], xp[(ci+k)*pw:][:pw], +1)
 			accSym9Step2(out, v, &f[4+k], false)
 		}
 	}

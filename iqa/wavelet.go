@@ -62,16 +62,18 @@ type waveWorkspace struct {
 	height int
 
 	xp   []float64    // reflect-padded copy of the image being filtered
-	tmp  []float64    // kernel scratch (folded rows)
+	tmp  []float64    // kernel scratch (folded rows; the vectorised kernels' planes)
 	lo   [2][]float64 // current lowpass of ref and dist
 	next [2][]float64 // the downsampled lowpass, copied back into lo
 	band [2][2][]float64
 
-	pre  []float64 // per-row prefix sums at j = 3t, 5 interleaved quantities
+	pre  []float64 // per-row prefix sums at j = 3t, 5 interleaved quantities (×4 rows)
 	pre2 []float64 // the same at j = 3t+2
 	vert []float64 // vertical prefix of window row sums, 5 interleaved
 	g    []float64 // per kept block gain
 	sv   []float64 // per kept block σv²
+	pn   []float64 // per block of a row: the product Π_j (1 + g²·s·λj/(σv²+σn²))
+	pd   []float64 // per block of a row: the product Π_j (1 + s·λj/σn²)
 
 	num, den [2 * maxHeight]float64
 }
@@ -88,11 +90,13 @@ func newWaveWorkspace(w, h int) *waveWorkspace {
 			ws.band[i][b] = make([]float64, n)
 		}
 	}
-	ws.pre = make([]float64, 5*(w/blockM+1))
-	ws.pre2 = make([]float64, 5*(w/blockM+1))
+	ws.pre = make([]float64, 20*(w/blockM+1))
+	ws.pre2 = make([]float64, 20*(w/blockM+1))
 	ws.vert = make([]float64, 5*(h+1)*(w/blockM))
 	ws.g = make([]float64, (h/blockM)*(w/blockM))
 	ws.sv = make([]float64, len(ws.g))
+	ws.pn = make([]float64, w/blockM)
+	ws.pd = make([]float64, w/blockM)
 	return ws
 }
 
@@ -221,34 +225,14 @@ func (ws *waveWorkspace) subband(x, y []float64, cw, ch, win int, p waveParams) 
 		r0 := x[row*cw:][:cw]
 		r1 := x[(row+1)*cw:][:cw]
 		r2 := x[(row+2)*cw:][:cw]
+		pns, pds := ws.pn[:nc], ws.pd[:nc]
+		blockProducts(pns, pds, r0, r1, r2, off*blockM, gr, vr, &inv, &lam, p.sigmaNSq, ws.tmp)
 		for c := range nc {
-			col := (c + off) * blockM
-			v := [9]float64{
-				r0[col], r0[col+1], r0[col+2],
-				r1[col], r1[col+1], r1[col+2],
-				r2[col], r2[col+1], r2[col+2],
-			}
-			// yᵀ·Cu⁻¹·y = Σ_i y_i·(Cu⁻¹_ii·y_i + Σ_{j>i} 2·Cu⁻¹_ij·y_j).
-			var q float64
-			for i := range 9 {
-				t := inv[i][i] * v[i]
-				for j := i + 1; j < 9; j++ {
-					t += inv[i][j] * v[j]
-				}
-				q += t * v[i]
-			}
-			s := q / 9
-			g, sv := gr[c], vr[c]
-			gn := g * g * s / (sv + p.sigmaNSq)
-			sd := s / p.sigmaNSq
-			// Two shorter product chains each, for instruction-level parallelism.
-			pn := (1 + gn*lam[0]) * (1 + gn*lam[1]) * (1 + gn*lam[2]) * (1 + gn*lam[3]) * (1 + gn*lam[4])
-			pn *= (1 + gn*lam[5]) * (1 + gn*lam[6]) * (1 + gn*lam[7]) * (1 + gn*lam[8])
-			pd := (1 + sd*lam[0]) * (1 + sd*lam[1]) * (1 + sd*lam[2]) * (1 + sd*lam[3]) * (1 + sd*lam[4])
-			pd *= (1 + sd*lam[5]) * (1 + sd*lam[6]) * (1 + sd*lam[7]) * (1 + sd*lam[8])
+			pn, pd := pns[c], pds[c]
 			if pn > 0x1p498 || pd > 0x1p498 || pn <= 0 || pd <= 0 {
 				// Fall back to the sum of logs where a block's product is
 				// huge (or a negative eigenvalue makes a factor ≤ 0).
+				gn, sd := blockGainTerms(r0, r1, r2, (c+off)*blockM, gr[c], vr[c], &inv, p.sigmaNSq)
 				for _, l := range lam {
 					logNum += math.Log(1 + gn*l)
 					logDen += math.Log(1 + sd*l)
@@ -279,37 +263,91 @@ func (ws *waveWorkspace) subband(x, y []float64, cw, ch, win int, p waveParams) 
 	return sumNum / k, sumDen / k
 }
 
-// channel estimates the distortion channel (gain g and noise variance σv²)
-// at the kept blocks r, c ∈ [off, a−off) × [off, b−off) into ws.g and ws.sv.
-// The statistics are over the win×win window centred on each block's centre
-// pixel. For kept blocks that window never leaves the band, so the reflect
-// padding of the reference never comes into play.
-func (ws *waveWorkspace) channel(x, y []float64, cw, ch, win, off int, p waveParams) {
-	a, b := ch/blockM, cw/blockM
-	half := (win - 1) / 2
-	nr, nc := a-2*off, b-2*off
-	r0 := off*blockM + 1 - half // first row of the first kept window
-	c0 := off*blockM + 1 - half
-	rows := (nr-1)*blockM + win
-	cols := (nc-1)*blockM + win
-	// Horizontal prefix sums of the 5 quantities, stored only where a
-	// window starts or ends: at j = 3t (p3) and, for w ≡ 2 (mod 3), at
-	// j = 3t+2 (p2). Window c spans [3c, 3c+w).
-	m := win / blockM
-	two := win%blockM == 2
-	T := cols / blockM
-	p3 := ws.pre[:5*(T+1)]
-	p2 := ws.pre2[:5*(T+1)]
-	vert := ws.vert[:5*(rows+1)*nc]
-	for i := range 5 * nc {
-		vert[i] = 0
+// vertAccGo writes prev[i] + (hi[i] − lo[i]) into cur[i] (all the same length).
+func vertAccGo(cur, prev, hi, lo []float64) {
+	n := len(cur)
+	prev, hi, lo = prev[:n], hi[:n], lo[:n]
+	for i := range cur {
+		cur[i] = prev[i] + (hi[i] - lo[i])
 	}
+}
+
+// blockGainTerms returns, for the block whose top-left sample is column col
+// of the rows r0, r1, r2, the factors gn = g²·s/(σv²+σn²) and sd = s/σn² of
+// its eigenvalues, where s = yᵀ·Cu⁻¹·y/9; inv holds Cu⁻¹ with its upper
+// triangle doubled.
+func blockGainTerms(r0, r1, r2 []float64, col int, g, sv float64, inv *[9][9]float64, sigmaNSq float64) (gn, sd float64) {
+	v := [9]float64{
+		r0[col], r0[col+1], r0[col+2],
+		r1[col], r1[col+1], r1[col+2],
+		r2[col], r2[col+1], r2[col+2],
+	}
+	// yᵀ·Cu⁻¹·y = Σ_i y_i·(Cu⁻¹_ii·y_i + Σ_{j>i} 2·Cu⁻¹_ij·y_j).
+	var q float64
+	for i := range 9 {
+		t := inv[i][i] * v[i]
+		for j := i + 1; j < 9; j++ {
+			t += inv[i][j] * v[j]
+		}
+		q += t * v[i]
+	}
+	s := q / 9
+	return g * g * s / (sv + sigmaNSq), s / sigmaNSq
+}
+
+// blockProductsGo writes, for the blocks c of one block row (top-left
+// sample at column col0 + 3c of the rows r0, r1, r2; gain g[c], noise
+// sv[c]), the products pn[c] = Π_j (1 + gn·λj) and pd[c] = Π_j (1 + sd·λj)
+// with gn, sd from blockGainTerms. buf is scratch for the vectorised
+// version (at least 9·len(pn) samples).
+func blockProductsGo(pn, pd, r0, r1, r2 []float64, col0 int, g, sv []float64, inv *[9][9]float64, lam *[9]float64, sigmaNSq float64, buf []float64) {
+	g, sv, pd = g[:len(pn)], sv[:len(pn)], pd[:len(pn)]
+	for c := range pn {
+		// blockGainTerms, inlined by hand (the compiler does not).
+		col := col0 + c*blockM
+		v := [9]float64{
+			r0[col], r0[col+1], r0[col+2],
+			r1[col], r1[col+1], r1[col+2],
+			r2[col], r2[col+1], r2[col+2],
+		}
+		var q float64
+		for i := range 9 {
+			t := inv[i][i] * v[i]
+			for j := i + 1; j < 9; j++ {
+				t += inv[i][j] * v[j]
+			}
+			q += t * v[i]
+		}
+		s := q / 9
+		gn, sd := g[c]*g[c]*s/(sv[c]+sigmaNSq), s/sigmaNSq
+		// Two shorter product chains each, for instruction-level parallelism.
+		p := (1 + gn*lam[0]) * (1 + gn*lam[1]) * (1 + gn*lam[2]) * (1 + gn*lam[3]) * (1 + gn*lam[4])
+		pn[c] = p * ((1 + gn*lam[5]) * (1 + gn*lam[6]) * (1 + gn*lam[7]) * (1 + gn*lam[8]))
+		p = (1 + sd*lam[0]) * (1 + sd*lam[1]) * (1 + sd*lam[2]) * (1 + sd*lam[3]) * (1 + sd*lam[4])
+		pd[c] = p * ((1 + sd*lam[5]) * (1 + sd*lam[6]) * (1 + sd*lam[7]) * (1 + sd*lam[8]))
+	}
+}
+
+// windowRowsGo adds n ≤ 4 rows of window row sums to the vertical prefix
+// vert (rows of 5·nc entries; row 0 is the sum so far, rows 1…n are
+// written). Input row i is x[xoff + i·cw:][:cols] (likewise y). Per row it
+// forms horizontal prefix sums of x, y, x², y², xy, kept only where a window
+// starts or ends — at columns 3t (p3) and, when two (w ≡ 2 mod 3), 3t+2
+// (p2) — and adds each block's window row sums hi − lo, the window of
+// block c spanning columns [3c, 3c+w), w = 3m (+2 when two). p3 and p2
+// hold at least 5·(cols/3+1) samples, buf is scratch for the vectorised
+// version (20·(cols/3+1) in p3 and p2, 8·cols in buf).
+func windowRowsGo(vert, x, y []float64, xoff, cw, n, cols, m int, two bool, p3, p2, buf []float64) {
+	T := cols / blockM
+	nc := len(vert) / (5 * (n + 1))
+	p3 = p3[:5*(T+1)]
+	p2 = p2[:5*(T+1)]
 	for i := range 5 {
 		p3[i] = 0
 	}
-	for rr := range rows {
-		xr := x[(r0+rr)*cw+c0:][:cols]
-		yr := y[(r0+rr)*cw+c0:][:cols]
+	for rr := range n {
+		xr := x[xoff+rr*cw:][:cols]
+		yr := y[xoff+rr*cw:][:cols]
 		var s1, s2, s3, s4, s5 float64
 		for t := range T {
 			xs := xr[3*t : 3*t+3 : 3*t+3]
@@ -356,76 +394,104 @@ func (ws *waveWorkspace) channel(x, y []float64, cw, ch, win, off int, p wavePar
 		}
 		prev := vert[5*rr*nc:][:5*nc]
 		cur := vert[5*(rr+1)*nc:][:5*nc]
-		for c := range nc {
-			lo := p3[5*c:][:5]
-			hi := hiArr[5*(c+m):][:5]
-			pv := prev[5*c:][:5]
-			cv := cur[5*c:][:5]
-			cv[0] = pv[0] + (hi[0] - lo[0])
-			cv[1] = pv[1] + (hi[1] - lo[1])
-			cv[2] = pv[2] + (hi[2] - lo[2])
-			cv[3] = pv[3] + (hi[3] - lo[3])
-			cv[4] = pv[4] + (hi[4] - lo[4])
+		// Window row sums hi − lo of block c, for all 5 quantities at
+		// once: the prefixes are stored 5 per position, so the window of
+		// block c ends 5·m entries after it starts.
+		vertAccGo(cur, prev, hiArr[5*m:][:5*nc], p3[:5*nc])
+	}
+}
+
+// channelBlocksGo estimates the distortion channel of the blocks of one
+// block row: gain gs[c] and noise variance svs[c] from the window sums
+// bot[5c+q] − top[5c+q] of x, y, x², y², xy over ww samples. buf is scratch
+// for the vectorised version (5·len(gs) samples).
+func channelBlocksGo(gs, svs, top, bot []float64, ww float64, p waveParams, buf []float64) {
+	svs = svs[:len(gs)]
+	tol := p.tol
+	for c := range gs {
+		t := top[5*c:][:5]
+		u := bot[5*c:][:5]
+		sx, sy := u[0]-t[0], u[1]-t[1]
+		sxx, syy, sxy := u[2]-t[2], u[3]-t[3], u[4]-t[4]
+		muX, muY := sx/ww, sy/ww
+		var g, sv float64
+		if p.vifvec {
+			// MATLAB vifvec: window sums (ss = Σx² − w²·μ²).
+			cov := sxy - ww*muX*muY
+			ssX := max(sxx-ww*muX*muX, 0)
+			ssY := max(syy-ww*muY*muY, 0)
+			g = cov / (ssX + tol)
+			sv = (ssY - g*cov) / ww
+			if ssX < tol {
+				g, sv = 0, ssY
+			}
+			if ssY < tol {
+				g, sv = 0, 0
+			}
+			if g < 0 {
+				g, sv = 0, ssY
+			}
+			if sv < tol || (!p.strictClamp && sv == tol) {
+				sv = tol
+			}
+		} else {
+			varX := sxx/ww - muX*muX
+			varY := syy/ww - muY*muY
+			cov := sxy/ww - muX*muY
+			if varX < 0 || varY < 0 {
+				cov = 0
+			}
+			varX = max(varX, 0)
+			varY = max(varY, 0)
+			g = cov / (varX + tol)
+			sv = varY - g*cov
+			if varX < tol {
+				g, sv = 0, varY
+			}
+			if varY < tol {
+				g, sv = 0, 0
+			}
+			if g < 0 {
+				g, sv = 0, varY
+			}
+			if sv < tol {
+				sv = tol
+			}
 		}
+		gs[c], svs[c] = g, sv
+	}
+}
+
+// channel estimates the distortion channel (gain g and noise variance σv²)
+// at the kept blocks r, c ∈ [off, a−off) × [off, b−off) into ws.g and ws.sv.
+// The statistics are over the win×win window centred on each block's centre
+// pixel. For kept blocks that window never leaves the band, so the reflect
+// padding of the reference never comes into play.
+func (ws *waveWorkspace) channel(x, y []float64, cw, ch, win, off int, p waveParams) {
+	a, b := ch/blockM, cw/blockM
+	half := (win - 1) / 2
+	nr, nc := a-2*off, b-2*off
+	r0 := off*blockM + 1 - half // first row of the first kept window
+	c0 := off*blockM + 1 - half
+	rows := (nr-1)*blockM + win
+	cols := (nc-1)*blockM + win
+	// Horizontal prefix sums of the 5 quantities, stored only where a
+	// window starts or ends: at j = 3t (p3) and, for w ≡ 2 (mod 3), at
+	// j = 3t+2 (p2). Window c spans [3c, 3c+w).
+	m := win / blockM
+	two := win%blockM == 2
+	vert := ws.vert[:5*(rows+1)*nc]
+	for i := range 5 * nc {
+		vert[i] = 0
+	}
+	for rr := 0; rr < rows; rr += 4 {
+		n := min(4, rows-rr)
+		windowRows(vert[5*rr*nc:][:5*(n+1)*nc], x, y, (r0+rr)*cw+c0, cw, n, cols, m, two, ws.pre, ws.pre2, ws.tmp)
 	}
 	ww := float64(win * win)
-	tol := p.tol
 	for r := range nr {
-		top := vert[5*blockM*r*nc:]
-		bot := vert[5*(blockM*r+win)*nc:]
-		gr := ws.g[r*nc:][:nc]
-		vr := ws.sv[r*nc:][:nc]
-		for c := range nc {
-			t := top[5*c:][:5]
-			u := bot[5*c:][:5]
-			sx, sy := u[0]-t[0], u[1]-t[1]
-			sxx, syy, sxy := u[2]-t[2], u[3]-t[3], u[4]-t[4]
-			muX, muY := sx/ww, sy/ww
-			var g, sv float64
-			if p.vifvec {
-				// MATLAB vifvec: window sums (ss = Σx² − w²·μ²).
-				cov := sxy - ww*muX*muY
-				ssX := max(sxx-ww*muX*muX, 0)
-				ssY := max(syy-ww*muY*muY, 0)
-				g = cov / (ssX + tol)
-				sv = (ssY - g*cov) / ww
-				if ssX < tol {
-					g, sv = 0, ssY
-				}
-				if ssY < tol {
-					g, sv = 0, 0
-				}
-				if g < 0 {
-					g, sv = 0, ssY
-				}
-				if sv < tol || (!p.strictClamp && sv == tol) {
-					sv = tol
-				}
-			} else {
-				varX := sxx/ww - muX*muX
-				varY := syy/ww - muY*muY
-				cov := sxy/ww - muX*muY
-				if varX < 0 || varY < 0 {
-					cov = 0
-				}
-				varX = max(varX, 0)
-				varY = max(varY, 0)
-				g = cov / (varX + tol)
-				sv = varY - g*cov
-				if varX < tol {
-					g, sv = 0, varY
-				}
-				if varY < tol {
-					g, sv = 0, 0
-				}
-				if g < 0 {
-					g, sv = 0, varY
-				}
-				if sv < tol {
-					sv = tol
-				}
-			}
-			gr[c], vr[c] = g, sv
-		}
+		top := vert[5*blockM*r*nc:][:5*nc]
+		bot := vert[5*(blockM*r+win)*nc:][:5*nc]
+		channelBlocks(ws.g[r*nc:][:nc], ws.sv[r*nc:][:nc], top, bot, ww, p, ws.tmp)
 	}
 }

@@ -1,0 +1,44 @@
+//go:build !goexperiment.simd || !amd64
+
+package iqa
+
+// The pure-Go build: every hot kernel is its scalar version (pyramid.go,
+// gsm.go, wavelet.go). kernels_simd.go replaces these, under
+// GOEXPERIMENT=simd on amd64, by AVX2 versions with the same results.
+
+// simdKernels reports whether the vectorised kernels are in use.
+const simdKernels = false
+
+func foldRows(dst, a, b []float64, sign float64) { foldRowsGo(dst, a, b, sign) }
+
+func accSym5(out, v []float64, c0, c1, c2 float64, first bool) {
+	accSym5Go(out, v, c0, c1, c2, first)
+}
+
+func foldBand(r *[6][]float64, x []float64) { foldBandGo(r, x) }
+
+func bandRows2(oa0, ob0, oa3, ob3 []float64, fr *[8]*[6][]float64, xr *[8][]float64) {
+	bandRows2Go(oa0, ob0, oa3, ob3, fr, xr)
+}
+
+func lowpassDown(dst, src []float64, w, h int, xp, tmp []float64) {
+	lowpassDownGo(dst, src, w, h, xp, tmp)
+}
+
+func patchCore2(coreA, coreB *[13]float64, r0, r1, r2, r3 []float64) (sA, sB float64) {
+	return patchCore2Go(coreA, coreB, r0, r1, r2, r3)
+}
+
+func blockProducts(pn, pd, r0, r1, r2 []float64, col0 int, g, sv []float64, inv *[9][9]float64, lam *[9]float64, sigmaNSq float64, buf []float64) {
+	blockProductsGo(pn, pd, r0, r1, r2, col0, g, sv, inv, lam, sigmaNSq, buf)
+}
+
+func windowRows(vert, x, y []float64, xoff, cw, n, cols, m int, two bool, p3, p2, buf []float64) {
+	windowRowsGo(vert, x, y, xoff, cw, n, cols, m, two, p3, p2, buf)
+}
+
+func channelBlocks(gs, svs, top, bot []float64, ww float64, p waveParams, buf []float64) {
+	channelBlocksGo(gs, svs, top, bot, ww, p, buf)
+}
+
+func pixelFactorsRow(a, b, d []float64) { pixelFactorsRowGo(a, b, d) }

@@ -1,0 +1,357 @@
+//go:build goexperiment.simd && amd64
+
+package iqa
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"simd/archsimd"
+
+	"github.com/vcr-bench/vcr/internal/testimg"
+)
+
+// The AVX2 kernels must give bit-identical results to the scalar ones
+// (kernels_simd.go): every test here compares with ==, on random data of
+// every length around the vector width.
+
+func randSlice(rng *rand.Rand, n int) []float64 {
+	s := make([]float64, n)
+	for i := range s {
+		s[i] = rng.NormFloat64() * 50
+	}
+	return s
+}
+
+func sameBits(t *testing.T, what string, got, want []float64) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: length %d, want %d", what, len(got), len(want))
+	}
+	for i := range got {
+		if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+			t.Fatalf("%s: [%d] = %v (%x), scalar %v (%x)", what, i, got[i],
+				math.Float64bits(got[i]), want[i], math.Float64bits(want[i]))
+		}
+	}
+}
+
+func needAVX2(t *testing.T) {
+	if !archsimd.X86.AVX2() {
+		t.Skip("no AVX2 on this CPU: the scalar kernels are in use")
+	}
+}
+
+func TestSIMDKernelsRows(t *testing.T) {
+	needAVX2(t)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for n := 1; n <= 23; n++ {
+		for _, first := range []bool{true, false} {
+			v := randSlice(rng, n+4)
+			init := randSlice(rng, n)
+			got, want := append([]float64(nil), init...), append([]float64(nil), init...)
+			accSym5AVX2(got, v, 0.4, 0.16, -0.038, first)
+			accSym5Go(want, v, 0.4, 0.16, -0.038, first)
+			sameBits(t, "accSym5", got, want)
+
+			a, b := randSlice(rng, n), randSlice(rng, n)
+			for _, sign := range []float64{+1, -1} {
+				foldRowsAVX2(got, a, b, sign)
+				foldRowsGo(want, a, b, sign)
+				sameBits(t, "foldRows", got, want)
+			}
+
+			x := randSlice(rng, n+6)
+			var rg, rw [6][]float64
+			for j := range 6 {
+				rg[j], rw[j] = make([]float64, n), make([]float64, n)
+			}
+			foldBandAVX2(&rg, x)
+			foldBandGo(&rw, x)
+			for j := range 6 {
+				sameBits(t, "foldBand", rg[j], rw[j])
+			}
+
+			var rows [8][]float64
+			for k := range rows {
+				rows[k] = randSlice(rng, n)
+			}
+			ga, gb := append([]float64(nil), init...), randSlice(rng, n)
+			wa, wb := append([]float64(nil), ga...), append([]float64(nil), gb...)
+			accVSym7x2AVX2(ga, gb, &rows, 0.117, -0.082, 0.03, 0.0028, first)
+			accVSym7x2Go(wa, wb, &rows, 0.117, -0.082, 0.03, 0.0028, first)
+			sameBits(t, "accVSym7x2 a", ga, wa)
+			sameBits(t, "accVSym7x2 b", gb, wb)
+			accVAnti7x2AVX2(ga, gb, &rows, -0.082, 0.03, 0.0028, first)
+			accVAnti7x2Go(wa, wb, &rows, -0.082, 0.03, 0.0028, first)
+			sameBits(t, "accVAnti7x2 a", ga, wa)
+			sameBits(t, "accVAnti7x2 b", gb, wb)
+		}
+	}
+}
+
+func TestSIMDKernelsLowpass(t *testing.T) {
+	needAVX2(t)
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, w := range []int{5, 6, 7, 8, 9, 10, 11, 12, 13, 16, 17, 23, 37} {
+		for _, h := range []int{5, 8, 13} {
+			src := randSlice(rng, w*h)
+			ow, oh := (w+1)/2, (h+1)/2
+			got, want := make([]float64, ow*oh), make([]float64, ow*oh)
+			xp, tmp := make([]float64, (w+8)*(h+8)), make([]float64, w+8)
+			lowpassDownAVX2(got, src, w, h, xp, tmp)
+			lowpassDownGo(want, src, w, h, xp, tmp)
+			sameBits(t, "lowpassDown", got, want)
+		}
+	}
+}
+
+func TestSIMDKernelsPatchCore(t *testing.T) {
+	needAVX2(t)
+	rng := rand.New(rand.NewPCG(5, 6))
+	for B := 5; B <= 23; B++ {
+		r0, r1, r2 := randSlice(rng, B), randSlice(rng, B), randSlice(rng, B)
+		for _, rows := range [][2][]float64{{r1, r2}, {r1, nil}, {nil, nil}} {
+			var got, want [13]float64
+			sg := patchCoreAVX2(&got, r0, rows[0], rows[1])
+			sw := patchCoreGo(&want, r0, rows[0], rows[1])
+			sameBits(t, "patchCore", append(got[:], sg), append(want[:], sw))
+		}
+		r3 := randSlice(rng, B)
+		for _, rows := range [][3][]float64{{r1, r2, r3}, {r1, r2, nil}, {r1, nil, nil}, {nil, nil, nil}} {
+			var ga, gb, wa, wb [13]float64
+			sa, sb := patchCore2AVX2(&ga, &gb, r0, rows[0], rows[1], rows[2])
+			ta, tb := patchCore2Go(&wa, &wb, r0, rows[0], rows[1], rows[2])
+			sameBits(t, "patchCore2 a", append(ga[:], sa), append(wa[:], ta))
+			sameBits(t, "patchCore2 b", append(gb[:], sb), append(wb[:], tb))
+		}
+	}
+}
+
+// TestSIMDScoreBitIdentical scores whole pairs with the vectorised and the
+// scalar kernels and requires the same bits.
+func TestSIMDScoreBitIdentical(t *testing.T) {
+	needAVX2(t)
+	defer func() { simdKernels = true }()
+	for _, sz := range [][2]int{{9, 9}, {32, 32}, {37, 50}, {73, 71}, {101, 130}, {224, 224}} {
+		w, h := sz[0], sz[1]
+		m := testimg.Natural(w, h, uint64(w+h))
+		ref, dist := GrayFrom(m), noisy(m, 0.05, 7)
+		for _, meth := range []Method{VCRPy, VIFVec, Pixel, PixelMS} {
+			if min(w, h) <= pixelK && (meth == Pixel || meth == PixelMS) {
+				continue // too small for the pixel-domain VIF
+			}
+			simdKernels = true
+			got, err1 := NewScorer(meth).Score(ref, dist)
+			simdKernels = false
+			want, err2 := NewScorer(meth).Score(ref, dist)
+			if err1 != nil || err2 != nil {
+				t.Fatalf("%s %d×%d: %v, %v", meth, w, h, err1, err2)
+			}
+			if math.Float64bits(got.VIF) != math.Float64bits(want.VIF) {
+				t.Errorf("%s %d×%d: VIF %.17g with AVX2, %.17g scalar", meth, w, h, got.VIF, want.VIF)
+			}
+		}
+	}
+}
+
+func TestSIMDKernelsBlockProducts(t *testing.T) {
+	needAVX2(t)
+	rng := rand.New(rand.NewPCG(7, 8))
+	// A random symmetric positive definite Cu⁻¹ (upper triangle doubled, as
+	// subband passes it) and positive eigenvalues.
+	var inv [9][9]float64
+	var lam [9]float64
+	for i := range 9 {
+		lam[i] = rng.Float64() * 30
+		for j := i; j < 9; j++ {
+			inv[i][j] = rng.NormFloat64() * 0.01
+			if j == i {
+				inv[i][j] = 0.1 + rng.Float64()
+			}
+		}
+	}
+	for nc := 1; nc <= 13; nc++ {
+		cw := 3*nc + 4
+		r0, r1, r2 := randSlice(rng, cw), randSlice(rng, cw), randSlice(rng, cw)
+		g, sv := make([]float64, nc), make([]float64, nc)
+		for c := range g {
+			g[c], sv[c] = rng.Float64()*2, rng.Float64()*10
+		}
+		buf := make([]float64, 9*nc)
+		gn, gd := make([]float64, nc), make([]float64, nc)
+		wn, wd := make([]float64, nc), make([]float64, nc)
+		blockProductsAVX2(gn, gd, r0, r1, r2, 2, g, sv, &inv, &lam, 0.1, buf)
+		blockProductsGo(wn, wd, r0, r1, r2, 2, g, sv, &inv, &lam, 0.1, buf)
+		sameBits(t, "blockProducts pn", gn, wn)
+		sameBits(t, "blockProducts pd", gd, wd)
+	}
+}
+
+func TestSIMDKernelsWindowRows(t *testing.T) {
+	needAVX2(t)
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, win := range []int{3, 5, 9, 17} {
+		m, two := win/blockM, win%blockM == 2
+		for nc := 1; nc <= 9; nc++ {
+			cols := (nc-1)*blockM + win
+			cw := cols + 3
+			x, y := randSlice(rng, 6*cw), randSlice(rng, 6*cw)
+			T := cols / blockM
+			run := func(f func(vert, x, y []float64, xoff, cw, n, cols, m int, two bool, p3, p2, buf []float64)) []float64 {
+				vert := randSlice(rng, 5*5*nc)
+				for i := 5 * nc; i < len(vert); i++ {
+					vert[i] = 0
+				}
+				f(vert, x, y, cw+1, cw, 4, cols, m, two, make([]float64, 20*(T+1)), make([]float64, 20*(T+1)), make([]float64, 8*cols))
+				return vert
+			}
+			rng = rand.New(rand.NewPCG(uint64(nc), uint64(win)))
+			got := run(func(vert, x, y []float64, xoff, cw, n, cols, m int, two bool, p3, p2, buf []float64) {
+				windowRowsAVX2(vert, x, y, xoff, cw, cols, m, two, p3, p2, buf)
+			})
+			rng = rand.New(rand.NewPCG(uint64(nc), uint64(win)))
+			want := run(windowRowsGo)
+			sameBits(t, "windowRows", got, want)
+		}
+	}
+}
+
+func TestSIMDKernelsBandRows2(t *testing.T) {
+	needAVX2(t)
+	rng := rand.New(rand.NewPCG(11, 12))
+	for n := 1; n <= 13; n++ {
+		var ring [8][6][]float64
+		var fr [8]*[6][]float64
+		var xr [8][]float64
+		for k := range 8 {
+			for j := range 6 {
+				ring[k][j] = randSlice(rng, n)
+			}
+			fr[k] = &ring[k]
+			xr[k] = randSlice(rng, n)
+		}
+		var got, want [4][]float64
+		for i := range 4 {
+			got[i] = randSlice(rng, n)
+			want[i] = append([]float64(nil), got[i]...)
+		}
+		bandRows2AVX2(got[0], got[1], got[2], got[3], &fr, &xr)
+		bandRows2Go(want[0], want[1], want[2], want[3], &fr, &xr)
+		for i := range 4 {
+			sameBits(t, "bandRows2", got[i], want[i])
+		}
+	}
+}
+
+// BenchmarkSIMDScore times Score with the scalar and the AVX2 kernels in
+// one binary, so both can be compared under the same machine load:
+//
+//	GOEXPERIMENT=simd go test -run '^$' -bench SIMDScore -count 10 -cpu 1 ./iqa > k.txt
+//	benchstat -col /kernels k.txt
+func BenchmarkSIMDScore(b *testing.B) {
+	if !archsimd.X86.AVX2() {
+		b.Skip("no AVX2")
+	}
+	defer func() { simdKernels = true }()
+	for _, n := range []int{32, 224, 512} {
+		m := testimg.Natural(n, n, 1)
+		ref, dist := GrayFrom(m), noisy(m, 0.05, 2)
+		for _, meth := range []Method{VCRPy, VIFVec} {
+			for _, on := range []bool{false, true} {
+				kernels := "scalar"
+				if on {
+					kernels = "avx2"
+				}
+				name := fmt.Sprintf("method=%s/size=%d/kernels=%s", meth, n, kernels)
+				b.Run(name, func(b *testing.B) {
+					simdKernels = on
+					s := NewScorer(meth)
+					if _, err := s.Score(ref, dist); err != nil {
+						b.Fatal(err)
+					}
+					b.ReportAllocs()
+					for b.Loop() {
+						s.Score(ref, dist)
+					}
+				})
+			}
+		}
+	}
+}
+
+func TestSIMDKernelsChannelBlocks(t *testing.T) {
+	needAVX2(t)
+	rng := rand.New(rand.NewPCG(13, 14))
+	for _, p := range []waveParams{paramsVCRPy, paramsVIFVec, {sigmaNSq: 0.4, tol: 1e-12, vifvec: true, strictClamp: true}} {
+		for _, nc := range []int{1, 3, 4, 7, 8, 13, 37} {
+			ww := 25.0
+			top, bot := make([]float64, 5*nc), make([]float64, 5*nc)
+			for c := range nc {
+				u := bot[5*c:][:5]
+				// Window sums of a random window, or a degenerate one.
+				switch rng.IntN(6) {
+				case 0: // flat windows: zero variances, σv² clamped to tol
+					v := rng.NormFloat64()
+					u[0], u[1], u[2], u[3], u[4] = ww*v, ww*v, ww*v*v, ww*v*v, ww*v*v
+				case 1: // negative variance by rounding, negative zero
+					u[0], u[1], u[2], u[3], u[4] = 1, math.Copysign(0, -1), 0.03, 0, 0
+				case 2: // a NaN
+					u[0], u[1], u[2], u[3], u[4] = math.NaN(), 1, 2, 3, 4
+				default:
+					x, y := randSlice(rng, 25), randSlice(rng, 25)
+					for i := range x {
+						y[i] = y[i]*rng.Float64() + x[i]*rng.NormFloat64()
+						u[0] += x[i]
+						u[1] += y[i]
+						u[2] += x[i] * x[i]
+						u[3] += y[i] * y[i]
+						u[4] += x[i] * y[i]
+					}
+				}
+			}
+			buf := make([]float64, 5*nc)
+			gg, gs := make([]float64, nc), make([]float64, nc)
+			wg, ws := make([]float64, nc), make([]float64, nc)
+			channelBlocksAVX2(gg, gs, top, bot, ww, p, buf)
+			channelBlocksGo(wg, ws, top, bot, ww, p, buf)
+			sameBits(t, "channelBlocks g", gg, wg)
+			sameBits(t, "channelBlocks sv", gs, ws)
+		}
+	}
+}
+
+func TestSIMDKernelsPixelFactors(t *testing.T) {
+	needAVX2(t)
+	rng := rand.New(rand.NewPCG(15, 16))
+	for n := 1; n <= 41; n++ {
+		a, b, d := make([]float64, n), make([]float64, n), make([]float64, n)
+		for j := range a {
+			// Variances around the tolerance, negative ones, identical
+			// windows (σv² = 0), negative covariances and NaN.
+			vx, vy := rng.Float64()*100, rng.Float64()*100
+			cov := rng.NormFloat64() * math.Sqrt(vx*vy)
+			switch rng.IntN(8) {
+			case 0:
+				vx = rng.Float64() * 2 * pixelTol
+			case 1:
+				vy = -rng.Float64()
+			case 2:
+				vy, cov = vx, vx
+			case 3:
+				cov = math.Copysign(0, -1)
+			case 4:
+				vx = math.NaN()
+			}
+			a[j], b[j], d[j] = vx, vy, cov
+		}
+		ga, gb, gd := append([]float64(nil), a...), append([]float64(nil), b...), append([]float64(nil), d...)
+		pixelFactorsRowAVX2(ga, gb, gd)
+		pixelFactorsRowGo(a, b, d)
+		sameBits(t, "pixelFactors a", ga, a)
+		sameBits(t, "pixelFactors b", gb, b)
+		sameBits(t, "pixelFactors d", gd, d)
+	}
+}

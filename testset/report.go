@@ -3,6 +3,7 @@ package testset
 import (
 	"os"
 	"path/filepath"
+	"slices"
 
 	"encoding/json"
 	"fmt"
@@ -166,4 +167,90 @@ func (r *CoverageReport) WritePlots(dir string) error {
 		}
 	}
 	return nil
+}
+
+// ReadCoverageReport reads a run's coverage.json.
+func ReadCoverageReport(path string) (*CoverageReport, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var r CoverageReport
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if r.Bins <= 0 || len(r.Corruptions) == 0 {
+		return nil, fmt.Errorf("%s: not a vcr coverage report (no bins or corruptions)", path)
+	}
+	return &r, nil
+}
+
+// Named is a coverage report with the name it is shown under.
+type Named struct {
+	Name   string
+	Report *CoverageReport
+}
+
+// CompareCoverage writes, for every corruption present in all reports, an
+// overlay histogram of the runs side by side (<corruption>.svg and .png in
+// dir) and prints a table with one coverage column per run. Reports whose
+// Δv comes from different VIF methods are refused: their axes differ.
+func CompareCoverage(w io.Writer, dir string, runs []Named) error {
+	if len(runs) < 2 {
+		return fmt.Errorf("need at least two runs to compare (got %d)", len(runs))
+	}
+	for _, r := range runs[1:] {
+		if r.Report.VIFMethod != runs[0].Report.VIFMethod {
+			return fmt.Errorf("%s measures Δv with %s but %s with %s; coverage on different Δv axes cannot be compared",
+				runs[0].Name, runs[0].Report.VIFMethod, r.Name, r.Report.VIFMethod)
+		}
+	}
+	var names []string
+	for _, c := range runs[0].Report.Corruptions {
+		ok := true
+		for _, r := range runs[1:] {
+			ok = ok && slices.ContainsFunc(r.Report.Corruptions, func(x CorruptionCoverage) bool { return x.Corruption == c.Corruption })
+		}
+		if ok {
+			names = append(names, c.Corruption)
+		}
+	}
+	if len(names) == 0 {
+		return fmt.Errorf("the runs have no corruption in common")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprint(tw, "corruption")
+	for _, r := range runs {
+		fmt.Fprintf(tw, "\t%s", r.Name)
+	}
+	fmt.Fprintln(tw)
+	labels := make([]string, len(runs))
+	for i, r := range runs {
+		labels[i] = r.Name
+	}
+	for _, n := range names {
+		covs := make([]Coverage, len(runs))
+		fmt.Fprint(tw, n)
+		for i, r := range runs {
+			j := slices.IndexFunc(r.Report.Corruptions, func(x CorruptionCoverage) bool { return x.Corruption == n })
+			covs[i] = r.Report.Corruptions[j].Coverage
+			fmt.Fprintf(tw, "\t%.1f%% (%d rows)", 100*covs[i].Fraction, covs[i].N)
+		}
+		fmt.Fprintln(tw)
+		h, err := OverlayHistogram(fmt.Sprintf("%s: Δv coverage (%s)", n, runs[0].Report.VIFMethod), labels, covs...)
+		if err != nil {
+			return err
+		}
+		base := filepath.Join(dir, n)
+		if err := atomicfile.Write(base+".svg", func(w io.Writer) error { return plot.HistogramSVG(w, h) }); err != nil {
+			return err
+		}
+		if err := atomicfile.Write(base+".png", func(w io.Writer) error { return plot.HistogramPNG(w, h, 900, 420) }); err != nil {
+			return err
+		}
+	}
+	return tw.Flush()
 }

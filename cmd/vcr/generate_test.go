@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -401,5 +402,44 @@ func TestGenerateCIFARResizeCrop(t *testing.T) {
 		if err != nil || m.Width != 36 {
 			t.Errorf("row %s: image %v", r[0], err)
 		}
+	}
+}
+
+// TestCoverageCompare runs uniform and ImageNet-C generation on the same
+// images and compares their coverage side by side.
+func TestCoverageCompare(t *testing.T) {
+	data := genDataset(t)
+	root := t.TempDir()
+	uni, inc, cmp := filepath.Join(root, "uniform"), filepath.Join(root, "inc"), filepath.Join(root, "cmp")
+	common := []string{"generate", "--images", data, "--corruptions", "gaussian_noise", "--seed", "4", "--vif-method", "pixel", "--progress", "never"}
+	mustRun(t, append(common, "--n", "50", "--out", uni)...)
+	mustRun(t, append(common, "--n", "10", "--imagenet-c", "--out", inc)...)
+	// Draw k of both runs uses the same source image.
+	um, im := readCSV(t, filepath.Join(uni, "manifest.csv")), readCSV(t, filepath.Join(inc, "manifest.csv"))
+	src := map[string]string{}
+	for _, r := range um[1:] {
+		src[r[0]] = r[1]
+	}
+	for _, r := range im[1:] {
+		id, _ := strconv.Atoi(r[0])
+		if want, ok := src[strconv.Itoa(id/5)]; ok && want != r[1] {
+			t.Errorf("ImageNet-C row %d uses %s, uniform draw %d used %s", id, r[1], id/5, want)
+		}
+	}
+	out := mustRun(t, "coverage", "--out", cmp, uni, inc)
+	if !strings.Contains(out, "uniform (uniform)") || !strings.Contains(out, "inc (imagenet-c)") || !strings.Contains(out, "gaussian_noise") {
+		t.Errorf("table:\n%s", out)
+	}
+	svg := string(readFile(t, filepath.Join(cmp, "gaussian_noise.svg")))
+	if !strings.Contains(svg, "<svg") || !strings.Contains(svg, "imagenet-c") {
+		t.Error("overlay SVG lacks the series")
+	}
+	px := filepath.Join(root, "px")
+	mustRun(t, "generate", "--images", data, "--corruptions", "gaussian_noise", "--seed", "4", "--n", "20", "--out", px, "--progress", "never")
+	if code, _, errOut := runCmd(t, "coverage", "--out", cmp, uni, px); code == exitOK || !strings.Contains(errOut, "different Δv axes") {
+		t.Errorf("different VIF methods: exit %d, %q", code, errOut)
+	}
+	if code, _, errOut := runCmd(t, "coverage", uni, data); code == exitOK || !strings.Contains(errOut, "coverage.json") {
+		t.Errorf("not a run: exit %d, %q", code, errOut)
 	}
 }

@@ -253,6 +253,15 @@ func (c *Corruption) ParseParams(assign []string, rng *rand.Rand) ([]float64, er
 
 var registry = map[string]*Corruption{}
 
+// aliases maps other names in use to catalogue names: the ICSE 2022 data
+// files call RGB shift "RGB", and albumentations-style short names.
+var aliases = map[string]string{
+	"rgb":           "rgb_shift",
+	"hsv":           "hue_saturation_value",
+	"jpeg":          "jpeg_compression",
+	"colour_jitter": "color_jitter",
+}
+
 // register adds c to the catalogue; called from init functions. It panics on
 // duplicate names or malformed entries, so mistakes fail every test.
 func register(c *Corruption) {
@@ -304,17 +313,16 @@ func Lookup(name string) (*Corruption, error) {
 	if c, ok := registry[norm]; ok {
 		return c, nil
 	}
+	if c, ok := registry[aliases[norm]]; ok {
+		return c, nil
+	}
 	type cand struct {
 		name string
 		d    int
 	}
 	var cs []cand
 	for n := range registry {
-		d := editDistance(norm, n)
-		if strings.Contains(n, norm) || strings.Contains(norm, n) {
-			d = min(d, 1)
-		}
-		cs = append(cs, cand{n, d})
+		cs = append(cs, cand{n, nameDistance(norm, n)})
 	}
 	sort.Slice(cs, func(i, j int) bool {
 		if cs[i].d != cs[j].d {
@@ -330,6 +338,23 @@ func Lookup(name string) (*Corruption, error) {
 		sug = append(sug, c.name)
 	}
 	return nil, fmt.Errorf("unknown corruption %q; did you mean %s? (vcr corruptions lists all)", name, strings.Join(sug, ", "))
+}
+
+// nameDistance scores how far a typed name is from a catalogue name: the
+// edit distance to the whole name, to its prefix of the typed length (people
+// type the start of a name), or to one of its words, whichever is smallest.
+func nameDistance(typed, name string) int {
+	if strings.Contains(name, typed) || strings.Contains(typed, name) {
+		return 1
+	}
+	d := editDistance(typed, name)
+	if len(name) > len(typed) {
+		d = min(d, editDistance(typed, name[:len(typed)])+1)
+	}
+	for _, w := range strings.Split(name, "_") {
+		d = min(d, editDistance(typed, w)+1)
+	}
+	return d
 }
 
 func editDistance(a, b string) int {

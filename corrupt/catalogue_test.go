@@ -183,6 +183,14 @@ func TestLookupSuggests(t *testing.T) {
 	if c, err := Lookup("Gaussian-Noise"); err != nil || c.Name != "gaussian_noise" {
 		t.Errorf("Lookup normalises case and dashes: %v", err)
 	}
+	if c, err := Lookup("RGB"); err != nil || c.Name != "rgb_shift" {
+		t.Errorf("Lookup(RGB) (the ICSE data's name) = %v, %v", c, err)
+	}
+	for typed, want := range map[string]string{"gausian": "gaussian_", "motion": "motion_blur", "frosty": "frost"} {
+		if _, err := Lookup(typed); err == nil || !strings.Contains(err.Error(), "did you mean "+want) {
+			t.Errorf("Lookup(%q) error %v should first suggest %s", typed, err, want)
+		}
+	}
 }
 
 func TestParseParams(t *testing.T) {

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Times the whole 'vcr generate' pipeline (decode, corrupt, 8-bit conversion,
+# VIF, PNG encode, manifest) for every corruption on synthetic datasets, at
+# 224×224 and at ImageNet's typical native size (500×375 JPEG sources), and
+# prints a Markdown table of images per second and peak resident memory.
+#
+# Usage: scripts/bench-generate.sh [N224] [NNATIVE]   (defaults 1000 and 200)
+# Env:   GOEXPERIMENT=simd to time the vectorised build; WORKERS (default: all cores);
+#        VIF_METHOD (default vcr-py); CORRUPTIONS (default: all, space-separated).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+n224=${1:-1000}
+nnative=${2:-200}
+tmp=${TMPDIR:-/tmp}/vcr-bench
+mkdir -p "$tmp"
+go build -o "$tmp/vcr" ./cmd/vcr
+vcr="$tmp/vcr"
+[ -d "$tmp/synth224" ] || "$vcr" synth --out "$tmp/synth224" --n 500 --size 224 >/dev/null
+[ -d "$tmp/native" ] || "$vcr" synth --out "$tmp/native" --n 200 --size 500x375 --format jpg >/dev/null
+corruptions=${CORRUPTIONS:-$("$vcr" corruptions --json | sed -n 's/^    "name": "\(.*\)",$/\1/p')}
+workers=${WORKERS:-$(nproc)}
+method=${VIF_METHOD:-vcr-py}
+echo "build: GOEXPERIMENT=${GOEXPERIMENT:-none}; workers $workers; VIF $method; $(nproc) cores; $(date -u +%F)"
+echo
+echo "| corruption | 224×224 img/s | 224×224 max RSS | 500×375 img/s | 500×375 max RSS |"
+echo "|---|---|---|---|---|"
+run() { # dataset n → "img/s rss"
+	local t0 t1 rss
+	t0=$(date +%s.%N)
+	rss=$( { /usr/bin/time -f "%M" "$vcr" generate --images "$1" --corruptions "$c" --n "$2" --seed 1 \
+		--vif-method "$method" --workers "$workers" --out "$tmp/out" --force --progress never >/dev/null; } 2>&1 | tail -1)
+	t1=$(date +%s.%N)
+	awk -v n="$2" -v a="$t0" -v b="$t1" -v r="$rss" 'BEGIN { printf "%.0f | %.0f MiB", n / (b - a), r / 1024 }'
+}
+for c in $corruptions; do
+	echo "| $c | $(run "$tmp/synth224" "$n224") | $(run "$tmp/native" "$nnative") |"
+done

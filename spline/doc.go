@@ -18,9 +18,9 @@
 // the non-increasing-coefficient constraint of Ramsay, 1988, and Kelly &
 // Rice, 1990), weighted, optionally anchored at the left end and clamped to
 // [0, 1], with smoothness chosen by generalised cross-validation (Craven &
-// Wahba, 1979). It is the curve estimator of the VCR study (Shen, Hu,
-// Marsso, Chechik, Czarnecki et al., "Assessing Visually-Continuous
-// Corruption Robustness of Neural Networks Relative to Human Performance"),
+// Wahba, 1979). It is the curve estimator of the VCR study ("Assessing
+// Visually-Continuous Corruption Robustness of Neural Networks Relative to
+// Human Performance", Algorithm 1),
 // which asks for a monotone smoothing spline (citing Koenker, Ng & Portnoy,
 // 1994, "Quantile smoothing splines") whose integral over [0, 1] is the
 // robustness estimate; Integral computes that integral exactly.

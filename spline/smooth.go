@@ -86,8 +86,8 @@ func nKnots(n int) int {
 // seqPositions returns R's seq.int(1, n, length.out = q) (1-based reals)
 // as R's C code (do_seq) computes it: 1 + i·by with by = (n − 1)/(q − 1),
 // the last element set to n exactly. Truncating these reals can fall one
-// below the exact rational position (e.g. n = 57? no: see the tests); that
-// is what R does and is kept.
+// below the exact rational position (n = 76 and 78 among the published
+// files' sizes; see TestSeqPositions); that is what R does and is kept.
 func seqPositions(n, q int) []float64 {
 	s := make([]float64, q)
 	from, to := 1.0, float64(n)

@@ -52,7 +52,8 @@ type monoWork struct {
 	yy     float64 // Σ w y²
 
 	// dense work (nb×nb), reused across λ
-	q, g    []float64 // Q = MᵀHM, G = MᵀXᵀWXM (row-major nb×nb)
+	q, g    []float64 // Q = G + λ·P, G = MᵀXᵀWXM (row-major nb×nb)
+	pm      []float64 // P = MᵀΩM
 	c       []float64 // Mᵀ XᵀW y
 	z, s    []float64
 	grad    []float64
@@ -218,6 +219,7 @@ func FitMonotone(x, y, w []float64, opt MonotoneOptions) (*Monotone, error) {
 		}
 	}
 	congruence(mw.g, mw.xwx, nb, mw.hm)
+	congruence(mw.pm, mw.om, nb, mw.hm)
 	cumT(mw.c, mw.xwy)
 
 	res := &Monotone{Lo: lo, Hi: hi, Knots: t, Clamp: opt.Clamp}
@@ -246,7 +248,7 @@ func FitMonotone(x, y, w []float64, opt MonotoneOptions) (*Monotone, error) {
 			}
 			return g
 		}
-		const rlo, rhi, step = -6.0, 6.0, 0.5
+		const rlo, rhi, step = -6.0, 6.0, 1.0
 		best, bestV := rlo, math.Inf(1)
 		for rho := rlo; rho <= rhi+1e-9; rho += step {
 			if v := crit(rho); v < bestV {
@@ -283,7 +285,7 @@ func newMonoWork(nb, n int) *monoWork {
 		xwx: newBand(nb), om: newBand(nb), xwy: make([]float64, nb),
 		y: make([]float64, n), w: make([]float64, n),
 		left: make([]int, n), basis: make([][order]float64, n), nb: nb,
-		q: make([]float64, nb*nb), g: make([]float64, nb*nb), c: make([]float64, nb),
+		q: make([]float64, nb*nb), g: make([]float64, nb*nb), pm: make([]float64, nb*nb), c: make([]float64, nb),
 		z: make([]float64, nb), s: make([]float64, nb), grad: make([]float64, nb),
 		passive: make([]bool, nb), idx: make([]int, 0, nb),
 		chol: make([]float64, nb*nb), rhs: make([]float64, nb*nb), tmp: make([]float64, nb),
@@ -296,15 +298,9 @@ func newMonoWork(nb, n int) *monoWork {
 func (m *monoWork) solve(lambda float64) (gcv, df float64, err error) {
 	nb := m.nb
 	// Q = G + λ·MᵀΩM.
-	pen := newBand(nb)
-	for k := range pen.d {
-		for j := range pen.d[k] {
-			pen.d[k][j] = lambda * m.om.d[k][j]
-		}
-	}
-	congruence(m.q, pen, nb, m.hm)
-	for i := range m.q {
-		m.q[i] += m.g[i]
+	q, g, pm := m.q, m.g[:len(m.q)], m.pm[:len(m.q)]
+	for i := range q {
+		q[i] = g[i] + lambda*pm[i]
 	}
 	if err := m.activeSet(); err != nil {
 		return 0, 0, err
@@ -486,8 +482,8 @@ func (m *monoWork) activeSet() error {
 	return nil
 }
 
-// traceFree returns tr(Q_PP⁻¹ G_PP) with the Cholesky factor of the final
-// passive set.
+// traceFree returns tr(Q_PP⁻¹ G_PP) for the final passive set as
+// Σ_i (L⁻¹ G L⁻ᵀ)_ii with Q_PP = L·Lᵀ (about p³/3 flops).
 func (m *monoWork) traceFree() float64 {
 	idx := m.freeIdx()
 	p := len(idx)
@@ -495,14 +491,34 @@ func (m *monoWork) traceFree() float64 {
 		return 0
 	}
 	nb := m.nb
+	l, li := m.chol[:p*p], m.rhs[:p*p]
+	// li = L⁻¹ (lower triangular), row by row.
+	for i := 0; i < p; i++ {
+		for j := 0; j < i; j++ {
+			s := 0.0
+			for k := j; k < i; k++ {
+				s -= l[i*p+k] * li[k*p+j]
+			}
+			li[i*p+j] = s / l[i*p+i]
+		}
+		li[i*p+i] = 1 / l[i*p+i]
+	}
 	tr := 0.0
 	v := m.tmp[:p]
-	for b, j := range idx {
-		for a, i := range idx {
-			v[a] = m.g[i*nb+j]
+	for i := 0; i < p; i++ {
+		row := li[i*p : i*p+i+1]
+		// v = G_PP · rowᵀ restricted to the first i+1 entries.
+		for a := 0; a <= i; a++ {
+			ga := m.g[idx[a]*nb:]
+			s := 0.0
+			for b, r := range row {
+				s += ga[idx[b]] * r
+			}
+			v[a] = s
 		}
-		m.cholSolve(p, v)
-		tr += v[b]
+		for a, r := range row {
+			tr += r * v[a]
+		}
 	}
 	return tr
 }

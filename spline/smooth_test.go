@@ -492,3 +492,36 @@ func BenchmarkFitSmooth80(b *testing.B) {
 		}
 	}
 }
+
+func TestSmoothEdgeSizes(t *testing.T) {
+	for _, k := range []int{4, 5, 7, 49, 50, 51, 300, 3300} {
+		x, y, w := randomData(k, uint64(k))
+		s, err := FitSmooth(x, y, w, SmoothOptions{})
+		if err != nil {
+			t.Fatalf("K=%d: %v", k, err)
+		}
+		if len(s.Coef) != nKnots(k)+2 || math.IsNaN(s.Crit) || s.DF < 2-1e-6 || s.DF > float64(len(s.Coef))+1e-6 {
+			t.Fatalf("K=%d: nb %d crit %v df %v", k, len(s.Coef), s.Crit, s.DF)
+		}
+		for _, v := range s.Fitted {
+			if math.IsNaN(v) {
+				t.Fatalf("K=%d: NaN fit", k)
+			}
+		}
+	}
+	// Constant y: CV is 0 at every spar; the fit is the constant.
+	x, _, _ := randomData(20, 1)
+	y := make([]float64, len(x))
+	for i := range y {
+		y[i] = 0.7
+	}
+	s, err := FitSmooth(x, y, nil, SmoothOptions{Criterion: GCV})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range s.Fitted {
+		if math.Abs(v-0.7) > 1e-9 {
+			t.Fatalf("constant data fitted %v", v)
+		}
+	}
+}

@@ -45,6 +45,7 @@ type Smooth struct {
 	Spar   float64   // spar (NaN when Lambda was given)
 	Ratio  float64   // r = tr(XᵀWX)/tr(Ω) over the inner band (R's ratio)
 	Crit   float64   // criterion value (CV or GCV) of the reported fit
+	RSS    float64   // Σ W·(Y − Fitted)², R's "penalized criterion" pen.crit
 	Iter   int       // Brent iterations (0 for a fixed smoothing parameter)
 	Knots  []float64 // full knot vector on the scaled axis [0, 1]
 	Coef   []float64 // B-spline coefficients
@@ -130,11 +131,12 @@ func quantile7(s []float64, p float64) float64 {
 
 // group collapses x values closer than R's tolerance 1e-6·IQR(x) as R does
 // (sum of weights, weighted mean of y), after normalising the weights to
-// w·(number of positive weights)/Σw.
-func group(x, y, w []float64) (ux, uy, uw []float64, err error) {
+// w·(number of positive weights)/Σw. ssw is the within-group weighted sum
+// of squares that R adds to the residual sum of squares in GCV.
+func group(x, y, w []float64) (ux, uy, uw []float64, ssw float64, err error) {
 	n := len(x)
 	if len(y) != n || (w != nil && len(w) != n) {
-		return nil, nil, nil, ErrLength
+		return nil, nil, nil, 0, ErrLength
 	}
 	ww := make([]float64, n)
 	npos, sw := 0, 0.0
@@ -144,10 +146,10 @@ func group(x, y, w []float64) (ux, uy, uw []float64, err error) {
 			wi = w[i]
 		}
 		if math.IsNaN(x[i]) || math.IsInf(x[i], 0) || math.IsNaN(y[i]) || math.IsInf(y[i], 0) || math.IsNaN(wi) || math.IsInf(wi, 0) {
-			return nil, nil, nil, ErrNaN
+			return nil, nil, nil, 0, ErrNaN
 		}
 		if wi < 0 {
-			return nil, nil, nil, ErrWeight
+			return nil, nil, nil, 0, ErrWeight
 		}
 		if wi > 0 {
 			npos++
@@ -156,7 +158,7 @@ func group(x, y, w []float64) (ux, uy, uw []float64, err error) {
 		ww[i] = wi
 	}
 	if npos == 0 {
-		return nil, nil, nil, ErrWeight
+		return nil, nil, nil, 0, ErrWeight
 	}
 	for i := range ww {
 		ww[i] = ww[i] * float64(npos) / sw
@@ -165,7 +167,7 @@ func group(x, y, w []float64) (ux, uy, uw []float64, err error) {
 	sort.Float64s(sorted)
 	tol := 1e-6 * (quantile7(sorted, 0.75) - quantile7(sorted, 0.25))
 	if !(tol > 0) {
-		return nil, nil, nil, fmt.Errorf("%w: the interquartile range of x is zero", ErrTooFew)
+		return nil, nil, nil, 0, fmt.Errorf("%w: the interquartile range of x is zero", ErrTooFew)
 	}
 	mean := 0.0
 	for _, v := range x {
@@ -189,21 +191,23 @@ func group(x, y, w []float64) (ux, uy, uw []float64, err error) {
 		for _, i := range idx[s:e] {
 			first = min(first, i)
 		}
-		sw, swy := 0.0, 0.0
+		sw, swy, swyy := 0.0, 0.0, 0.0
 		for _, i := range idx[s:e] {
 			sw += ww[i]
 			swy += ww[i] * y[i]
+			swyy += ww[i] * y[i] * y[i]
 		}
 		yb := swy
 		if sw > 0 {
 			yb = swy / sw
 		}
+		ssw += swyy - sw*yb*yb
 		ux = append(ux, x[first])
 		uy = append(uy, yb)
 		uw = append(uw, sw)
 		s = e
 	}
-	return ux, uy, uw, nil
+	return ux, uy, uw, ssw, nil
 }
 
 // smoothWork holds the matrices of one smoothing problem.
@@ -215,6 +219,7 @@ type smoothWork struct {
 	basis   [][order]float64
 	xwx, om *band
 	xwy     []float64
+	ssw     float64 // within-tie sum of squares (GCV only)
 	a, l, s *band
 	coef    []float64
 	fit     []float64
@@ -285,7 +290,7 @@ func (sw *smoothWork) solve(lambda float64, crit Criterion) (float64, error) {
 	c := 0.0
 	switch crit {
 	case GCV:
-		rss, df, sumw := 0.0, 0.0, 0.0
+		rss, df, sumw := sw.ssw, 0.0, 0.0
 		for i := range sw.xs {
 			r := sw.y[i] - sw.fit[i]
 			rss += r * r * sw.w[i]
@@ -313,7 +318,7 @@ func (sw *smoothWork) solve(lambda float64, crit Criterion) (float64, error) {
 // It returns an error for length mismatches, NaN or infinite values,
 // negative or all-zero weights, fewer than four distinct x, or a singular system.
 func FitSmooth(x, y, w []float64, opt SmoothOptions) (*Smooth, error) {
-	ux, uy, uw, err := group(x, y, w)
+	ux, uy, uw, ssw, err := group(x, y, w)
 	if err != nil {
 		return nil, err
 	}
@@ -330,6 +335,7 @@ func FitSmooth(x, y, w []float64, opt SmoothOptions) (*Smooth, error) {
 		c3 = 1.0 / 3
 	}
 	sw := newSmoothWork(xs, uy, uw, c3)
+	sw.ssw = ssw
 	ratio := sw.ratio()
 	lambdaOf := func(spar float64) float64 { return ratio * math.Pow(16, spar*6-2) }
 	res := &Smooth{X: ux, Y: uy, W: uw, Ratio: ratio, Knots: sw.t, min: lo, rng: rng}
@@ -365,8 +371,10 @@ func FitSmooth(x, y, w []float64, opt SmoothOptions) (*Smooth, error) {
 	res.Fitted = append([]float64(nil), sw.fit...)
 	res.Lev = append([]float64(nil), sw.lev...)
 	res.Coef = append([]float64(nil), sw.coef...)
-	for _, v := range res.Lev {
+	for i, v := range res.Lev {
 		res.DF += v
+		r := res.Y[i] - res.Fitted[i]
+		res.RSS += res.W[i] * r * r
 	}
 	return res, nil
 }

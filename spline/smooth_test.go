@@ -525,3 +525,34 @@ func TestSmoothEdgeSizes(t *testing.T) {
 		}
 	}
 }
+
+// TestCarsMatchesR reproduces the output R prints for the example of
+// ?smooth.spline, with(cars, smooth.spline(speed, dist)) (GCV; 50 points with
+// ties, 19 distinct speeds): "spar= 0.7801305 lambda= 0.1112206 (11
+// iterations)", "Equivalent Degrees of Freedom (Df): 2.635278",
+// "Penalized Criterion (RSS): 4187.776", "GCV: 244.1044". The data are R's
+// datasets::cars (Ezekiel, 1930). The printed values are R's well-known
+// help-page output, written down from the R documentation example, not
+// re-run here (no R on this machine).
+func TestCarsMatchesR(t *testing.T) {
+	speed := []float64{4, 4, 7, 7, 8, 9, 10, 10, 10, 11, 11, 12, 12, 12, 12, 13, 13, 13, 13, 14, 14, 14, 14, 15, 15, 15, 16, 16, 17, 17, 17, 18, 18, 18, 18, 19, 19, 19, 20, 20, 20, 20, 20, 22, 23, 24, 24, 24, 24, 25}
+	dist := []float64{2, 10, 4, 22, 16, 10, 18, 26, 34, 17, 28, 14, 20, 24, 28, 26, 34, 34, 46, 26, 36, 60, 80, 20, 26, 54, 32, 40, 32, 40, 50, 42, 56, 76, 84, 36, 46, 68, 32, 48, 52, 56, 64, 66, 54, 70, 92, 93, 120, 85}
+	s, err := FitSmooth(speed, dist, nil, SmoothOptions{Criterion: GCV})
+	if err != nil {
+		t.Fatal(err)
+	}
+	near := func(name string, got, want, ulp float64) {
+		if math.Abs(got-want) > ulp/2*1.0000001 {
+			t.Errorf("%s = %.10g, R prints %v", name, got, want)
+		}
+	}
+	near("spar", s.Spar, 0.7801305, 1e-7)
+	near("lambda", s.Lambda, 0.1112206, 1e-7)
+	near("df", s.DF, 2.635278, 1e-6)
+	near("RSS", s.RSS, 4187.776, 1e-3)
+	near("GCV", s.Crit, 244.1044, 1e-4)
+	if s.Iter != 11 || len(s.X) != 19 {
+		t.Errorf("iterations %d (R: 11), distinct x %d (19)", s.Iter, len(s.X))
+	}
+	t.Logf("spar %.7f λ %.7f df %.6f RSS %.3f GCV %.4f iter %d", s.Spar, s.Lambda, s.DF, s.RSS, s.Crit, s.Iter)
+}

@@ -25,9 +25,13 @@ type MonotoneOptions struct {
 	// Segments is the number of equal knot intervals; 0 means
 	// max(1, min(⌈K/4⌉, 35)) for K distinct x (Ruppert, 2002).
 	Segments int
+	// Increasing fits a non-decreasing spline instead (the mirror image:
+	// the fit of −y negated).
+	Increasing bool
 }
 
-// Monotone is a fitted non-increasing cubic spline.
+// Monotone is a fitted monotone cubic spline (non-increasing unless
+// MonotoneOptions.Increasing).
 type Monotone struct {
 	Lo, Hi float64   // domain
 	Knots  []float64 // knot vector on the scaled axis [0, 1]
@@ -36,6 +40,8 @@ type Monotone struct {
 	DF     float64   // effective degrees of freedom of the constrained fit
 	GCV    float64   // generalised cross-validation score at Lambda
 	Clamp  bool
+	// Increasing is true for a non-decreasing fit.
+	Increasing bool
 }
 
 // monoWork holds one monotone problem on the scaled axis.
@@ -191,10 +197,15 @@ func FitMonotone(x, y, w []float64, opt MonotoneOptions) (*Monotone, error) {
 	t = append(t, 1, 1, 1)
 	nb := nseg + 3
 
+	// A non-decreasing fit is the non-increasing fit of −y, negated.
+	sgn := 1.0
+	if opt.Increasing {
+		sgn = -1
+	}
 	mw := newMonoWork(nb, n)
 	mw.n = npos
 	if opt.Anchor != nil {
-		mw.hasA, mw.anchor = true, *opt.Anchor
+		mw.hasA, mw.anchor = true, sgn**opt.Anchor
 	}
 	penalty(mw.om, t, 1.0/3)
 	scale := float64(npos) / sw
@@ -209,10 +220,11 @@ func FitMonotone(x, y, w []float64, opt MonotoneOptions) (*Monotone, error) {
 		mw.left[i] = left
 		basisAt(t, left, u, &mw.basis[i], nil)
 		b := &mw.basis[i]
-		mw.y[i], mw.w[i] = y[i], wi
-		mw.yy += wi * y[i] * y[i]
+		yi := sgn * y[i]
+		mw.y[i], mw.w[i] = yi, wi
+		mw.yy += wi * yi * yi
 		for p := 0; p < order; p++ {
-			mw.xwy[left-3+p] += wi * y[i] * b[p]
+			mw.xwy[left-3+p] += wi * yi * b[p]
 			for q := p; q < order; q++ {
 				mw.xwx.d[q-p][left-3+p] += wi * b[p] * b[q]
 			}
@@ -222,7 +234,7 @@ func FitMonotone(x, y, w []float64, opt MonotoneOptions) (*Monotone, error) {
 	congruence(mw.pm, mw.om, nb, mw.hm)
 	cumT(mw.c, mw.xwy)
 
-	res := &Monotone{Lo: lo, Hi: hi, Knots: t, Clamp: opt.Clamp}
+	res := &Monotone{Lo: lo, Hi: hi, Knots: t, Clamp: opt.Clamp, Increasing: opt.Increasing}
 	if opt.Lambda != nil {
 		if !(*opt.Lambda >= 0) || math.IsInf(*opt.Lambda, 0) {
 			return nil, fmt.Errorf("spline: lambda must be finite and ≥ 0 (got %g)", *opt.Lambda)
@@ -273,7 +285,7 @@ func FitMonotone(x, y, w []float64, opt MonotoneOptions) (*Monotone, error) {
 		if j > 0 {
 			beta -= mw.z[j]
 		}
-		res.Coef[j] = beta
+		res.Coef[j] = sgn * beta
 	}
 	return res, nil
 }
@@ -610,15 +622,15 @@ func (s *Monotone) Integral(a, b float64) float64 {
 	return total
 }
 
-// crossing finds x in (l, r) with raw(x) = level for the non-increasing
-// spline by bisection to machine precision.
+// crossing finds x in (l, r) with raw(x) = level for the monotone spline
+// by bisection to machine precision.
 func (s *Monotone) crossing(l, r, level float64) float64 {
 	for range 200 {
 		m := (l + r) / 2
 		if m <= l || m >= r {
 			break
 		}
-		if s.raw(m) > level {
+		if (s.raw(m) > level) != s.Increasing {
 			l = m
 		} else {
 			r = m

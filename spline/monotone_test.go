@@ -491,3 +491,47 @@ func BenchmarkFitMonotone40(b *testing.B) {
 		}
 	}
 }
+
+func TestMonotoneIncreasingMirror(t *testing.T) {
+	x, y, w := binned(logistic, 40, 80, 77)
+	a := 0.97
+	dec, err := FitMonotone(x, y, w, MonotoneOptions{Domain: [2]float64{0, 1}, Anchor: &a})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ny := make([]float64, len(y))
+	for i := range y {
+		ny[i] = 1 - y[i] // increasing, in [0, 1]
+	}
+	na := 1 - a
+	inc, err := FitMonotone(x, ny, w, MonotoneOptions{Domain: [2]float64{0, 1}, Anchor: &na, Increasing: true, Clamp: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i <= 100; i++ {
+		v := float64(i) / 100
+		if d := math.Abs(inc.Eval(v) - (1 - dec.Eval(v))); d > 1e-9 {
+			t.Fatalf("mirror differs at %v by %v", v, d)
+		}
+		if i > 0 && inc.Eval(v) < inc.Eval(v-0.01)-1e-13 {
+			t.Fatalf("increasing fit decreases at %v", v)
+		}
+	}
+	if d := math.Abs(inc.Integral(0, 1) - (1 - dec.Integral(0, 1))); d > 1e-9 {
+		t.Fatalf("mirror integrals differ by %v", d)
+	}
+	// Clamped crossing for an increasing line from −0.3 to 1.3: ∫₀¹ = 0.5.
+	lx := []float64{0, 0.25, 0.5, 0.75, 1}
+	ly := []float64{-0.3, 0.1, 0.5, 0.9, 1.3}
+	lam := 0.0
+	s, err := FitMonotone(lx, ly, nil, MonotoneOptions{Lambda: &lam, Clamp: true, Increasing: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Integral(0, 1); math.Abs(got-0.5) > 1e-12 {
+		t.Fatalf("clamped increasing integral %v, want 0.5", got)
+	}
+	if got := s.Integral(0, 0.5); math.Abs(got-0.078125) > 1e-12 {
+		t.Fatalf("clamped increasing partial integral %v, want 0.078125", got)
+	}
+}

@@ -8,3 +8,5 @@ require (
 )
 
 require golang.org/x/sys v0.49.0
+
+require gonum.org/v1/gonum v0.17.0

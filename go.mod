@@ -7,4 +7,8 @@ require (
 	golang.org/x/term v0.47.0
 )
 
-require golang.org/x/sys v0.49.0
+require (
+	github.com/yalue/onnxruntime_go v1.27.0
+	golang.org/x/sys v0.49.0
+	google.golang.org/protobuf v1.36.12
+)

@@ -188,7 +188,7 @@ func candidatePatterns() []string {
 		}
 	}
 	if home != "" {
-		prefixes = append(prefixes, filepath.Join(home, ".local"))
+		prefixes = append(prefixes, filepath.Join(home, ".local"), filepath.Join(home, ".pyenv", "versions", "*"))
 	}
 	prefixes = append(prefixes, "/usr/local", "/usr")
 	for _, p := range prefixes {

@@ -93,6 +93,7 @@ type Model struct {
 	session   *ort.DynamicAdvancedSession
 	closed    bool
 	providers string
+	inputs    sync.Pool // *[]float32 input buffers
 }
 
 // Open loads the ONNX model at path. It finds and loads ONNX Runtime (see
@@ -336,10 +337,13 @@ func (m *Model) run(ctx context.Context, part []model.Tensor, img []int64, per i
 	if m.fixedN > 0 {
 		n = m.fixedN // pad with zeros to the model's batch size
 	}
-	data := make([]float32, n*per)
+	buf := m.getInput(int(n * per))
+	defer m.inputs.Put(buf)
+	data := *buf
 	for i, t := range part {
 		copy(data[int64(i)*per:], t.Data)
 	}
+	clear(data[int64(len(part))*per:]) // padding of a fixed-size batch
 	in, err := ort.NewTensor(append([]int64{n}, img...), data)
 	if err != nil {
 		return nil, fmt.Errorf("onnx: input tensor: %w", err)
@@ -392,6 +396,18 @@ func (m *Model) run(ctx context.Context, part []model.Tensor, img []int64, per i
 		res[i] = outData[int64(i)*classes : int64(i+1)*classes : int64(i+1)*classes]
 	}
 	return res, nil
+}
+
+// getInput returns a pooled input buffer of length size. Buffers go back to
+// the pool after the run that used them (the input tensor refers to the Go
+// slice only until it is destroyed).
+func (m *Model) getInput(size int) *[]float32 {
+	if b, ok := m.inputs.Get().(*[]float32); ok && cap(*b) >= size {
+		*b = (*b)[:size]
+		return b
+	}
+	b := make([]float32, size)
+	return &b
 }
 
 // Close releases the session. Classify calls in progress finish first.

@@ -355,23 +355,27 @@ func TestCUDA(t *testing.T) {
 }
 
 // BenchmarkClassifyConv224 runs batches of 32 224×224 images through the
-// tiny conv net (Conv 3→4 3×3, Relu, GlobalAveragePool, Gemm → 1000).
+// tiny conv net (Conv 3→4 3×3, Relu, GlobalAveragePool, Gemm → 1000), with
+// one intra-op thread and with ONNX Runtime's default (one per core).
 func BenchmarkClassifyConv224(b *testing.B) {
 	requireRuntime(b)
 	_, path := writeNet(b, onnxgen.Spec{Arch: onnxgen.Conv, Classes: 1000, Height: 224, Width: 224, Seed: 10})
-	m, err := onnx.Open(path, onnx.Options{MaxBatch: 32})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer m.Close()
 	batch := images(32, 224, 224, model.NCHW)
 	ctx := context.Background()
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		if _, err := m.Classify(ctx, batch); err != nil {
-			b.Fatal(err)
-		}
+	for _, threads := range []int{1, 0} {
+		b.Run(fmt.Sprintf("threads=%d", threads), func(b *testing.B) {
+			m, err := onnx.Open(path, onnx.Options{MaxBatch: 32, Threads: threads})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer m.Close()
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := m.Classify(ctx, batch); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N*len(batch))/b.Elapsed().Seconds(), "img/s")
+		})
 	}
-	b.ReportMetric(float64(b.N*len(batch))/b.Elapsed().Seconds(), "img/s")
 }

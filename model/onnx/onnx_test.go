@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -378,4 +379,34 @@ func BenchmarkClassifyConv224(b *testing.B) {
 			b.ReportMetric(float64(b.N*len(batch))/b.Elapsed().Seconds(), "img/s")
 		})
 	}
+}
+
+// TestBadLibraryThenGood runs in a child process (ONNX Runtime is loaded
+// once per process): a file that isn't ONNX Runtime gives a clear error and
+// leaves the process free to load the real library afterwards.
+func TestBadLibraryThenGood(t *testing.T) {
+	if os.Getenv("VCR_ONNX_TEST_CHILD") != "1" {
+		lib := requireRuntime(t)
+		cmd := exec.Command(os.Args[0], "-test.run=^TestBadLibraryThenGood$", "-test.v")
+		cmd.Env = append(os.Environ(), "VCR_ONNX_TEST_CHILD=1", onnx.EnvLibrary+"="+lib)
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "--- PASS: TestBadLibraryThenGood") {
+			t.Fatalf("child: %v\n%s", err, out)
+		}
+		return
+	}
+	_, path := writeNet(t, onnxgen.Spec{Arch: onnxgen.Linear, Classes: 3})
+	_, err := onnx.Open(path, onnx.Options{Library: "/bin/sh"})
+	if err == nil || !strings.Contains(err.Error(), "load ONNX Runtime from /bin/sh") || !strings.Contains(err.Error(), "1.24 or later") {
+		t.Fatalf("Open with /bin/sh: %v", err)
+	}
+	t.Log(err)
+	if lib, _ := onnx.Loaded(); lib != "" {
+		t.Fatalf("Loaded() = %q after a failed load", lib)
+	}
+	m, err := onnx.Open(path, onnx.Options{})
+	if err != nil {
+		t.Fatalf("Open after a failed load: %v", err)
+	}
+	m.Close()
 }

@@ -371,9 +371,15 @@ func (m *Model) run(ctx context.Context, part []model.Tensor, img []int64, per i
 		return nil, fmt.Errorf("onnx: run options: %w", err)
 	}
 	defer ro.Destroy()
-	stop := context.AfterFunc(ctx, func() { ro.Terminate() })
+	terminated := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		ro.Terminate()
+		close(terminated)
+	})
 	err = m.session.RunWithOptions([]ort.Value{in}, outputs, ro)
-	stop()
+	if !stop() && ctx.Err() != nil {
+		<-terminated // ro must outlive Terminate
+	}
 	if outputs[0] != nil {
 		defer outputs[0].Destroy()
 	}

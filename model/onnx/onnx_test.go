@@ -240,6 +240,7 @@ func TestClassifyErrors(t *testing.T) {
 		{"size", images(1, 16, 16, model.NCHW), "expects 3×32×32 (NCHW), got 3×16×16"},
 		{"layout", images(1, 32, 32, model.NHWC), "expects 3×32×32 (NCHW), got 32×32×3"},
 		{"rank", []model.Tensor{{Data: make([]float32, 3*32*32), Shape: []int64{3, 1024}}}, "got 3×1024"},
+		{"negative", []model.Tensor{{Data: make([]float32, 3*32*32), Shape: []int64{3, -32, 32}}}, "got 3×?×32"},
 		{"data", []model.Tensor{{Data: make([]float32, 10), Shape: []int64{3, 32, 32}}}, "needs 3072 values, got 10"},
 		{"second", append(images(1, 32, 32, model.NCHW), images(1, 8, 8, model.NCHW)...), "batch[1]"},
 	} {
@@ -409,4 +410,46 @@ func TestBadLibraryThenGood(t *testing.T) {
 		t.Fatalf("Open after a failed load: %v", err)
 	}
 	m.Close()
+}
+
+// countdownCtx is cancelled by its n-th call to Err, which lets a test
+// cancel Classify between two runs deterministically.
+type countdownCtx struct {
+	context.Context
+	mu   sync.Mutex
+	n    int
+	done chan struct{}
+}
+
+func (c *countdownCtx) Done() <-chan struct{} { return c.done }
+
+func (c *countdownCtx) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n > 0 {
+		c.n--
+		if c.n == 0 {
+			close(c.done)
+		}
+	}
+	if c.n == 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+func TestCancelBetweenRuns(t *testing.T) {
+	m := openNet(t, onnxgen.Spec{Arch: onnxgen.Conv, Classes: 3, Height: 16, Width: 16}, onnx.Options{MaxBatch: 2})
+	batch := images(6, 16, 16, model.NCHW)
+	// Err is checked once per run of 2 images; the 3rd check cancels.
+	ctx := &countdownCtx{Context: context.Background(), n: 3, done: make(chan struct{})}
+	got, err := m.Classify(ctx, batch)
+	if !errors.Is(err, context.Canceled) || got != nil {
+		t.Errorf("Classify = %d results, %v; want context.Canceled", len(got), err)
+	}
+	// Not cancelled: all three runs.
+	ctx = &countdownCtx{Context: context.Background(), n: 100, done: make(chan struct{})}
+	if got, err := m.Classify(ctx, batch); err != nil || len(got) != 6 {
+		t.Errorf("Classify = %d results, %v", len(got), err)
+	}
 }

@@ -6,14 +6,19 @@ import (
 	"strings"
 )
 
-// fmtShape writes a per-image shape as "3×224×224".
+// fmtShape writes a per-image shape as "3×224×224" ("?" for a dynamic
+// dimension).
 func fmtShape(s []int64) string {
 	if len(s) == 0 {
 		return "a scalar"
 	}
 	parts := make([]string, len(s))
 	for i, d := range s {
-		parts[i] = strconv.FormatInt(d, 10)
+		if d < 0 {
+			parts[i] = "?" // a dynamic dimension
+		} else {
+			parts[i] = strconv.FormatInt(d, 10)
+		}
 	}
 	return strings.Join(parts, "×")
 }

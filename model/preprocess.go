@@ -242,7 +242,8 @@ func (p Preprocess) Apply(m *imageio.Image) (Tensor, error) {
 // ApplyInto is Apply writing the tensor's data into dst when dst has the
 // capacity (3·W·H), so that a caller can reuse one buffer per worker;
 // otherwise it allocates. The returned Tensor's Data aliases dst then.
-// Resizing still allocates intermediate images.
+// A resize followed by a crop inside the image (the ImageNet convention)
+// is computed only over the cropped window, without intermediate images.
 func (p Preprocess) ApplyInto(dst []float32, m *imageio.Image) (Tensor, error) {
 	if err := p.check(); err != nil {
 		return Tensor{}, fmt.Errorf("model: preprocessing: %w", err)
@@ -250,26 +251,34 @@ func (p Preprocess) ApplyInto(dst []float32, m *imageio.Image) (Tensor, error) {
 	if m == nil || m.Width <= 0 || m.Height <= 0 {
 		return Tensor{}, fmt.Errorf("model: preprocessing: empty image")
 	}
+	// Plan: the output is the w×h window at (x0, y0) of m resized to rw×rh
+	// (no resize when rw×rh is m's size). Steps that cannot be expressed
+	// that way (a crop that pads, a crop followed by a resize) are done
+	// with imageio first.
+	rw, rh := m.Width, m.Height
 	if p.Resize > 0 {
-		m = imageio.ResizeShorter(m, p.Resize)
+		rw, rh = imageio.ShorterSideSize(m.Width, m.Height, p.Resize)
 	}
-	// The window (x0, y0, w, h) of m that becomes the input. A centre crop
-	// inside the image is read in place; one that needs padding, or one
-	// followed by a resize, goes through imageio.CenterCrop.
-	x0, y0, w, h := 0, 0, m.Width, m.Height
+	x0, y0, w, h := 0, 0, rw, rh
 	if cw, ch := p.crop(); cw > 0 {
-		inside := cw <= m.Width && ch <= m.Height
-		final := p.Width == 0 || (p.Width == cw && p.Height == ch)
-		if inside && final {
-			x0, y0, w, h = cropOffset(m.Width, cw), cropOffset(m.Height, ch), cw, ch
+		if cw <= rw && ch <= rh {
+			x0, y0, w, h = cropOffset(rw, cw), cropOffset(rh, ch), cw, ch
 		} else {
+			if p.Resize > 0 {
+				m = imageio.ResizeShorter(m, p.Resize)
+			}
 			m = imageio.CenterCrop(m, cw, ch)
-			w, h = m.Width, m.Height
+			rw, rh, x0, y0, w, h = cw, ch, 0, 0, cw, ch
 		}
 	}
 	if p.Width > 0 && (w != p.Width || h != p.Height) {
-		m = imageio.Resize(m, p.Width, p.Height)
-		x0, y0, w, h = 0, 0, p.Width, p.Height
+		if rw != m.Width || rh != m.Height {
+			m = imageio.ResizeShorter(m, p.Resize)
+		}
+		if w != m.Width || h != m.Height {
+			m = imageio.CenterCrop(m, w, h)
+		}
+		rw, rh, x0, y0, w, h = p.Width, p.Height, 0, 0, p.Width, p.Height
 	}
 	n := 3 * w * h
 	if cap(dst) < n {
@@ -293,9 +302,12 @@ func (p Preprocess) ApplyInto(dst []float32, m *imageio.Image) (Tensor, error) {
 		a[k] = scale / s
 		b[k] = -p.Mean[k] / s
 	}
-	if p.layout() == NHWC {
+	switch {
+	case rw != m.Width || rh != m.Height:
+		resampleInto(dst, m, rw, rh, x0, y0, w, h, p.layout(), order, a, b)
+	case p.layout() == NHWC:
 		writeNHWC(dst, m, x0, y0, w, h, order, a, b)
-	} else {
+	default:
 		writeNCHW(dst, m, x0, y0, w, h, order, a, b)
 	}
 	return Tensor{Data: dst, Shape: p.Shape(w, h)}, nil

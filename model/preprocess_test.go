@@ -84,6 +84,10 @@ func TestApplyMatchesSlow(t *testing.T) {
 		{"zero value", Preprocess{}, 19, 23},
 		{"caffe BGR NHWC 255", caffe, 300, 211},
 		{"crop then resize", Preprocess{CropWidth: 100, CropHeight: 80, Width: 64, Height: 48, Std: [3]float32{0.5, 0.25, 2}}, 131, 97},
+		{"horizontal pass only", Preprocess{Width: 50, Height: 27}, 41, 27},
+		{"vertical pass only", Preprocess{Width: 41, Height: 60, Layout: NHWC, BGR: true}, 41, 27},
+		{"resize without crop", Preprocess{Resize: 64}, 130, 97},
+		{"resize then crop then resize", Preprocess{Resize: 100, CropWidth: 80, Width: 64, Height: 64}, 150, 120},
 		{"rectangular crop odd offsets", Preprocess{CropWidth: 30, CropHeight: 20, Layout: NHWC}, 45, 37},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -124,6 +128,26 @@ func equalShape(a, b []int64) bool {
 		}
 	}
 	return true
+}
+
+// TestResampleExact checks that the fused resize-and-crop gives exactly
+// imageio.Preprocess's samples (same weights, same summation order).
+func TestResampleExact(t *testing.T) {
+	for _, sz := range [][2]int{{500, 375}, {224, 224}, {375, 500}, {301, 257}, {1024, 683}} {
+		m := testimg.Natural(sz[0], sz[1], 3)
+		got, err := (Preprocess{Resize: 256, CropWidth: 224}).Apply(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := imageio.Preprocess(m, 256, 224)
+		for c := range 3 {
+			for i, v := range want.Ch[c] {
+				if g := got.Data[c*224*224+i]; g != v {
+					t.Fatalf("%dx%d: channel %d sample %d = %v, imageio gives %v", sz[0], sz[1], c, i, g, v)
+				}
+			}
+		}
+	}
 }
 
 // TestCropOffset checks the in-place crop window against imageio.CenterCrop
@@ -314,6 +338,28 @@ func BenchmarkApplyImageNet500x375(b *testing.B) {
 		if _, err := p.ApplyInto(buf, m); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+func BenchmarkApplyImageNet224(b *testing.B) {
+	p := mustPreset(b, "imagenet")
+	m := testimg.Natural(224, 224, 1)
+	buf := make([]float32, 3*224*224)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := p.ApplyInto(buf, m); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkApplyImageNet500x375Unfused is the same work through imageio's
+// whole-image steps, the baseline of the fused path.
+func BenchmarkApplyImageNet500x375Unfused(b *testing.B) {
+	m := testimg.Natural(500, 375, 1)
+	b.ReportAllocs()
+	for b.Loop() {
+		slowTensor(mustPreset(b, "imagenet"), m)
 	}
 }
 

@@ -548,7 +548,7 @@ func ParseMapping(data []byte, name, format string, probabilities bool) (Mapping
 		if out < 0 {
 			return fmt.Errorf("model: label mapping %s: %s: model output index %d is negative", name, where, out)
 		}
-		if out > 1<<24 {
+		if out >= 1<<20 {
 			return fmt.Errorf("model: label mapping %s: %s: model output index %d is implausibly large", name, where, out)
 		}
 		if class == "" {

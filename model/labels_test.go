@@ -401,3 +401,29 @@ func BenchmarkImageNet16Map(b *testing.B) {
 		m.Map(s)
 	}
 }
+
+func FuzzParseMapping(f *testing.F) {
+	f.Add([]byte("model_index,class_name\n5,dog\n7,cat\n6,dog\n"), false)
+	f.Add([]byte(`{"classes": ["dog", "cat"], "outputs": {"cat": [7], "dog": [6, 5]}}`), true)
+	f.Fuzz(func(t *testing.T, data []byte, json bool) {
+		format := "csv"
+		if json {
+			format = "json"
+		}
+		m, err := ParseMapping(data, "fuzz", format, false)
+		if err != nil {
+			return
+		}
+		g := m.(*groups)
+		s := make([]float32, g.need())
+		c, _ := m.Map(s)
+		if c < 0 || c >= len(m.Classes()) {
+			t.Fatalf("class %d of %d", c, len(m.Classes()))
+		}
+		for i := range g.need() {
+			if c, ok := MapIndex(m, i); ok && (c < 0 || c >= len(m.Classes())) {
+				t.Fatalf("MapIndex(%d) = %d", i, c)
+			}
+		}
+	})
+}

@@ -112,6 +112,8 @@ func (p Preprocess) check() error {
 		return fieldError("width", "must not be negative (got %d)", p.Width)
 	case p.Height < 0:
 		return fieldError("height", "must not be negative (got %d)", p.Height)
+	case max(p.Resize, p.CropWidth, p.CropHeight, p.Width, p.Height) > maxSide:
+		return fieldError(sideField(p), "must be at most %d pixels", maxSide)
 	case (p.Width == 0) != (p.Height == 0):
 		return fieldError("width", "and height must be set together (got width %d, height %d)", p.Width, p.Height)
 	case p.Scale < 0 || p.Scale != p.Scale:
@@ -128,6 +130,23 @@ func (p Preprocess) check() error {
 		}
 	}
 	return nil
+}
+
+// maxSide bounds every size setting, so that a typo cannot ask for a
+// tensor of gigabytes.
+const maxSide = 16384
+
+// sideField names the first size field above maxSide.
+func sideField(p Preprocess) string {
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"resize", p.Resize}, {"crop_width", p.CropWidth}, {"crop_height", p.CropHeight}, {"width", p.Width}, {"height", p.Height}} {
+		if f.v > maxSide {
+			return f.name
+		}
+	}
+	return ""
 }
 
 // FieldError is an invalid setting in a preprocessing or model config.

@@ -202,6 +202,7 @@ func TestApplyErrors(t *testing.T) {
 		{Preprocess{Std: [3]float32{1, -1, 1}}, "std"},
 		{Preprocess{Layout: "CHW"}, "layout"},
 		{Preprocess{Scale: -255}, "scale"},
+		{Preprocess{CropHeight: 20000}, "crop_height"},
 	} {
 		_, err := tc.p.Apply(m)
 		var fe *FieldError
@@ -373,4 +374,23 @@ func BenchmarkApplyNone224(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+func FuzzParseConfig(f *testing.F) {
+	f.Add([]byte(`{"preset": "imagenet", "layout": "NHWC", "labels": "imagenet16"}`))
+	f.Add([]byte(`{"width": 32, "height": 32, "mean": [0.5, 0.5, 0.5], "std": [0.5, 0.5, 0.5]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := parseConfig(data)
+		if err != nil {
+			return
+		}
+		// An accepted config must preprocess an image without error.
+		// (Only small sizes, to keep the fuzzer's memory bounded.)
+		if max(c.Resize, c.Width, c.Height, c.CropWidth, c.CropHeight) > 512 {
+			return
+		}
+		if _, err := c.Preprocess.Apply(imageio.New(5, 3)); err != nil {
+			t.Fatalf("config %+v accepted but Apply fails: %v", c, err)
+		}
+	})
 }

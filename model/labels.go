@@ -669,3 +669,18 @@ func ParseMapping(data []byte, name, format string, probabilities bool) (Mapping
 	}
 	return g, nil
 }
+
+// Mapping returns the label mapping c describes (NewMapping of Labels,
+// with the class names of ClassNames) for a model with the given number of
+// outputs (0 = unknown).
+func (c *Config) Mapping(outputs int) (Mapping, error) {
+	var names []string
+	if c.ClassNames != "" {
+		s, err := dataset.ReadSynsets(c.ClassNames)
+		if err != nil {
+			return nil, fmt.Errorf("model: class_names: %w", err)
+		}
+		names = s.Names()
+	}
+	return NewMapping(c.Labels, outputs, names, c.Probabilities)
+}

@@ -394,3 +394,33 @@ func FuzzParseConfig(f *testing.F) {
 		}
 	})
 }
+
+func TestConfigMapping(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "classes.txt", "n01440764 tench\nn01443537 goldfish\nn01484850 great white shark\n")
+	writeFile(t, dir, "map.csv", "0,fish\n1,fish\n2,shark\n")
+	c, err := LoadConfig(writeFile(t, dir, "a.json", `{"preset": "none", "class_names": "classes.txt"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := c.Mapping(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := m.Classes(); len(got) != 3 || got[1] != "n01443537" {
+		t.Errorf("classes %v", got)
+	}
+	if _, err := c.Mapping(4); err == nil {
+		t.Error("3 class names for 4 outputs: no error")
+	}
+	c, err = LoadConfig(writeFile(t, dir, "b.json", `{"labels": "map.csv", "probabilities": true}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, err = c.Mapping(3); err != nil || m.Name() != "map" || len(m.Classes()) != 2 {
+		t.Fatalf("mapping %v, %v", m, err)
+	}
+	if cl, conf := m.Map([]float32{0.3, 0.3, 0.4}); cl != 1 || conf != 0.4 {
+		t.Errorf("Map = %d, %v", cl, conf)
+	}
+}

@@ -169,6 +169,40 @@ func resampleLine3(dst, src [3][]float32, k *resampleKernel, x0 int) {
 	s0, s1, s2 := src[0], src[1][:len(src[0])], src[2][:len(src[0])]
 	lo := k.lo[x0:][:len(d0)]
 	wts := k.w[x0*taps:][:len(d0)*taps]
+	// The sums are written out for the common tap counts; Go evaluates
+	// a + b + c left to right, so they round exactly as the loop does.
+	switch taps {
+	case 2:
+		for o := range d0 {
+			w := wts[o*2:][:2]
+			l := lo[o]
+			a, b, c := s0[l:][:2], s1[l:][:2], s2[l:][:2]
+			d0[o] = w[0]*a[0] + w[1]*a[1]
+			d1[o] = w[0]*b[0] + w[1]*b[1]
+			d2[o] = w[0]*c[0] + w[1]*c[1]
+		}
+		return
+	case 3:
+		for o := range d0 {
+			w := wts[o*3:][:3]
+			l := lo[o]
+			a, b, c := s0[l:][:3], s1[l:][:3], s2[l:][:3]
+			d0[o] = w[0]*a[0] + w[1]*a[1] + w[2]*a[2]
+			d1[o] = w[0]*b[0] + w[1]*b[1] + w[2]*b[2]
+			d2[o] = w[0]*c[0] + w[1]*c[1] + w[2]*c[2]
+		}
+		return
+	case 4:
+		for o := range d0 {
+			w := wts[o*4:][:4]
+			l := lo[o]
+			a, b, c := s0[l:][:4], s1[l:][:4], s2[l:][:4]
+			d0[o] = w[0]*a[0] + w[1]*a[1] + w[2]*a[2] + w[3]*a[3]
+			d1[o] = w[0]*b[0] + w[1]*b[1] + w[2]*b[2] + w[3]*b[3]
+			d2[o] = w[0]*c[0] + w[1]*c[1] + w[2]*c[2] + w[3]*c[3]
+		}
+		return
+	}
 	for o := range d0 {
 		w := wts[o*taps:][:taps]
 		a := s0[lo[o]:][:len(w)]

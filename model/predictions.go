@@ -15,7 +15,8 @@ import (
 	"strings"
 )
 
-// Prediction is one image's prediction from a predictions file.
+// Prediction is one image's prediction from a predictions file. Top and
+// Scores are shared with the Predictions: callers must not modify them.
 type Prediction struct {
 	// Class is the predicted class: an index into the class list the file
 	// was loaded with (or the model's output index when no list was given).

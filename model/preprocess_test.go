@@ -424,3 +424,43 @@ func TestConfigMapping(t *testing.T) {
 		t.Errorf("Map = %d, %v", cl, conf)
 	}
 }
+
+// TestApplyConcurrent runs the pooled fused path from several goroutines
+// on images of different sizes (run with -race).
+func TestApplyConcurrent(t *testing.T) {
+	p := mustPreset(t, "imagenet")
+	imgs := []*imageio.Image{testimg.Natural(500, 375, 1), testimg.Natural(224, 224, 2), testimg.Natural(300, 640, 3)}
+	want := make([][]float32, len(imgs))
+	for i, m := range imgs {
+		w, _ := slowTensor(p, m)
+		want[i] = w
+	}
+	done := make(chan error)
+	for g := range 4 {
+		go func() {
+			buf := make([]float32, 3*224*224)
+			for k := range 6 {
+				i := (g + k) % len(imgs)
+				got, err := p.ApplyInto(buf, imgs[i])
+				if err == nil {
+					for j, v := range want[i] {
+						if math.Abs(float64(got.Data[j]-v)) > 1e-5 {
+							err = errors.New("concurrent ApplyInto differs from the reference")
+							break
+						}
+					}
+				}
+				if err != nil {
+					done <- err
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	for range 4 {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
+}

@@ -137,6 +137,10 @@ func resampleInto(dst []float32, m *imageio.Image, rw, rh, x0, y0, w, h int, l L
 		resampleLine3(d, src, &s.kx, x0)
 	}
 	// Vertical pass, clamp, normalise, write.
+	if vy && l != NHWC && (s.ky.taps == 2 || s.ky.taps == 3) {
+		verticalNCHW(dst, s, r0, y0, w, h, order, a, b)
+		return
+	}
 	for y := range h {
 		var out [3][]float32
 		for c := range 3 {
@@ -159,6 +163,38 @@ func resampleInto(dst []float32, m *imageio.Image, rw, rh, x0, y0, w, h int, l L
 			out[c] = d
 		}
 		writeRow(dst, out, y, w, h, l, order, a, b)
+	}
+}
+
+// verticalNCHW is the vertical pass, clamp and normalisation for 2- and
+// 3-tap kernels, written straight into an NCHW tensor. Adding the terms of
+// zero weights, which imageio skips, adds +0 to non-negative sums and so
+// changes nothing.
+func verticalNCHW(dst []float32, s *resampleScratch, r0, y0, w, h int, order [3]int, a, b [3]float32) {
+	taps := s.ky.taps
+	for k := range 3 {
+		tmp := s.tmp[order[k]]
+		ak, bk := a[k], b[k]
+		for y := range h {
+			o := y0 + y
+			wt := s.ky.w[o*taps:][:taps]
+			first := (s.ky.lo[o] - r0) * w
+			d := dst[k*w*h+y*w:][:w]
+			p0 := tmp[first:][:len(d)]
+			p1 := tmp[first+w:][:len(d)]
+			if taps == 2 {
+				w0, w1 := wt[0], wt[1]
+				for x := range d {
+					d[x] = clamp01(w0*p0[x]+w1*p1[x])*ak + bk
+				}
+				continue
+			}
+			p2 := tmp[first+2*w:][:len(d)]
+			w0, w1, w2 := wt[0], wt[1], wt[2]
+			for x := range d {
+				d[x] = clamp01(w0*p0[x]+w1*p1[x]+w2*p2[x])*ak + bk
+			}
+		}
 	}
 }
 

@@ -393,3 +393,34 @@ func BenchmarkFit1M(b *testing.B) {
 		}
 	}
 }
+
+// TestUnpairedAndUnanchored: unpaired trials count for accuracy only, and a
+// NaN anchor leaves the curve free at Δv = 0.
+func TestUnpairedAndUnanchored(t *testing.T) {
+	s := simulate(8, 6000)
+	for i := range s.Trials {
+		if i%3 == 0 {
+			s.Trials[i].Unpaired = true
+			s.Trials[i].Consistent = false // would drag consistency down if counted
+		}
+	}
+	s.CleanConsistency = math.NaN()
+	e, err := Fit(context.Background(), s, Options{Replicates: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	na, nc := 0, 0
+	for i := range e.Accuracy.Bins.N {
+		na += e.Accuracy.Bins.N[i]
+		nc += e.Consistency.Bins.N[i]
+	}
+	if na != 6000 || nc != 4000 {
+		t.Errorf("accuracy trials %d (want 6000), consistency trials %d (want 4000)", na, nc)
+	}
+	if e.MeanConsistency < 0.8 {
+		t.Errorf("mean consistency %.3f: unpaired trials were counted", e.MeanConsistency)
+	}
+	if e.Consistency.Covered[0] != 0.0125 || e.Consistency.Fit.Eval(0) == 1 {
+		t.Errorf("unanchored: covered %v, s_p(0) = %v", e.Consistency.Covered, e.Consistency.Fit.Eval(0))
+	}
+}

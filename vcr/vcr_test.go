@@ -2,6 +2,7 @@ package vcr
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -422,5 +423,15 @@ func TestUnpairedAndUnanchored(t *testing.T) {
 	}
 	if e.Consistency.Covered[0] != 0.0125 || e.Consistency.Fit.Eval(0) == 1 {
 		t.Errorf("unanchored: covered %v, s_p(0) = %v", e.Consistency.Covered, e.Consistency.Fit.Eval(0))
+	}
+}
+
+func TestIntervalJSON(t *testing.T) {
+	b, err := json.Marshal(Interval{Value: 0.5, Lo83: math.NaN(), Hi83: math.NaN(), Lo95: 0.25, Hi95: math.NaN()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"hi83":null,"hi95":null,"lo83":null,"lo95":0.25,"value":0.5}`; string(b) != want {
+		t.Errorf("JSON %s, want %s", b, want)
 	}
 }

@@ -435,3 +435,15 @@ func TestIntervalJSON(t *testing.T) {
 		t.Errorf("JSON %s, want %s", b, want)
 	}
 }
+
+// BenchmarkCompare1000: HMRI/MRSI with 1,000 paired replicates.
+func BenchmarkCompare1000(b *testing.B) {
+	h, _ := Fit(context.Background(), simulate(1, 8000), Options{Seed: 1})
+	m, _ := Fit(context.Background(), simulate(2, 50000), Options{Seed: 2})
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Compare(m, h, CompareOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -92,7 +92,8 @@ type Options struct {
 	Workers    int      // parallel workers; 0 = GOMAXPROCS. Results do not depend on it.
 	Lambda     *float64 // fixed smoothing penalty (spline.MonotoneOptions.Lambda); nil = GCV
 	Segments   int      // spline knot intervals; 0 = spline's default
-	// Progress, if not nil, is called after each replicate (from any worker).
+	// Progress, if not nil, is called after each replicate; it may be
+	// called concurrently from several workers.
 	Progress func(done, total int)
 }
 

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sync/atomic"
 	"testing"
 )
 
@@ -445,5 +446,25 @@ func BenchmarkCompare1000(b *testing.B) {
 		if _, err := Compare(m, h, CompareOptions{}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+func TestProgress(t *testing.T) {
+	var calls atomic.Int64
+	var last atomic.Int64
+	_, err := Fit(context.Background(), simulate(9, 2000), Options{Replicates: 30, Workers: 2, Progress: func(done, total int) {
+		calls.Add(1)
+		if total != 30 {
+			t.Errorf("total %d", total)
+		}
+		if int64(done) > last.Load() {
+			last.Store(int64(done))
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls.Load() != 30 || last.Load() != 30 {
+		t.Errorf("progress called %d times, last done %d", calls.Load(), last.Load())
 	}
 }

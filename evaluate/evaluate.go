@@ -56,8 +56,8 @@ type Prediction struct {
 // Predictions are predictions made elsewhere (an imported file): one per
 // manifest row for the corrupted image and one per clean source image.
 type Predictions interface {
-	// Corrupted returns the prediction for the corrupted image of row id.
-	Corrupted(id int) (Prediction, error)
+	// Corrupted returns the prediction for the corrupted image of row r.
+	Corrupted(r *testset.Record) (Prediction, error)
 	// Clean returns the prediction for the clean source image source.
 	Clean(source string) (Prediction, error)
 }
@@ -87,10 +87,11 @@ type Config struct {
 	// Classes names the task's classes (what Mapper's class indexes); the
 	// results show a prediction by name, or by index when Classes is nil.
 	Classes []string
-	// Truth returns a manifest row's ground-truth class in the task, or
-	// ok = false when the row's label is outside the task (its correct_*
-	// columns are then empty). Default: TruthByName(Classes).
-	Truth func(r *testset.Record) (class int, ok bool)
+	// Truth returns a manifest row's ground-truth class in the task. An
+	// error wrapping ErrOutsideTask excludes the row from scoring (its
+	// target and correct_* columns are empty); any other error stops Run
+	// before it writes anything. Default: TruthByName(Classes).
+	Truth func(r *testset.Record) (class int, err error)
 
 	// Sources loads clean source images (default: NewDatasetSources for the
 	// run.json of TestSet, reading with Opt).
@@ -113,6 +114,10 @@ type Config struct {
 	// Warn, if not nil, receives warnings.
 	Warn func(msg string)
 }
+
+// ErrOutsideTask is wrapped by Truth's error for a label that belongs to no
+// class of the task (an ImageNet image of none of the 16 categories).
+var ErrOutsideTask = errors.New("label is outside the task")
 
 // ErrExists is returned (wrapped) when the output exists and neither Resume
 // nor Force is set.
@@ -142,25 +147,25 @@ func Partial(out string) string { return out + ".partial" }
 
 // TruthByName returns the Truth function that finds a row's label in
 // classes: by label name, then by the label column; with no classes, the
-// dataset's label index is the class.
-func TruthByName(classes []string) func(r *testset.Record) (int, bool) {
+// dataset's label index is the class. Other labels are outside the task.
+func TruthByName(classes []string) func(r *testset.Record) (int, error) {
 	idx := make(map[string]int, len(classes))
 	for i, c := range classes {
 		if _, dup := idx[c]; !dup {
 			idx[c] = i
 		}
 	}
-	return func(r *testset.Record) (int, bool) {
-		if len(classes) == 0 {
-			return r.LabelIndex, r.LabelIndex >= 0
+	return func(r *testset.Record) (int, error) {
+		if len(classes) == 0 && r.LabelIndex >= 0 {
+			return r.LabelIndex, nil
 		}
 		if i, ok := idx[r.LabelName]; ok && r.LabelName != "" {
-			return i, true
+			return i, nil
 		}
 		if i, ok := idx[r.Label]; ok && r.Label != "" {
-			return i, true
+			return i, nil
 		}
-		return -1, false
+		return -1, fmt.Errorf("label %q: %w", r.Label, ErrOutsideTask)
 	}
 }
 
@@ -208,6 +213,10 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 			return nil, err
 		}
 	}
+	truth, err := targets(cfg.Truth, rows)
+	if err != nil {
+		return nil, err
+	}
 	if cfg.Predictions != nil {
 		// Check every row first so that a predictions file missing rows
 		// writes nothing.
@@ -217,7 +226,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	}
 
 	sum := &Summary{Out: cfg.Out, Rows: len(rows)}
-	w, err := openResults(&cfg, rows, sum)
+	w, err := openResults(&cfg, rows, truth, sum)
 	if err != nil || sum.WasComplete {
 		return sum, err
 	}
@@ -274,6 +283,22 @@ func readManifest(dir string) ([]*testset.Record, error) {
 	return rows, nil
 }
 
+// targets returns every row's ground-truth class, −1 outside the task.
+func targets(truth func(*testset.Record) (int, error), rows []*testset.Record) ([]int, error) {
+	t := make([]int, len(rows))
+	for i, r := range rows {
+		c, err := truth(r)
+		switch {
+		case errors.Is(err, ErrOutsideTask):
+			c = -1
+		case err != nil:
+			return nil, fmt.Errorf("%s row id %d: %w", testset.ManifestFile, r.ID, err)
+		}
+		t[i] = c
+	}
+	return t, nil
+}
+
 // checkPredictions makes sure p has a prediction for every row and source.
 func checkPredictions(p Predictions, rows []*testset.Record, classes int) error {
 	seen := map[string]bool{}
@@ -287,7 +312,7 @@ func checkPredictions(p Predictions, rows []*testset.Record, classes int) error 
 		return nil
 	}
 	for _, r := range rows {
-		if err := check(p.Corrupted(r.ID)); err != nil {
+		if err := check(p.Corrupted(r)); err != nil {
 			return fmt.Errorf("predictions for row %d (%s): %w", r.ID, r.Path, err)
 		}
 		if !seen[r.Source] {
@@ -308,8 +333,8 @@ func runPredictions(ctx context.Context, cfg *Config, rows []*testset.Record, w 
 		}
 		r := rows[i]
 		clean, _ := cfg.Predictions.Clean(r.Source)
-		cor, _ := cfg.Predictions.Corrupted(r.ID)
-		if err := w.write(r, clean, cor, ""); err != nil {
+		cor, _ := cfg.Predictions.Corrupted(r)
+		if err := w.write(i, clean, cor, ""); err != nil {
 			return err
 		}
 		if cfg.Progress != nil && (i+1)%256 == 0 {

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -359,4 +360,83 @@ func countSourcesBefore(rows []*testset.Record, n int) int {
 		m[r.Source] = true
 	}
 	return len(m)
+}
+
+// mapPredictions are predictions held in maps.
+type mapPredictions struct {
+	cor   map[int]Prediction
+	clean map[string]Prediction
+}
+
+func (p *mapPredictions) Corrupted(r *testset.Record) (Prediction, error) {
+	pr, ok := p.cor[r.ID]
+	if !ok {
+		return pr, fmt.Errorf("no row for id %d", r.ID)
+	}
+	return pr, nil
+}
+
+func (p *mapPredictions) Clean(source string) (Prediction, error) {
+	pr, ok := p.clean[source]
+	if !ok {
+		return pr, fmt.Errorf("no clean row for %s", source)
+	}
+	return pr, nil
+}
+
+// TestRunPredictions evaluates imported predictions on a task that leaves
+// out one class ("boat"): those rows keep consistency but have no target.
+func TestRunPredictions(t *testing.T) {
+	ts, _ := makeTestSet(t, 5, 0)
+	rows := manifestRows(t, ts)
+	task := []string{"car", "tree"}
+	p := &mapPredictions{cor: map[int]Prediction{}, clean: map[string]Prediction{}}
+	for _, r := range rows {
+		p.cor[r.ID] = Prediction{Class: r.ID % 2, Conf: float32(math.NaN())}
+		p.clean[r.Source] = Prediction{Class: len(r.Source) % 2, Conf: 0.5}
+	}
+	out := filepath.Join(t.TempDir(), "res.csv")
+	missing := &mapPredictions{cor: map[int]Prediction{}, clean: p.clean}
+	for id, pr := range p.cor {
+		if id != rows[3].ID {
+			missing.cor[id] = pr
+		}
+	}
+	_, err := Run(context.Background(), Config{TestSet: ts, Out: out, Predictions: missing, Classes: task})
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("predictions for row %d (%s): no row for id %d", rows[3].ID, rows[3].Path, rows[3].ID)) {
+		t.Errorf("missing row: %v", err)
+	}
+	if _, err := os.Stat(Partial(out)); !errors.Is(err, os.ErrNotExist) {
+		t.Error("a predictions file missing rows left a partial results file")
+	}
+	sum, err := Run(context.Background(), Config{TestSet: ts, Out: out, Predictions: p, Classes: task})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := readCSV(t, out)
+	excluded := 0
+	for i, r := range rows {
+		rec := recs[i+1]
+		get := func(col string) string { return rec[indexOf(Columns, col)] }
+		pc, pk := p.clean[r.Source].Class, p.cor[r.ID].Class
+		if get("pred_clean") != task[pc] || get("pred_corrupted") != task[pk] || get("consistent") != bit(pc == pk) {
+			t.Errorf("row %d: %v", i, rec)
+		}
+		if get("conf_clean") != "0.5" || get("conf_corrupted") != "" {
+			t.Errorf("row %d confidences: %v", i, rec)
+		}
+		if r.Label == "boat" {
+			excluded++
+			if get("target") != "" || get("correct_clean") != "" || get("correct_corrupted") != "" {
+				t.Errorf("row %d (boat, outside the task): %v", i, rec)
+			}
+			continue
+		}
+		if get("target") != r.Label || get("correct_corrupted") != bit(task[pk] == r.Label) || get("correct_clean") != bit(task[pc] == r.Label) {
+			t.Errorf("row %d: %v", i, rec)
+		}
+	}
+	if excluded == 0 || sum.Excluded != excluded {
+		t.Errorf("Summary.Excluded = %d, want %d (> 0)", sum.Excluded, excluded)
+	}
 }

@@ -145,7 +145,7 @@ func runClassifier(parent context.Context, cfg *Config, rows []*testset.Record, 
 				if !ok && msg == "" {
 					msg = cleanErr[r.Source]
 				}
-				if err := w.write(r, clean, b.preds[j], msg); err != nil {
+				if err := w.write(t.row, clean, b.preds[j], msg); err != nil {
 					return err
 				}
 			}

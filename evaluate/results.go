@@ -70,6 +70,8 @@ const (
 // resultsWriter appends rows to Out.partial.
 type resultsWriter struct {
 	cfg       *Config
+	rows      []*testset.Record
+	truth     []int // per row: the target class, −1 outside the task
 	f         *os.File
 	buf       bytes.Buffer
 	cw        *csv.Writer
@@ -114,13 +116,15 @@ func bit(b bool) string {
 
 // write appends the row for r; errMsg non-empty records a row without
 // predictions.
-func (w *resultsWriter) write(r *testset.Record, clean, cor Prediction, errMsg string) error {
+func (w *resultsWriter) write(row int, clean, cor Prediction, errMsg string) error {
+	r := w.rows[row]
 	rec := w.rec[:0]
 	sev := ""
 	if r.Severity > 0 {
 		sev = strconv.Itoa(r.Severity)
 	}
-	target, ok := w.cfg.Truth(r)
+	target := w.truth[row]
+	ok := target >= 0
 	tname := ""
 	if ok {
 		tname = w.className(target)
@@ -200,8 +204,8 @@ func (w *resultsWriter) tally(s *Summary) {
 
 // openResults prepares Out.partial for writing rows from the first one not
 // yet written. With Resume and a complete Out it sets sum.WasComplete.
-func openResults(cfg *Config, rows []*testset.Record, sum *Summary) (*resultsWriter, error) {
-	w := &resultsWriter{cfg: cfg, classIdx: map[string]int{}, cleanSeen: map[string]Prediction{}, lastSync: time.Now()}
+func openResults(cfg *Config, rows []*testset.Record, truth []int, sum *Summary) (*resultsWriter, error) {
+	w := &resultsWriter{cfg: cfg, rows: rows, truth: truth, classIdx: map[string]int{}, cleanSeen: map[string]Prediction{}, lastSync: time.Now()}
 	for i, c := range cfg.Classes {
 		if _, dup := w.classIdx[c]; !dup {
 			w.classIdx[c] = i
@@ -347,7 +351,7 @@ func (w *resultsWriter) scan(path string, rows []*testset.Record) (scanResult, e
 				w.consistent++
 			}
 		}
-		if _, ok := w.cfg.Truth(r); !ok {
+		if w.truth[res.rows] < 0 {
 			w.excluded++
 		}
 		res.rows++

@@ -137,8 +137,9 @@ type Summary struct {
 	// Errors counts rows whose image could not be read (their error column
 	// says why); Excluded counts rows whose label is outside the task.
 	Errors, Excluded int
-	// Correct counts correct_corrupted = 1 and Consistent consistent = 1.
-	Correct, Consistent int
+	// Correct, CorrectClean and Consistent count the rows with
+	// correct_corrupted, correct_clean and consistent 1.
+	Correct, CorrectClean, Consistent int
 }
 
 // Partial returns the name of the file that holds an unfinished evaluation

@@ -55,6 +55,7 @@ var (
 	colSource    = slices.Index(Columns, "source")
 	colPredClean = slices.Index(Columns, "pred_clean")
 	colCorrCor   = slices.Index(Columns, "correct_corrupted")
+	colCorrClean = slices.Index(Columns, "correct_clean")
 	colConsist   = slices.Index(Columns, "consistent")
 	colConfClean = slices.Index(Columns, "conf_clean")
 	colError     = slices.Index(Columns, "error")
@@ -82,8 +83,8 @@ type resultsWriter struct {
 	classIdx  map[string]int
 	cleanSeen map[string]Prediction // clean predictions of rows written (resume)
 
-	errors, excluded, correct, consistent int
-	resumed                               int
+	errors, excluded, correct, correctClean, consistent int
+	resumed                                             int
 }
 
 // className formats class c.
@@ -143,6 +144,9 @@ func (w *resultsWriter) write(row int, clean, cor Prediction, errMsg string) err
 			if cor.Class == target {
 				w.correct++
 			}
+			if clean.Class == target {
+				w.correctClean++
+			}
 		}
 		if clean.Class == cor.Class {
 			w.consistent++
@@ -199,7 +203,7 @@ func (w *resultsWriter) finish(out string) error {
 
 func (w *resultsWriter) tally(s *Summary) {
 	s.Resumed = w.resumed
-	s.Errors, s.Excluded, s.Correct, s.Consistent = w.errors, w.excluded, w.correct, w.consistent
+	s.Errors, s.Excluded, s.Correct, s.CorrectClean, s.Consistent = w.errors, w.excluded, w.correct, w.correctClean, w.consistent
 }
 
 // openResults prepares Out.partial for writing rows from the first one not
@@ -346,6 +350,9 @@ func (w *resultsWriter) scan(path string, rows []*testset.Record) (scanResult, e
 			}
 			if rec[colCorrCor] == "1" {
 				w.correct++
+			}
+			if rec[colCorrClean] == "1" {
+				w.correctClean++
 			}
 			if rec[colConsist] == "1" {
 				w.consistent++

@@ -46,8 +46,9 @@ func (ArgMax) Map(scores []float32) (int, float32) {
 	return best, bv
 }
 
-// Prediction is a predicted class (an index into Config.Classes) and its
-// confidence (NaN when unknown).
+// Prediction is a predicted class (an index into Config.Classes, or −1 for
+// a prediction of no class of the task, such as an ImageNet class outside
+// the 16 categories) and its confidence (NaN when unknown).
 type Prediction struct {
 	Class int
 	Conf  float32
@@ -307,7 +308,7 @@ func checkPredictions(p Predictions, rows []*testset.Record, classes int) error 
 		if err != nil {
 			return err
 		}
-		if pr.Class < 0 || classes > 0 && pr.Class >= classes {
+		if pr.Class < -1 || classes > 0 && pr.Class >= classes {
 			return fmt.Errorf("predicted class %d is outside the %d classes", pr.Class, classes)
 		}
 		return nil

@@ -126,3 +126,35 @@ func TestDecodePNGOthers(t *testing.T) {
 		}
 	}
 }
+
+// paethRef is the Paeth predictor as the PNG specification writes it.
+func paethRef(a, b, c int) int {
+	p := a + b - c
+	pa, pb, pc := abs(p-a), abs(p-b), abs(p-c)
+	if pa <= pb && pa <= pc {
+		return a
+	}
+	if pb <= pc {
+		return b
+	}
+	return c
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+func TestPaeth(t *testing.T) {
+	for a := range 256 {
+		for b := range 256 {
+			for c := range 256 {
+				if got, want := paeth(a, b, c), paethRef(a, b, c); got != want {
+					t.Fatalf("paeth(%d, %d, %d) = %d, want %d", a, b, c, got, want)
+				}
+			}
+		}
+	}
+}

@@ -74,6 +74,11 @@ type Config struct {
 	// replaces an existing Out. Without either, an existing Out or
 	// Out.partial is an error wrapping ErrExists.
 	Resume, Force bool
+	// Settings describe what produces the predictions (model, preprocessing,
+	// label mapping, …). They are written to SettingsFile(Out) with the
+	// test set's folder, and Resume refuses to continue results made with
+	// other settings (a *SettingsError).
+	Settings map[string]string
 
 	// Exactly one of Classifier and Predictions is set.
 	//
@@ -228,9 +233,22 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	}
 
 	sum := &Summary{Out: cfg.Out, Rows: len(rows)}
+	settings := map[string]string{"testset": filepath.Clean(cfg.TestSet)}
+	for k, v := range cfg.Settings {
+		settings[k] = v
+	}
+	if cfg.Resume && !cfg.Force {
+		if err := checkSettings(cfg.Out, settings); err != nil {
+			return nil, err
+		}
+	}
 	w, err := openResults(&cfg, rows, truth, sum)
 	if err != nil || sum.WasComplete {
 		return sum, err
+	}
+	if err := writeSettings(cfg.Out, settings); err != nil {
+		w.close()
+		return nil, err
 	}
 	defer w.close()
 	if cfg.Progress != nil {

@@ -440,3 +440,29 @@ func TestRunPredictions(t *testing.T) {
 		t.Errorf("Summary.Excluded = %d, want %d (> 0)", sum.Excluded, excluded)
 	}
 }
+
+// TestResumeOtherSettings refuses to continue results of another model.
+func TestResumeOtherSettings(t *testing.T) {
+	ts, _ := makeTestSet(t, 4, 0)
+	out := filepath.Join(t.TempDir(), "r.csv")
+	ctx, cancel := context.WithCancel(context.Background())
+	fm := &fakeModel{cancelAt: 2, cancel: cancel}
+	cfg := Config{TestSet: ts, Out: out, Classifier: fm, Preprocess: planar{}, Classes: classes, Batch: 3, Workers: 1,
+		Settings: map[string]string{"model": "a.onnx"}}
+	if _, err := Run(ctx, cfg); err == nil {
+		t.Fatal("interrupted run succeeded")
+	}
+	cfg.Classifier, cfg.Resume = &fakeModel{}, true
+	cfg.Settings = map[string]string{"model": "b.onnx"}
+	var se *SettingsError
+	if _, err := Run(context.Background(), cfg); !errors.As(err, &se) || !strings.Contains(err.Error(), `model: "a.onnx" there, "b.onnx" here`) {
+		t.Errorf("resume with another model: %v", err)
+	}
+	cfg.Settings = map[string]string{"model": "a.onnx"}
+	if _, err := Run(context.Background(), cfg); err != nil {
+		t.Errorf("resume with the same model: %v", err)
+	}
+	if !strings.Contains(string(readFile(t, SettingsFile(out))), `"model": "a.onnx"`) {
+		t.Errorf("settings file:\n%s", readFile(t, SettingsFile(out)))
+	}
+}

@@ -230,7 +230,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fmt.Fprintf(stderr, "vcr eval: %s on %s\n", em.describe, f.testSet)
 	rep := newReporter(stderr, "evaluating", showBar, showLog)
 	sum, err := evaluate.Run(ctx, evaluate.Config{
-		TestSet: f.testSet, Out: *out, Resume: *resume, Force: *force,
+		TestSet: f.testSet, Out: *out, Resume: *resume, Force: *force, Settings: f.settings(),
 		Classifier: em.classifier, Preprocess: em.preprocess, Mapper: em.mapper, Predictions: em.predictions,
 		Classes: em.classes, Truth: em.truth, Sources: sources, Opt: opt,
 		Batch: f.batch, Workers: *workers, Concurrency: concurrency,
@@ -241,6 +241,8 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		switch {
 		case errors.Is(err, evaluate.ErrExists):
 			return usagef("%v; pass --resume to continue, or --force to replace it", err)
+		case errors.As(err, new(*evaluate.SettingsError)):
+			return usagef("%v\nRerun with the original settings and --resume, or pass --force to start over", err)
 		case ctx.Err() != nil && errors.Is(err, context.Canceled):
 			fmt.Fprintf(stderr, "vcr eval: stopped; every complete row is saved in %s. Run the same command with --resume to continue.\n", evaluate.Partial(*out))
 		}
@@ -253,6 +255,32 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	writeEvalSummary(stdout, sum)
 	return nil
+}
+
+// settings are the flags that decide the predictions, recorded beside the
+// results so that --resume continues only the same evaluation.
+func (f *evalFlags) settings() map[string]string {
+	m := map[string]string{}
+	add := func(k, v string) {
+		if v != "" {
+			m[k] = v
+		}
+	}
+	add("model", f.modelPath)
+	add("server", f.server)
+	add("model_name", f.modelName)
+	add("model_version", f.version)
+	add("predictions", f.predictions)
+	add("preset", f.preset)
+	add("config", f.config)
+	add("labels", f.labels)
+	add("input_name", f.inputName)
+	add("output_name", f.outputName)
+	add("layout", f.layout)
+	if f.probabilities {
+		m["probabilities"] = "true"
+	}
+	return m
 }
 
 // writeEvalSummary prints the row count and the overall scores.

@@ -158,3 +158,41 @@ func TestPaeth(t *testing.T) {
 		}
 	}
 }
+
+// FuzzDecodePNGRGB8 checks that whatever the RGB8 path accepts, image/png
+// decodes to the same pixels, and that it never panics.
+func FuzzDecodePNGRGB8(f *testing.F) {
+	for _, sz := range [][2]int{{1, 1}, {5, 3}, {16, 9}} {
+		var b bytes.Buffer
+		var enc PNGEncoder
+		enc.Encode(&b, testRGB(sz[0], sz[1], 7), Round)
+		f.Add(b.Bytes())
+		b.Reset()
+		nrgba := testRGB(sz[0], sz[1], 8).NRGBA(Round)
+		rgb := image.NewRGBA(nrgba.Rect)
+		copy(rgb.Pix, nrgba.Pix)
+		png.Encode(&b, rgb)
+		f.Add(b.Bytes())
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 1<<20 {
+			return
+		}
+		// Header checks (size limits) come first, as in DecodeBytes.
+		cfg, err := png.DecodeConfig(bytes.NewReader(data))
+		if err != nil || cfg.Width*cfg.Height > 1<<20 {
+			return
+		}
+		m, ok, err := decodePNGRGB8(data)
+		if !ok || err != nil {
+			return
+		}
+		want, err := stdDecode(t, data)
+		if err != nil {
+			t.Fatalf("RGB8 path accepted a file image/png rejects: %v", err)
+		}
+		if !m.SameSize(want) || MaxAbsDiff(m, want) != 0 {
+			t.Fatal("RGB8 path decodes other pixels than image/png")
+		}
+	})
+}

@@ -75,6 +75,14 @@ func DecodeBytes(data []byte, opt Options) (*Image, string, error) {
 		return nil, format, fmt.Errorf("%s is %dx%d = %d pixels, limit %d: %w (raise it with --max-pixels)",
 			format, cfg.Width, cfg.Height, int64(cfg.Width)*int64(cfg.Height), mp, ErrTooLarge)
 	}
+	if format == "png" {
+		if m, ok, err := decodePNGRGB8(data); ok { // the common case, faster (pngdec.go)
+			if err != nil {
+				return nil, format, fmt.Errorf("decode png: %w", err)
+			}
+			return m, format, nil
+		}
+	}
 	img, err := decodePixels(data, format)
 	if err != nil {
 		return nil, format, fmt.Errorf("decode %s: %w", format, err)

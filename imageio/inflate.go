@@ -1,0 +1,388 @@
+package imageio
+
+import (
+	"encoding/binary"
+	"errors"
+	"hash/adler32"
+	"sync"
+)
+
+// inflate decodes the zlib stream src (RFC 1950 around RFC 1951 deflate)
+// into dst, which must be exactly the decompressed size (a PNG's size is
+// known from its header), and checks the Adler-32 checksum. It is a
+// table-driven decoder over an in-memory stream, several times faster than
+// compress/zlib, whose reader decodes Huffman codes bit by bit through an
+// io.ByteReader. Errors: errInflate for malformed data, errShort when the
+// stream ends before dst is full, errLong when it holds more data.
+func inflate(dst, src []byte) error {
+	if len(src) < 6 {
+		return errShort
+	}
+	cmf, flg := src[0], src[1]
+	if cmf&0x0f != 8 || cmf>>4 > 7 || (uint16(cmf)<<8|uint16(flg))%31 != 0 || flg&0x20 != 0 {
+		return errInflate
+	}
+	d := inflaters.Get().(*inflater)
+	defer inflaters.Put(d)
+	d.in, d.pos, d.bits, d.nbits, d.over = src[2:], 0, 0, 0, 0
+	n, err := d.run(dst)
+	if err != nil {
+		return err
+	}
+	if n < len(dst) {
+		return errShort
+	}
+	// The checksum follows the deflate data, byte aligned.
+	d.align()
+	start := d.pos - int(d.nbits/8)
+	if d.overrun() || start+4 > len(d.in) {
+		return errShort
+	}
+	if binary.BigEndian.Uint32(d.in[start:]) != adler32.Checksum(dst) {
+		return errChecksum
+	}
+	return nil
+}
+
+var (
+	errInflate  = errors.New("zlib: invalid deflate data")
+	errShort    = errors.New("unexpected EOF")
+	errLong     = errors.New("png: invalid format: too much pixel data")
+	errChecksum = errors.New("zlib: invalid checksum")
+)
+
+// A huffman code decodes through a table indexed by the next tableBits
+// input bits, whose entry holds symbol<<4 | code length; codes longer than
+// tableBits (rare) and invalid codes have entry 0 and go to the canonical
+// bit-by-bit decoder (Mark Adler's puff.c).
+const tableBits = 10
+
+type huffman struct {
+	table  [1 << tableBits]uint16
+	count  [16]uint16  // codes of each length
+	symbol [288]uint16 // symbols ordered by code
+}
+
+type inflater struct {
+	in    []byte
+	pos   int
+	bits  uint64
+	nbits uint
+	over  int // bytes read past the end of in (as zeros)
+	lit   huffman
+	dist  huffman
+}
+
+var inflaters = sync.Pool{New: func() any { return new(inflater) }}
+
+// refill tops the bit buffer up to at least 56 bits, reading zeros past the
+// end of the input (counted in over).
+func (d *inflater) refill() {
+	if d.pos+8 <= len(d.in) {
+		// Load 8 bytes and keep the whole ones that fit; the bits above
+		// nbits are the next input bits, so loading them again later is
+		// harmless (libdeflate's refill).
+		d.bits |= binary.LittleEndian.Uint64(d.in[d.pos:]) << d.nbits
+		d.pos += int(63-d.nbits) >> 3
+		d.nbits |= 56
+		return
+	}
+	for d.nbits <= 56 {
+		var b byte
+		if d.pos < len(d.in) {
+			b = d.in[d.pos]
+		} else {
+			d.over++
+		}
+		d.pos++
+		d.bits |= uint64(b) << d.nbits
+		d.nbits += 8
+	}
+}
+
+// take consumes n ≤ 32 bits (after a refill).
+func (d *inflater) take(n uint) uint32 {
+	v := uint32(d.bits & (1<<n - 1))
+	d.bits >>= n
+	d.nbits -= n
+	return v
+}
+
+// align drops the bits up to the next byte boundary.
+func (d *inflater) align() { d.take(d.nbits % 8) }
+
+// overrun reports whether more bits were consumed than the input holds.
+func (d *inflater) overrun() bool { return d.over*8 > int(d.nbits) }
+
+var (
+	lengthBase  = [29]uint16{3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258}
+	lengthExtra = [29]uint8{0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0}
+	distBase    = [30]uint32{1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577}
+	distExtra   = [30]uint8{0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13}
+	clOrder     = [19]uint8{16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15}
+)
+
+// build makes h the canonical Huffman code with the given code lengths
+// (RFC 1951 §3.2.2). It rejects over-subscribed codes; incomplete codes
+// are allowed, and their missing codes decode as errors.
+func (h *huffman) build(lengths []uint8) error {
+	h.count = [16]uint16{}
+	for _, l := range lengths {
+		h.count[l]++
+	}
+	h.count[0] = 0
+	var offs, next [16]int
+	code, left := 0, 1
+	for l := 1; l < 16; l++ {
+		left = left<<1 - int(h.count[l])
+		if left < 0 {
+			return errInflate
+		}
+		code = (code + int(h.count[l-1])) << 1
+		next[l] = code
+		offs[l] = offs[l-1] + int(h.count[l-1])
+	}
+	clear(h.table[:])
+	for sym, l := range lengths {
+		if l == 0 {
+			continue
+		}
+		h.symbol[offs[l]] = uint16(sym)
+		offs[l]++
+		c := next[l]
+		next[l]++
+		if l > tableBits {
+			continue
+		}
+		// Codes are stored most significant bit first; the bit buffer
+		// delivers bits least significant first, so reverse.
+		r := 0
+		for i := 0; i < int(l); i++ {
+			r = r<<1 | (c>>i)&1
+		}
+		e := uint16(sym)<<4 | uint16(l)
+		for k := r; k < 1<<tableBits; k += 1 << l {
+			h.table[k] = e
+		}
+	}
+	return nil
+}
+
+// sym decodes one symbol of h (the bit buffer holds at least 15 bits).
+func (d *inflater) sym(h *huffman) (int, error) {
+	e := h.table[d.bits&(1<<tableBits-1)]
+	if l := uint(e & 15); l != 0 {
+		d.bits >>= l
+		d.nbits -= l
+		return int(e >> 4), nil
+	}
+	// A long or invalid code: decode canonically, one bit at a time.
+	code, first, index := 0, 0, 0
+	for l := 1; l < 16; l++ {
+		code |= int(d.take(1))
+		count := int(h.count[l])
+		if code-count < first {
+			return int(h.symbol[index+code-first]), nil
+		}
+		index += count
+		first = (first + count) << 1
+		code <<= 1
+	}
+	return 0, errInflate
+}
+
+var fixedOnce sync.Once
+var fixedLit, fixedDist huffman
+
+func fixedTables() {
+	var l [288]uint8
+	for i := range l {
+		switch {
+		case i < 144:
+			l[i] = 8
+		case i < 256:
+			l[i] = 9
+		case i < 280:
+			l[i] = 7
+		default:
+			l[i] = 8
+		}
+	}
+	fixedLit.build(l[:])
+	var dl [30]uint8
+	for i := range dl {
+		dl[i] = 5
+	}
+	fixedDist.build(dl[:])
+}
+
+// run decodes deflate blocks into dst and returns the bytes written.
+func (d *inflater) run(dst []byte) (int, error) {
+	n := 0
+	for {
+		d.refill()
+		final := d.take(1)
+		switch d.take(2) {
+		case 0: // stored
+			d.align()
+			d.refill()
+			ln, nln := d.take(16), d.take(16)
+			if ln != ^nln&0xffff {
+				return n, errInflate
+			}
+			// Copy from the bit buffer, then straight from the input.
+			for ln > 0 && d.nbits >= 8 {
+				if n >= len(dst) {
+					return n, errLong
+				}
+				dst[n] = byte(d.take(8))
+				n++
+				ln--
+			}
+			if d.overrun() {
+				return n, errShort
+			}
+			if ln > 0 {
+				d.bits = 0 // drop the look-ahead bits: the input is read directly
+				if d.pos+int(ln) > len(d.in) {
+					return n, errShort
+				}
+				if n+int(ln) > len(dst) {
+					return n, errLong
+				}
+				n += copy(dst[n:], d.in[d.pos:d.pos+int(ln)])
+				d.pos += int(ln)
+			}
+		case 1: // fixed Huffman
+			fixedOnce.Do(fixedTables)
+			var err error
+			if n, err = d.codes(dst, n, &fixedLit, &fixedDist); err != nil {
+				return n, err
+			}
+		case 2: // dynamic Huffman
+			if err := d.dynamic(); err != nil {
+				return n, err
+			}
+			var err error
+			if n, err = d.codes(dst, n, &d.lit, &d.dist); err != nil {
+				return n, err
+			}
+		default:
+			return n, errInflate
+		}
+		if d.overrun() {
+			return n, errShort
+		}
+		if final == 1 {
+			return n, nil
+		}
+	}
+}
+
+// dynamic reads a dynamic block's code lengths into d.lit and d.dist.
+func (d *inflater) dynamic() error {
+	d.refill()
+	nlit, ndist, ncl := int(d.take(5))+257, int(d.take(5))+1, int(d.take(4))+4
+	if nlit > 286 || ndist > 30 {
+		return errInflate
+	}
+	var cl [19]uint8
+	for i := range ncl {
+		if i%8 == 0 {
+			d.refill()
+		}
+		cl[clOrder[i]] = uint8(d.take(3))
+	}
+	if err := d.lit.build(cl[:]); err != nil { // d.lit holds the code-length code for now
+		return err
+	}
+	var lengths [286 + 30]uint8
+	for i := 0; i < nlit+ndist; {
+		d.refill()
+		s, err := d.sym(&d.lit)
+		if err != nil {
+			return err
+		}
+		rep, val := 1, uint8(s)
+		switch s {
+		case 16:
+			if i == 0 {
+				return errInflate
+			}
+			rep, val = 3+int(d.take(2)), lengths[i-1]
+		case 17:
+			rep, val = 3+int(d.take(3)), 0
+		case 18:
+			rep, val = 11+int(d.take(7)), 0
+		}
+		if i+rep > nlit+ndist {
+			return errInflate
+		}
+		for range rep {
+			lengths[i] = val
+			i++
+		}
+	}
+	if lengths[256] == 0 {
+		return errInflate
+	}
+	if err := d.lit.build(lengths[:nlit]); err != nil {
+		return err
+	}
+	return d.dist.build(lengths[nlit : nlit+ndist])
+}
+
+// codes decodes literal/length and distance codes into dst from n on, up
+// to the end-of-block code.
+func (d *inflater) codes(dst []byte, n int, lit, dist *huffman) (int, error) {
+	for {
+		// 56 bits cover a literal/length code (15), its extra bits (5), a
+		// distance code (15) and its extra bits (13).
+		d.refill()
+		if d.overrun() {
+			return n, errShort
+		}
+		s, err := d.sym(lit)
+		if err != nil {
+			return n, err
+		}
+		if s < 256 {
+			if n >= len(dst) {
+				return n, errLong
+			}
+			dst[n] = byte(s)
+			n++
+			continue
+		}
+		if s == 256 {
+			return n, nil
+		}
+		s -= 257
+		if s >= 29 {
+			return n, errInflate
+		}
+		length := int(lengthBase[s]) + int(d.take(uint(lengthExtra[s])))
+		ds, err := d.sym(dist)
+		if err != nil {
+			return n, err
+		}
+		if ds >= 30 {
+			return n, errInflate
+		}
+		distance := int(distBase[ds]) + int(d.take(uint(distExtra[ds])))
+		if distance > n {
+			return n, errInflate
+		}
+		if n+length > len(dst) {
+			return n, errLong
+		}
+		if distance >= length {
+			copy(dst[n:n+length], dst[n-distance:])
+		} else {
+			for i := range length {
+				dst[n+i] = dst[n-distance+i]
+			}
+		}
+		n += length
+	}
+}

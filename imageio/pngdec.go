@@ -1,0 +1,160 @@
+package imageio
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
+	"io"
+)
+
+// decodePNGRGB8 decodes 8-bit RGB, non-interlaced PNG files (what vcr
+// generate and most tools write for photos) straight into the planar float
+// image, faster than image/png followed by FromImage: the zlib stream is
+// inflated in one piece by a table-driven decoder (inflate.go), rows are
+// unfiltered in place and converted with the From8 table, without an
+// intermediate image.RGBA. It returns ok = false, leaving the file to
+// image/png, for every other kind of PNG (grey, palette, alpha, 16-bit,
+// interlaced) and for anything it does not understand; for the files it
+// takes, the pixels equal image/png's and errors are reported as image/png
+// would (bad checksums, truncated or surplus pixel data).
+func decodePNGRGB8(data []byte) (m *Image, ok bool, err error) {
+	if len(data) < 8+25 || !bytes.Equal(data[:8], pngSignature) {
+		return nil, false, nil
+	}
+	p := data[8:]
+	// IHDR: width, height, bit depth 8, colour type 2 (RGB), compression 0,
+	// filter 0, interlace 0.
+	if binary.BigEndian.Uint32(p) != 13 || string(p[4:8]) != "IHDR" {
+		return nil, false, nil
+	}
+	h := p[8:21]
+	if h[8] != 8 || h[9] != 2 || h[10] != 0 || h[11] != 0 || h[12] != 0 {
+		return nil, false, nil
+	}
+	if crc32.ChecksumIEEE(p[4:21]) != binary.BigEndian.Uint32(p[21:25]) {
+		return nil, false, nil // let image/png report it
+	}
+	w, ht := int(binary.BigEndian.Uint32(h[0:4])), int(binary.BigEndian.Uint32(h[4:8]))
+	if w <= 0 || ht <= 0 || w > 1<<24 || ht > 1<<24 {
+		return nil, false, nil
+	}
+	// Collect the IDAT chunks; any chunk before them other than ancillary
+	// ones (lower-case first letter) sends the file to image/png.
+	p = p[25:]
+	var idat [][]byte
+	for len(p) >= 12 {
+		n := int(binary.BigEndian.Uint32(p))
+		if n < 0 || n > len(p)-12 {
+			return nil, false, nil
+		}
+		typ := string(p[4:8])
+		if crc32.ChecksumIEEE(p[4:8+n]) != binary.BigEndian.Uint32(p[8+n:12+n]) {
+			return nil, false, nil
+		}
+		switch {
+		case typ == "IDAT":
+			idat = append(idat, p[8:8+n])
+		case typ == "IEND":
+			p = nil
+			continue
+		case len(idat) > 0:
+			// a chunk after the image data: ignored, as image/png does
+		case typ[0]&0x20 == 0:
+			return nil, false, nil // a critical chunk such as PLTE
+		}
+		p = p[12+n:]
+	}
+	if len(idat) == 0 || p != nil {
+		return nil, false, nil
+	}
+	z := idat[0]
+	if len(idat) > 1 {
+		z = bytes.Join(idat, nil)
+	}
+	stride := 3 * w
+	raw := make([]byte, ht*(1+stride))
+	if err := inflate(raw, z); err != nil {
+		if err == errShort {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, true, err
+	}
+	m = New(w, ht)
+	R, G, B := m.Ch[0], m.Ch[1], m.Ch[2]
+	prev := make([]byte, stride) // the row above the first: zeros
+	for y := range ht {
+		line := raw[y*(1+stride) : (y+1)*(1+stride)]
+		row := line[1:]
+		if err := unfilter(row, prev, line[0]); err != nil {
+			return nil, true, err
+		}
+		o := y * w
+		rr, gg, bb := R[o:o+w], G[o:o+w], B[o:o+w]
+		for x := range rr {
+			px := row[3*x : 3*x+3 : 3*x+3]
+			rr[x], gg[x], bb[x] = lut8[px[0]], lut8[px[1]], lut8[px[2]]
+		}
+		prev = row
+	}
+	return m, true, nil
+}
+
+// unfilter reverses PNG filter ft on row cur (3 bytes per pixel) given the
+// previous, already unfiltered row prev.
+func unfilter(cur, prev []byte, ft byte) error {
+	const bpp = 3
+	prev = prev[:len(cur)]
+	switch ft {
+	case 0:
+	case 1: // Sub
+		for i := bpp; i < len(cur); i++ {
+			cur[i] += cur[i-bpp]
+		}
+	case 2: // Up
+		for i, p := range prev {
+			cur[i] += p
+		}
+	case 3: // Average
+		for i := range bpp {
+			cur[i] += prev[i] / 2
+		}
+		for i := bpp; i < len(cur); i++ {
+			cur[i] += byte((int(cur[i-bpp]) + int(prev[i])) / 2)
+		}
+	case 4: // Paeth
+		// a = left, b = up, c = up-left, per channel (0 at the row start).
+		var a0, a1, a2, c0, c1, c2 int
+		n := len(cur) / bpp * bpp
+		for i := 0; i < n; i += bpp {
+			px, up := cur[i:i+bpp:i+bpp], prev[i:i+bpp:i+bpp]
+			b0, b1, b2 := int(up[0]), int(up[1]), int(up[2])
+			a0 = int(px[0] + byte(paeth(a0, b0, c0)))
+			a1 = int(px[1] + byte(paeth(a1, b1, c1)))
+			a2 = int(px[2] + byte(paeth(a2, b2, c2)))
+			px[0], px[1], px[2] = byte(a0), byte(a1), byte(a2)
+			c0, c1, c2 = b0, b1, b2
+		}
+	default:
+		return errors.New("png: invalid format: bad filter type")
+	}
+	return nil
+}
+
+// paeth is the PNG Paeth predictor of left a, up b and up-left c, without
+// data-dependent branches (noisy images defeat branch prediction): the
+// predictor is a unless |b−c| > |a−c| or |b−c| > |a+b−2c|, then b unless
+// |a−c| > |a+b−2c|, then c. paethRef in the tests is the specification's
+// version.
+func paeth(a, b, c int) int {
+	pa, pb, pc := b-c, a-c, a+b-2*c
+	pa = (pa ^ (pa >> 63)) - (pa >> 63)
+	pb = (pb ^ (pb >> 63)) - (pb >> 63)
+	pc = (pc ^ (pc >> 63)) - (pc >> 63)
+	x, px := a, pa
+	t := (pb - px) >> 63 // −1 when pb < px
+	x ^= (x ^ b) & t
+	px ^= (px ^ pb) & t
+	t = (pc - px) >> 63
+	return x ^ ((x ^ c) & t)
+}

@@ -1,0 +1,112 @@
+package testset
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strconv"
+)
+
+// Record is one manifest row as read back by ReadManifest: the columns
+// other programs (vcr eval) need, parsed.
+type Record struct {
+	ID         int
+	Source     string // the source image as the dataset names it
+	Label      string // the label column (class name, or index when unnamed)
+	Corruption string
+	Params     string // the params column, a JSON object
+	DV         float64
+	Path       string // the corrupted image, relative to the output folder
+	LabelIndex int    // −1 when unlabelled
+	LabelName  string
+	// SourceIndex is the source image's index in the dataset.
+	SourceIndex int
+	Severity    int // 1…5, or 0 when sampled
+	Method      string
+	Width       int
+	Height      int
+}
+
+// Column positions of the fields Record carries.
+var (
+	colSource      = slices.Index(Columns, "source")
+	colLabel       = slices.Index(Columns, "label")
+	colParams      = slices.Index(Columns, "params")
+	colLabelIndex  = slices.Index(Columns, "label_index")
+	colLabelName   = slices.Index(Columns, "label_name")
+	colSourceIndex = slices.Index(Columns, "source_index")
+	colSeverity    = slices.Index(Columns, "severity")
+	colMethod      = slices.Index(Columns, "vif_method")
+	colWidth       = slices.Index(Columns, "width")
+	colHeight      = slices.Index(Columns, "height")
+)
+
+// ReadManifest streams the rows of the manifest at path (a test set's
+// manifest.csv) to fn in file order. It returns an error naming the file
+// and row for a header other than Columns or a malformed field, and stops
+// at the first error fn returns.
+func ReadManifest(path string, fn func(r *Record) error) error {
+	line := 1
+	return readRecords(path, Columns, func(rec []string) error {
+		line++
+		r, err := parseRecord(rec)
+		if err != nil {
+			return fmt.Errorf("%s row %d: %w", path, line, err)
+		}
+		return fn(r)
+	})
+}
+
+func parseRecord(rec []string) (*Record, error) {
+	r := &Record{
+		Source: rec[colSource], Label: rec[colLabel], Corruption: rec[colCorruption],
+		Params: rec[colParams], Path: rec[colPath], LabelName: rec[colLabelName], Method: rec[colMethod],
+		LabelIndex: -1,
+	}
+	var err error
+	atoi := func(col int, dst *int, optional bool) {
+		if err != nil || (optional && rec[col] == "") {
+			return
+		}
+		v, e := strconv.Atoi(rec[col])
+		if e != nil {
+			err = fmt.Errorf("column %s: %q is not an integer", Columns[col], rec[col])
+			return
+		}
+		*dst = v
+	}
+	atoi(colID, &r.ID, false)
+	atoi(colLabelIndex, &r.LabelIndex, true)
+	atoi(colSourceIndex, &r.SourceIndex, false)
+	atoi(colSeverity, &r.Severity, true)
+	atoi(colWidth, &r.Width, false)
+	atoi(colHeight, &r.Height, false)
+	if err != nil {
+		return nil, err
+	}
+	if r.DV, err = strconv.ParseFloat(rec[colDV], 64); err != nil {
+		return nil, fmt.Errorf("column dv: %q is not a number", rec[colDV])
+	}
+	return r, nil
+}
+
+// ReadRunInfo reads run.json from the test-set folder dir.
+func ReadRunInfo(dir string) (*RunInfo, error) {
+	return readRunInfo(filepath.Join(dir, RunFile))
+}
+
+// ReadStatus reads status.json from the test-set folder dir. A run that
+// has not finished has none: ReadStatus then returns a Status with Complete
+// false and a nil error.
+func ReadStatus(dir string) (*Status, error) {
+	var st Status
+	if err := readJSON(filepath.Join(dir, StatusFile), &st); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return &Status{}, nil
+		}
+		return nil, err
+	}
+	return &st, nil
+}

@@ -1,5 +1,3 @@
-//go:build vcrmodel
-
 // This file connects vcr eval to its backends: ONNX Runtime (model/onnx),
 // Open Inference Protocol servers (model/oip), predictions files, and
 // package model's preprocessing and label mappings.

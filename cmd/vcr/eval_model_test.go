@@ -1,5 +1,3 @@
-//go:build vcrmodel
-
 package main
 
 import (

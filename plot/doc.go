@@ -1,4 +1,6 @@
-// Package plot draws simple statistical charts as standalone SVG and as PNG,
+// Package plot draws simple statistical charts (histograms, performance
+// curves with confidence bands, sorted bar charts with error bars) as
+// standalone SVG and as PNG,
 // with no dependencies beyond the standard library and golang.org/x/image's
 // bitmap font. It knows nothing about images or corruptions: callers turn
 // their data into a Histogram.

@@ -31,7 +31,8 @@ func BinIndex(v float64, m int) int {
 // data is a series reduced to resampling cells.
 type data struct {
 	joint bool
-	// joint: bin centres and 4 cells per bin, index 2·correct + consistent.
+	// joint: bin centres and 6 cells per bin, index 3·correct + c with
+	// c = 0 inconsistent, 1 consistent, 2 unpaired.
 	x     []float64
 	cells []int
 	n     int
@@ -66,7 +67,7 @@ func (o *Options) defaults() error {
 
 func reduce(s *Series, m int) (*data, error) {
 	if len(s.Trials) > 0 {
-		d := &data{joint: true, x: make([]float64, m), cells: make([]int, 4*m), n: len(s.Trials)}
+		d := &data{joint: true, x: make([]float64, m), cells: make([]int, 6*m), n: len(s.Trials)}
 		for k := range d.x {
 			d.x[k] = (float64(k) + 0.5) / float64(m)
 		}
@@ -74,11 +75,14 @@ func reduce(s *Series, m int) (*data, error) {
 			if !(t.DV >= 0 && t.DV <= 1) {
 				return nil, fmt.Errorf("%w: trial %d of %s/%s has Δv %v", ErrDV, i, s.Subject, s.Corruption, t.DV)
 			}
-			c := 4 * BinIndex(t.DV, m)
+			c := 6 * BinIndex(t.DV, m)
 			if t.Correct {
-				c += 2
+				c += 3
 			}
-			if t.Consistent {
+			switch {
+			case t.Unpaired:
+				c += 2
+			case t.Consistent:
 				c++
 			}
 			d.cells[c]++
@@ -127,11 +131,11 @@ func (d *data) curves(cells, acells, ccells []int) (acc, con Counts) {
 		acc = Counts{X: d.x, N: make([]int, m), K: make([]int, m)}
 		con = Counts{X: d.x, N: make([]int, m), K: make([]int, m)}
 		for k := range m {
-			c := cells[4*k : 4*k+4]
-			n := c[0] + c[1] + c[2] + c[3]
-			acc.N[k], con.N[k] = n, n
-			acc.K[k] = c[2] + c[3]
-			con.K[k] = c[1] + c[3]
+			c := cells[6*k : 6*k+6]
+			acc.N[k] = c[0] + c[1] + c[2] + c[3] + c[4] + c[5]
+			acc.K[k] = c[3] + c[4] + c[5]
+			con.N[k] = c[0] + c[1] + c[3] + c[4]
+			con.K[k] = c[1] + c[4]
 		}
 		return acc, con
 	}
@@ -163,9 +167,12 @@ func fitCounts(c Counts, minN int, anchor float64, opt *Options, used []bool) (*
 	if len(x) == 0 {
 		return nil, fmt.Errorf("%w: no bin has at least %d trials", ErrNoData, minN)
 	}
-	a := anchor
-	return spline.FitMonotone(x, y, w, spline.MonotoneOptions{
-		Domain: [2]float64{0, 1}, Anchor: &a, Clamp: true, Lambda: opt.Lambda, Segments: opt.Segments})
+	mo := spline.MonotoneOptions{Domain: [2]float64{0, 1}, Clamp: true, Lambda: opt.Lambda, Segments: opt.Segments}
+	if !math.IsNaN(anchor) {
+		a := anchor
+		mo.Anchor = &a
+	}
+	return spline.FitMonotone(x, y, w, mo)
 }
 
 // Fit estimates the VCR curves of s: binning (Algorithm 1), anchored
@@ -177,7 +184,8 @@ func Fit(ctx context.Context, s Series, opt Options) (*Estimate, error) {
 	if err := opt.defaults(); err != nil {
 		return nil, err
 	}
-	if !(s.CleanAccuracy >= 0 && s.CleanAccuracy <= 1 && s.CleanConsistency >= 0 && s.CleanConsistency <= 1) {
+	okAnchor := func(v float64) bool { return math.IsNaN(v) || (v >= 0 && v <= 1) }
+	if !okAnchor(s.CleanAccuracy) || !okAnchor(s.CleanConsistency) {
 		return nil, fmt.Errorf("vcr: %s/%s: clean accuracy %v and consistency %v must lie in [0, 1]",
 			s.Subject, s.Corruption, s.CleanAccuracy, s.CleanConsistency)
 	}
@@ -209,10 +217,16 @@ func Fit(ctx context.Context, s Series, opt Options) (*Estimate, error) {
 			return nil, fmt.Errorf("%s/%s %s curve: %w", s.Subject, s.Corruption, p.name, err)
 		}
 		dropped, used := 0, 0
+		if math.IsNaN(p.anchor) {
+			p.c.Covered[0] = 1
+		}
 		for i, u := range p.c.Used {
 			if u {
 				used++
 				p.c.Covered[1] = math.Max(p.c.Covered[1], p.counts.X[i])
+				if math.IsNaN(p.anchor) {
+					p.c.Covered[0] = math.Min(p.c.Covered[0], p.counts.X[i])
+				}
 			} else {
 				dropped += p.counts.N[i]
 			}
@@ -287,8 +301,13 @@ func bootstrap(ctx context.Context, e *Estimate, d *data, s *Series, minN int, o
 				}
 				ca, cc := s.CleanAccuracy, s.CleanConsistency
 				if s.CleanN > 0 {
-					ca = float64(binomial(r, s.CleanN, ca)) / float64(s.CleanN)
-					cc = float64(binomial(r, s.CleanN, cc)) / float64(s.CleanN)
+					// NaN (unanchored) stays NaN.
+					if !math.IsNaN(ca) {
+						ca = float64(binomial(r, s.CleanN, ca)) / float64(s.CleanN)
+					}
+					if !math.IsNaN(cc) {
+						cc = float64(binomial(r, s.CleanN, cc)) / float64(s.CleanN)
+					}
 				}
 				acc, con := d.curves(cells, acells, ccells)
 				// A replicate whose fit fails (no usable bin) stays nil.

@@ -7,6 +7,11 @@ import (
 	"sort"
 )
 
+// OverlapTol is the slack of the band-overlap test: bands pinned to the
+// same anchor (zero width) differ by rounding only, and must count as
+// overlapping.
+const OverlapTol = 1e-9
+
 // Property selects a curve of an Estimate.
 type Property int
 
@@ -26,8 +31,8 @@ func (e *Estimate) curve(p Property) *Curve {
 // for one subject (normally humans).
 type SimilarityTable struct {
 	Corruptions []string
-	// Similar[i][j]: the 83 % bands of i and j overlap at every grid point of
-	// their common covered range (true on the diagonal).
+	// Similar[i][j]: the 83 % bands of i and j overlap (within OverlapTol)
+	// at every grid point of their common covered range (true on the diagonal).
 	Similar [][]bool
 	// Gap[i][j] is the largest separation between the two bands over that
 	// range, max_v (max(lo_i, lo_j) − min(hi_i, hi_j)); ≤ 0 means overlap
@@ -80,7 +85,7 @@ func Similarity(ests []*Estimate, p Property, opt CompareOptions) (*SimilarityTa
 		for j := i; j < n; j++ {
 			g := bandGap(ests[i].curve(p), ests[j].curve(p))
 			t.Gap[i][j], t.Gap[j][i] = g, g
-			s := g <= 0 // NaN (no common range) is not similar
+			s := g <= OverlapTol // NaN (no common range) is not similar
 			t.Similar[i][j], t.Similar[j][i] = s, s
 			if math.IsNaN(g) && i != j {
 				t.Warnings = append(t.Warnings, fmt.Errorf("vcr: %s and %s cover no common Δv range", t.Corruptions[i], t.Corruptions[j]))

@@ -32,6 +32,10 @@ type Trial struct {
 	DV         float64 // visual change Δv ∈ [0, 1]
 	Correct    bool    // prediction equals the ground truth
 	Consistent bool    // prediction equals the prediction on the clean image
+	// Unpaired marks a trial without a clean prediction to compare with
+	// (human data where nobody judged the original): it counts for accuracy
+	// only, and Consistent is ignored.
+	Unpaired bool
 }
 
 // Counts is per-bin binomial data for one curve: N[i] trials at Δv = X[i],
@@ -63,10 +67,12 @@ type Series struct {
 	Trials     []Trial
 	// Binned is used instead of Trials when Trials is empty.
 	Binned *Bins
-	// CleanAccuracy anchors the accuracy curve at Δv = 0.
+	// CleanAccuracy anchors the accuracy curve at Δv = 0. NaN leaves the
+	// curve unanchored (its value at 0 is then the fit's extrapolation).
 	CleanAccuracy float64
 	// CleanConsistency anchors the consistency curve at Δv = 0: 1 for
-	// deterministic models, measured for humans.
+	// deterministic models, measured for humans; NaN = unanchored (e.g. the
+	// published ImageNet human data, whose raw originals are lost).
 	CleanConsistency float64
 	// CleanN is the number of clean judgements behind CleanAccuracy and
 	// CleanConsistency. With CleanN > 0 the bootstrap also resamples the
@@ -109,7 +115,8 @@ type Curve struct {
 	Lo83, Hi83  []float64
 	Lo95, Hi95  []float64
 	// Covered is the Δv range the data support: [0, max used bin centre]
-	// (the anchor covers Δv = 0). Outside it the curve is an extrapolation.
+	// (the anchor covers Δv = 0; an unanchored curve starts at its first used
+	// bin centre). Outside it the curve is an extrapolation.
 	Covered [2]float64
 	reps    []*spline.Monotone
 }
@@ -122,7 +129,8 @@ type Estimate struct {
 	Accuracy, Consistency          Curve
 	Ra, Rp                         Interval // R̂a = ∫₀¹ s_a, R̂p = ∫₀¹ s_p
 	// MeanAccuracy and MeanConsistency are the plain averages over all trials
-	// (what ImageNet-C reports), side by side with R̂ to expose coverage bias.
+	// (what ImageNet-C reports; consistency over paired trials), side by side
+	// with R̂ to expose coverage bias.
 	MeanAccuracy, MeanConsistency float64
 	Bins, MinCount, Replicates    int
 	Seed                          uint64

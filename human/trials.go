@@ -1,0 +1,151 @@
+package human
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Columns of the project's trial CSV, in the order WriteHeader writes them
+// (docs/human-data.md). Readers find columns by name; extra columns are
+// ignored; the required ones are marked in Record.
+var Columns = []string{
+	"participant", "session", "trial", "image_id", "source", "corruption", "params",
+	"dv", "vif_method", "ground_truth", "response", "rt_ms", "is_original", "timestamp",
+}
+
+// Record is one row of the project's trial CSV: one human judgement.
+type Record struct {
+	Participant string  // required: pseudonymous participant id
+	Session     string  // session id
+	Trial       int     // index of the trial within the session
+	ImageID     string  // required: source image identifier (pairs originals with corrupted versions)
+	Source      string  // dataset of the source image, e.g. "imagenet16"
+	Corruption  string  // required for corrupted trials: catalogue name; for originals the group shown with (may be empty)
+	Params      string  // corruption parameters, e.g. "sigma=0.3;seed=17"
+	DV          float64 // required: Δv ∈ [0, 1] (0 for originals)
+	VIFMethod   string  // required for corrupted trials: VIF flavour of DV
+	GroundTruth string  // required: the correct category
+	Response    string  // required: the participant's answer
+	RTms        float64 // response time in milliseconds (NaN if unknown)
+	IsOriginal  bool    // required: the stimulus is an uncorrupted original
+	Timestamp   string  // RFC 3339 time of the response
+}
+
+// WriteHeader writes the CSV header line.
+func WriteHeader(w *csv.Writer) error { return w.Write(Columns) }
+
+// Write writes r as one CSV row in Columns order.
+func (r *Record) Write(w *csv.Writer) error {
+	rt := ""
+	if !math.IsNaN(r.RTms) {
+		rt = strconv.FormatFloat(r.RTms, 'f', -1, 64)
+	}
+	orig := "0"
+	if r.IsOriginal {
+		orig = "1"
+	}
+	return w.Write([]string{r.Participant, r.Session, strconv.Itoa(r.Trial), r.ImageID, r.Source, r.Corruption, r.Params,
+		strconv.FormatFloat(r.DV, 'g', -1, 64), r.VIFMethod, r.GroundTruth, r.Response, rt, orig, r.Timestamp})
+}
+
+// ReadRecords reads the project's trial CSV. It returns an error naming the
+// line for a missing required column or value, a Δv outside [0, 1], or an
+// is_original other than 0/1/true/false.
+func ReadRecords(r io.Reader, name string) ([]Record, error) {
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = -1
+	rec, err := cr.Read()
+	if err != nil {
+		return nil, fmt.Errorf("%s: header: %w", name, err)
+	}
+	col, err := header(rec, "participant", "image_id", "corruption", "dv", "vif_method", "ground_truth", "response", "is_original")
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	var out []Record
+	for line := 2; ; line++ {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		get := func(c string) string {
+			if i, ok := col[c]; ok && i < len(rec) {
+				return strings.TrimSpace(rec[i])
+			}
+			return ""
+		}
+		bad := func(what string) error {
+			return fmt.Errorf("%w: %s line %d: %s", ErrFormat, name, line, what)
+		}
+		var x Record
+		x.Participant, x.Session, x.ImageID, x.Source = get("participant"), get("session"), get("image_id"), get("source")
+		x.Corruption, x.Params, x.VIFMethod = get("corruption"), get("params"), get("vif_method")
+		x.GroundTruth, x.Response, x.Timestamp = get("ground_truth"), get("response"), get("timestamp")
+		if t := get("trial"); t != "" {
+			if x.Trial, err = strconv.Atoi(t); err != nil {
+				return nil, bad(fmt.Sprintf("trial %q is not an integer", t))
+			}
+		}
+		switch strings.ToLower(get("is_original")) {
+		case "1", "true":
+			x.IsOriginal = true
+		case "0", "false":
+		default:
+			return nil, bad(fmt.Sprintf("is_original %q must be 0 or 1", get("is_original")))
+		}
+		if x.DV, err = strconv.ParseFloat(get("dv"), 64); err != nil || !(x.DV >= 0 && x.DV <= 1) {
+			return nil, bad(fmt.Sprintf("dv %q must be a number in [0, 1]", get("dv")))
+		}
+		x.RTms = math.NaN()
+		if t := get("rt_ms"); t != "" {
+			if x.RTms, err = strconv.ParseFloat(t, 64); err != nil {
+				return nil, bad(fmt.Sprintf("rt_ms %q is not a number", t))
+			}
+		}
+		if x.Participant == "" || x.ImageID == "" || x.GroundTruth == "" || x.Response == "" {
+			return nil, bad("participant, image_id, ground_truth and response must not be empty")
+		}
+		if !x.IsOriginal && (x.Corruption == "" || x.VIFMethod == "") {
+			return nil, bad("a corrupted trial needs corruption and vif_method")
+		}
+		out = append(out, x)
+	}
+	return out, nil
+}
+
+// ReadTrials reads the project's trial CSV into a Dataset: one series per
+// corruption, paired with the originals as ReadICSETrials does (the
+// reference answer for consistency is the majority answer to the same
+// source/image_id original by other participants). It returns an error if
+// a corruption's trials carry more than one vif_method.
+func ReadTrials(r io.Reader, name string) (*Dataset, error) {
+	recs, err := ReadRecords(r, name)
+	if err != nil {
+		return nil, err
+	}
+	vifOf := map[string]string{}
+	js := make([]judgement, 0, len(recs))
+	for i, x := range recs {
+		if !x.IsOriginal {
+			if v, ok := vifOf[x.Corruption]; ok && v != x.VIFMethod {
+				return nil, fmt.Errorf("%w: %s row %d: corruption %s mixes vif_method %q and %q", ErrFormat, name, i+2, x.Corruption, v, x.VIFMethod)
+			}
+			vifOf[x.Corruption] = x.VIFMethod
+		}
+		js = append(js, judgement{corruption: x.Corruption, id: x.Source + "/" + x.ImageID, truth: x.GroundTruth,
+			answer: x.Response, dv: x.DV, original: x.IsOriginal})
+	}
+	common := ""
+	for _, v := range vifOf {
+		common = v
+		break
+	}
+	return pair(js, name, common, vifOf)
+}

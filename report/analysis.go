@@ -76,8 +76,9 @@ type SubjectSummary struct {
 	N          int    `json:"n"`
 	Seed       uint64 `json:"seed"`
 	// CleanAccuracy and CleanConsistency are the curves' anchors at Δv = 0.
-	CleanAccuracy    float64 `json:"clean_accuracy"`
-	CleanConsistency float64 `json:"clean_consistency"`
+	// They are null for unanchored curves.
+	CleanAccuracy    *float64 `json:"clean_accuracy"`
+	CleanConsistency *float64 `json:"clean_consistency"`
 	// MeanAccuracy and MeanConsistency are plain averages over all trials
 	// (what ImageNet-C reports), beside R̂ to expose coverage bias.
 	MeanAccuracy    *float64    `json:"mean_accuracy"`
@@ -159,7 +160,7 @@ func errStrings(errs []error) []string {
 func subjectSummary(e *vcr.Estimate) SubjectSummary {
 	return SubjectSummary{
 		Subject: e.Subject, Corruption: e.Corruption, VIFMethod: e.VIFMethod, N: e.N, Seed: e.Seed,
-		CleanAccuracy: e.Accuracy.Anchor, CleanConsistency: e.Consistency.Anchor,
+		CleanAccuracy: num(e.Accuracy.Anchor), CleanConsistency: num(e.Consistency.Anchor),
 		MeanAccuracy: num(e.MeanAccuracy), MeanConsistency: num(e.MeanConsistency),
 		Ra: e.Ra.Value, RaCI83: ci(e.Ra.Lo83, e.Ra.Hi83), RaCI95: ci(e.Ra.Lo95, e.Ra.Hi95),
 		Rp: e.Rp.Value, RpCI83: ci(e.Rp.Lo83, e.Rp.Hi83), RpCI95: ci(e.Rp.Lo95, e.Rp.Hi95),

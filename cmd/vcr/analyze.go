@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/vcr-bench/vcr/corrupt"
+	"github.com/vcr-bench/vcr/human"
 	"github.com/vcr-bench/vcr/internal/atomicfile"
 	"github.com/vcr-bench/vcr/internal/progress"
 	"github.com/vcr-bench/vcr/report"
@@ -41,8 +43,23 @@ MRSI = A(m>h)/A(m) (how much the model exceeds humans).
 
 The model of a results file is its --model-name (in file order), else the
 file's model column, else the file's name (for DIR/results.csv, DIR's name).
+Rows with an error are skipped, and so are rows whose label is outside the
+task (empty correct_*). The clean accuracy anchoring a model's accuracy
+curve is the mean of correct_clean over the distinct source images.
+
+--human is a built-in dataset (icse2022-imagenet, icse2022-cifar10,
+icse2022-cifar10-bins, icse2022-imagenet-sixty1, icse2022-imagenet-sixty2:
+the published data of Hu et al., ICSE 2022), a human trial CSV as the
+experiment app exports it (docs/human-data.md), or an ICSE 2022 per-trial
+CSV (with --human-vif-method). Every model corruption needs a human series
+of the same corruption. Human curves are fitted for the models' corruptions
+only, or with --all-human for every corruption of the human data; with two
+or more, the corruptions visually similar for humans (83% bands overlapping
+wherever both curves rest on data) are reported.
+
 All rows must share one VIF flavour; human data of another flavour is
-refused unless --allow-vif-mismatch (then a warning is recorded).
+refused unless --allow-vif-mismatch (then a loud warning is recorded in
+summary.json as vif_mismatch_warning).
 
 REPORT receives:
   summary.json   per model and corruption: ra, rp and their intervals
@@ -59,12 +76,34 @@ REPORT receives:
 and a table is printed.
 
 Example:
-  vcr analyze --results resnet50/results.csv,vit/results.csv --human icse-imagenet --out report
+  vcr analyze --results resnet50/results.csv,vit/results.csv --human icse2022-imagenet --out report
 `
 
-// humanLoader returns the human series named by spec: a file of human
-// trials or per-bin data, or the name of a built-in dataset.
-var humanLoader func(spec string) ([]vcr.Series, error)
+// loadHuman returns the human dataset named by spec: a built-in dataset
+// (human.BuiltinNames), or a file: the project's trial CSV, or the ICSE
+// 2022 per-trial CSV (recognised by its image_link and IQA columns), whose
+// VIF flavour icseVIF must name since the file does not record it.
+func loadHuman(spec, icseVIF string) (*human.Dataset, error) {
+	if slices.Contains(human.BuiltinNames(), spec) {
+		return human.Builtin(spec)
+	}
+	data, err := os.ReadFile(spec)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("no such file, and not a built-in dataset (built-in: %s)", strings.Join(human.BuiltinNames(), ", "))
+		}
+		return nil, err
+	}
+	head, _, _ := bytes.Cut(data, []byte("\n"))
+	if bytes.Contains(head, []byte("image_link")) && bytes.Contains(head, []byte("IQA")) {
+		if icseVIF == "" {
+			return nil, usagef("%s is an ICSE 2022 per-trial file, which does not record its VIF flavour; name it with --human-vif-method (%q for the published ImageNet data, %q for CIFAR-10)",
+				spec, human.VIFVec, human.VIFVec2Layers)
+		}
+		return human.ReadICSETrials(bytes.NewReader(data), spec, icseVIF)
+	}
+	return human.ReadTrials(bytes.NewReader(data), spec)
+}
 
 // seriesSeed derives the bootstrap seed of one series from the master seed,
 // so that different series (a model and the humans it is compared with)
@@ -106,6 +145,8 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		lambda = &v
 		return nil
 	})
+	humanVIF := fs.String("human-vif-method", "", "VIF `flavour` of an ICSE 2022 per-trial --human file (which does not record it)")
+	allHuman := fs.Bool("all-human", false, "fit every corruption of the human data, not only the models' (for the similar-corruption classes)")
 	allowVIF := fs.Bool("allow-vif-mismatch", false, "compare with human data of another VIF flavour (recorded as a warning)")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
@@ -161,13 +202,15 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	var humans []vcr.Series
 	humanFor := map[string]int{} // model corruption → index in humans
 	if *humanSpec != "" {
-		if humanLoader == nil {
-			return fmt.Errorf("--human: this build of vcr cannot load human data")
-		}
-		humans, err = humanLoader(*humanSpec)
+		ds, err := loadHuman(*humanSpec, *humanVIF)
 		if err != nil {
+			var ue usageError
+			if errors.As(err, &ue) {
+				return err
+			}
 			return fmt.Errorf("--human %s: %w", *humanSpec, err)
 		}
+		humans = ds.Series
 		if len(humans) == 0 {
 			return fmt.Errorf("--human %s: no human series", *humanSpec)
 		}
@@ -194,16 +237,28 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			fmt.Fprintf(stderr, "vcr analyze: WARNING: %s\n", a.VIFMismatch)
 		}
 		var have []string
+		byName := map[string]int{}
 		for i, h := range humans {
 			have = append(have, h.Corruption)
-			humanFor[canonicalCorruption(h.Corruption)] = i
+			byName[canonicalCorruption(h.Corruption)] = i
 		}
+		need := make([]bool, len(humans))
 		for _, s := range tab.Series {
-			if _, ok := humanFor[canonicalCorruption(s.Corruption)]; !ok {
+			i, ok := byName[canonicalCorruption(s.Corruption)]
+			if !ok {
 				return fmt.Errorf("%w: the human data %s has no series for corruption %q (model %s); it has %s",
 					vcr.ErrCorruptionMismatch, *humanSpec, s.Corruption, s.Subject, strings.Join(have, ", "))
 			}
+			need[i] = true
 		}
+		var keep []vcr.Series
+		for i, h := range humans {
+			if need[i] || *allHuman {
+				humanFor[canonicalCorruption(h.Corruption)] = len(keep)
+				keep = append(keep, h)
+			}
+		}
+		humans = keep
 	}
 
 	// Fit every series.

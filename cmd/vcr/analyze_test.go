@@ -272,3 +272,162 @@ func TestAnalyzeErrors(t *testing.T) {
 		}
 	}
 }
+
+// humanAcc is the simulated humans' true accuracy curve; their clean
+// accuracy is humanAcc(0).
+func humanAcc(v float64) float64 { return 0.97 - 0.5*v*v*v }
+
+// writeSimHumans writes a human trial CSV (the experiment app's format):
+// 300 source images, each original judged by 3 participants (correct with
+// probability humanAcc(0)), and 4000 corrupted trials on corruption with Δv
+// uniform on [0, 1], correct with probability humanAcc(Δv); car / not car.
+func writeSimHumans(t *testing.T, dir, corruption, vif string, seed uint64) string {
+	t.Helper()
+	r := rand.New(rand.NewPCG(seed, 11))
+	const images = 300
+	truth := make([]string, images)
+	for i := range truth {
+		truth[i] = []string{"car", "not car"}[r.IntN(2)]
+	}
+	answer := func(gt string, p float64) string {
+		if r.Float64() < p {
+			return gt
+		}
+		if gt == "car" {
+			return "not car"
+		}
+		return "car"
+	}
+	var b strings.Builder
+	b.WriteString("participant,session,trial,image_id,source,corruption,params,dv,vif_method,ground_truth,response,rt_ms,is_original,timestamp\n")
+	for i := range images {
+		for p := range 3 {
+			fmt.Fprintf(&b, "p%d,s%d,%d,img%d,sim,,,0,,%s,%s,450,1,\n", 100+p+3*(i%50), p, i, i, truth[i], answer(truth[i], humanAcc(0)))
+		}
+	}
+	for k := range 4000 {
+		i := r.IntN(images)
+		v := r.Float64()
+		fmt.Fprintf(&b, "q%d,t%d,%d,img%d,sim,%s,,%.6f,%s,%s,%s,,0,\n", k%400, k%400, k, i, corruption, v, vif, truth[i], answer(truth[i], humanAcc(v)))
+	}
+	p := filepath.Join(dir, "humans_"+corruption+".csv")
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestAnalyzeHuman(t *testing.T) {
+	dir := t.TempDir()
+	var paths []string
+	for i, m := range simModels {
+		p, _ := writeSimResults(t, dir, m, 4000, uint64(i+10))
+		paths = append(paths, p)
+	}
+	hum := writeSimHumans(t, dir, "gaussian_blur", "vcr-py", 5)
+	out := filepath.Join(dir, "report")
+	stdout := mustRun(t, "analyze", "--results", strings.Join(paths, ","), "--human", hum, "--out", out, "--bootstrap", "100")
+	s := readSummary(t, out)
+	if len(s.Humans) != 1 || s.Humans[0]["corruption"] != "gaussian_blur" || s.VIFMismatch != "" {
+		t.Fatalf("humans %v, mismatch %q", s.Humans, s.VIFMismatch)
+	}
+	if hr := field(t, s.Humans[0], "ra"); math.Abs(hr-area(humanAcc)) > 0.03 {
+		t.Errorf("human R̂a = %.4f, true %.4f", hr, area(humanAcc))
+	}
+	for i, m := range []simModel{simModels[1], simModels[0]} {
+		got := s.Models[i]
+		// True HMRI and MRSI of accuracy from the true curves.
+		ah, am := area(humanAcc), area(m.acc)
+		ahm := area(func(v float64) float64 { return max(0, humanAcc(v)-m.acc(v)) })
+		amh := area(func(v float64) float64 { return max(0, m.acc(v)-humanAcc(v)) })
+		for _, p := range []struct {
+			key  string
+			true float64
+		}{{"hmri_a", 1 - ahm/ah}, {"mrsi_a", amh / am}} {
+			est := field(t, got, p.key)
+			ci := interval(t, got, p.key+"_ci95")
+			interval(t, got, p.key+"_ci83")
+			if math.Abs(est-p.true) > 0.04 || ci[0] > est || est > ci[1] {
+				t.Errorf("%s %s = %.4f (95%% %v), true %.4f", m.name, p.key, est, ci, p.true)
+			}
+		}
+		for _, k := range []string{"hmri_p", "mrsi_p"} {
+			if v := field(t, got, k); v < 0 || v > 1 {
+				t.Errorf("%s %s = %v outside [0, 1]", m.name, k, v)
+			}
+			interval(t, got, k+"_ci95")
+		}
+		if got["human_corruption"] != "gaussian_blur" {
+			t.Errorf("%s human_corruption %v", m.name, got["human_corruption"])
+		}
+	}
+	if !strings.Contains(stdout, "HMRI_a") || !strings.Contains(stdout, "humans") {
+		t.Errorf("table:\n%s", stdout)
+	}
+	for _, f := range []string{"hmri_gaussian_blur_accuracy", "mrsi_gaussian_blur_accuracy", "hmri_gaussian_blur_consistency", "mrsi_gaussian_blur_consistency"} {
+		svg := readFile(t, filepath.Join(out, f+".svg"))
+		if n := bytes.Count(svg, []byte(`class="bar"`)); n != 2 {
+			t.Errorf("%s.svg has %d bars, want 2", f, n)
+		}
+		if _, err := png.Decode(bytes.NewReader(readFile(t, filepath.Join(out, f+".png")))); err != nil {
+			t.Errorf("%s.png: %v", f, err)
+		}
+	}
+	curves := readFile(t, filepath.Join(out, "curves_gaussian_blur_accuracy.svg"))
+	if n := bytes.Count(curves, []byte(`class="curve"`)); n != 3 || !bytes.Contains(curves, []byte("humans")) {
+		t.Errorf("accuracy plot has %d curves, want 2 models and humans", n)
+	}
+
+	// Human data of another VIF flavour: refused, or compared with a
+	// warning recorded in summary.json.
+	other := writeSimHumans(t, dir, "gaussian_blur", "vifvec", 5)
+	code, _, errOut := runCmd(t, "analyze", "--results", paths[0], "--human", other, "--out", filepath.Join(dir, "r2"), "--bootstrap", "0")
+	if code != exitFailure || !strings.Contains(errOut, "vifvec") || !strings.Contains(errOut, "--allow-vif-mismatch") {
+		t.Errorf("VIF mismatch: exit %d, %s", code, errOut)
+	}
+	_, _, errOut = runCmd(t, "analyze", "--results", paths[0], "--human", other, "--out", filepath.Join(dir, "r3"), "--bootstrap", "0", "--allow-vif-mismatch")
+	if s := readSummary(t, filepath.Join(dir, "r3")); !strings.Contains(s.VIFMismatch, "vifvec") || s.Models[0]["hmri_a"] == nil {
+		t.Errorf("allowed VIF mismatch: warning %q, hmri_a %v", s.VIFMismatch, s.Models[0]["hmri_a"])
+	}
+	if !strings.Contains(errOut, "WARNING") {
+		t.Errorf("allowed VIF mismatch not warned on stderr: %s", errOut)
+	}
+
+	// Human data for another corruption: a clear error naming both.
+	frost := writeSimHumans(t, dir, "frost", "vcr-py", 6)
+	code, _, errOut = runCmd(t, "analyze", "--results", paths[0], "--human", frost, "--out", filepath.Join(dir, "r4"))
+	if code != exitFailure || !strings.Contains(errOut, `"gaussian_blur"`) || !strings.Contains(errOut, "frost") {
+		t.Errorf("corruption mismatch: exit %d, %s", code, errOut)
+	}
+	// Unknown built-in / missing file.
+	code, _, errOut = runCmd(t, "analyze", "--results", paths[0], "--human", "icse2099", "--out", filepath.Join(dir, "r5"))
+	if code != exitFailure || !strings.Contains(errOut, "icse2022-imagenet") {
+		t.Errorf("unknown human data: exit %d, %s", code, errOut)
+	}
+}
+
+// TestAnalyzeBuiltinHuman compares a vifvec-labelled model on frost with
+// the embedded ICSE 2022 ImageNet human data.
+func TestAnalyzeBuiltinHuman(t *testing.T) {
+	dir := t.TempDir()
+	m := simModels[0]
+	m.corruption = "frost"
+	p, _ := writeSimResults(t, dir, m, 3000, 21)
+	data := strings.ReplaceAll(string(readFile(t, p)), "vcr-py", "vifvec")
+	os.WriteFile(p, []byte(data), 0o644)
+	out := filepath.Join(dir, "report")
+	mustRun(t, "analyze", "--results", p, "--human", "icse2022-imagenet", "--out", out, "--bootstrap", "50")
+	s := readSummary(t, out)
+	if len(s.Humans) != 1 || s.Humans[0]["corruption"] != "frost" || s.Humans[0]["vif_method"] != "vifvec" {
+		t.Fatalf("humans: %v", s.Humans)
+	}
+	// The published human frost accuracy (R̂a ≈ 0.92 from the per-bin
+	// files) exceeds this model's (≈ 0.69) over most of Δv, so 0 < HMRI < 1.
+	got := s.Models[0]
+	if h := field(t, got, "hmri_a"); !(h > 0 && h < 1) {
+		t.Errorf("hmri_a = %v, want in (0, 1)", h)
+	}
+	for _, k := range []string{"mrsi_a", "hmri_p", "mrsi_p"} {
+		field(t, got, k)
+	}
+}

@@ -355,9 +355,13 @@ func (a *Analysis) WriteBinsCSV(w io.Writer) error {
 // similarity classes.
 func (a *Analysis) WriteTable(w io.Writer) error {
 	withHuman := len(a.Humans) > 0
-	head := []string{"model", "corruption", "n", "mean acc", "R̂a [95%]", "R̂p [95%]"}
+	ci := ""
+	if a.Bootstrap > 0 {
+		ci = " [95%]"
+	}
+	head := []string{"model", "corruption", "n", "mean acc", "R̂a" + ci, "R̂p" + ci}
 	if withHuman {
-		head = append(head, "HMRI_a [95%]", "MRSI_a [95%]", "HMRI_p [95%]", "MRSI_p [95%]")
+		head = append(head, "HMRI_a"+ci, "MRSI_a"+ci, "HMRI_p"+ci, "MRSI_p"+ci)
 	}
 	iv := func(x vcr.Interval) string {
 		if math.IsNaN(x.Value) {
@@ -402,18 +406,19 @@ func (a *Analysis) WriteTable(w io.Writer) error {
 	}
 	var b strings.Builder
 	line := func(r []string) {
+		var l strings.Builder
 		for j, c := range r {
 			if j > 0 {
-				b.WriteString("  ")
+				l.WriteString("  ")
 			}
 			pad := width[j] - len([]rune(c))
 			if j >= 2 {
-				b.WriteString(strings.Repeat(" ", pad) + c)
+				l.WriteString(strings.Repeat(" ", pad) + c)
 			} else {
-				b.WriteString(c + strings.Repeat(" ", pad))
+				l.WriteString(c + strings.Repeat(" ", pad))
 			}
 		}
-		b.WriteString("\n")
+		b.WriteString(strings.TrimRight(l.String(), " ") + "\n")
 	}
 	line(head)
 	for _, r := range rows {

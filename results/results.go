@@ -211,10 +211,10 @@ func readFile(f File, t *Table, series map[key]*acc, vifWhere *string) error {
 		if err == io.EOF {
 			break
 		}
-		line, _ := cr.FieldPos(0)
 		if err != nil {
 			return fmt.Errorf("%s: %w", f.Path, err)
 		}
+		line, _ := cr.FieldPos(0)
 		rows++
 		t.Rows++
 		at := func(c string) error {

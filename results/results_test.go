@@ -141,3 +141,33 @@ func TestDefaultModel(t *testing.T) {
 		}
 	}
 }
+
+// FuzzRead checks that Read never panics and that every series it returns
+// holds valid trials.
+func FuzzRead(f *testing.F) {
+	f.Add(header + `0,s1,blur,,{},0.1,vcr-py,car,car,car,car,1,1,1,,,` + "\n")
+	f.Add("model,corruption,dv,vif_method,id,pred_clean,pred_corrupted,correct_clean,correct_corrupted,consistent\nvit,blur,0.3,vcr-py,0,a,a,1,1,1\n")
+	f.Add(header + `1,s2,blur,,{},1.5,vcr-py,car,car,car,car,1,1,1,,,` + "\n")
+	f.Add("\ufeff" + header + "\"unterminated")
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, body string) {
+		p := filepath.Join(dir, "fuzz.csv")
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		tab, err := Read([]File{{Path: p}})
+		if err != nil {
+			return
+		}
+		for _, s := range tab.Series {
+			if len(s.Trials) == 0 || !(s.CleanAccuracy >= 0 && s.CleanAccuracy <= 1) {
+				t.Fatalf("series %s/%s: %d trials, clean %v", s.Subject, s.Corruption, len(s.Trials), s.CleanAccuracy)
+			}
+			for _, tr := range s.Trials {
+				if !(tr.DV >= 0 && tr.DV <= 1) {
+					t.Fatalf("Δv %v accepted", tr.DV)
+				}
+			}
+		}
+	})
+}

@@ -35,8 +35,11 @@ rows are binned by Δv (--bins equal bins; bins with fewer than --min-per-bin
 rows are left out of the fit), monotone non-increasing smoothing splines
 are fitted to the per-bin accuracy and prediction consistency, anchored at
 Δv = 0 to the clean accuracy and to 1, and their areas are R̂a and R̂p. A
-bootstrap over the rows (--bootstrap replicates, --seed) gives pointwise 83%
-and 95% bands and intervals. With --human, human curves are fitted the same
+bootstrap over the rows (--bootstrap replicates) gives pointwise 83% and 95%
+bands and percentile intervals; each series' bootstrap seed is derived from
+--seed and its model and corruption names (recorded in summary.json), so a
+model and the humans are resampled independently and a rerun writes the
+same numbers. With --human, human curves are fitted the same
 way and every model is compared with the humans on its corruption:
 HMRI = 1 − A(h>m)/A(h) (1: at least human everywhere) and
 MRSI = A(m>h)/A(m) (how much the model exceeds humans).

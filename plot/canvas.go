@@ -128,28 +128,49 @@ func svgDocument(b *bufio.Writer, w, h int, draw func(painter)) error {
 }
 
 // pngPainter draws on an RGBA image with an anti-aliasing rasterizer.
+// Shapes are collected as closed paths and rasterized together by paint,
+// over their bounding box only.
 type pngPainter struct {
-	img *image.RGBA
-	z   *vector.Rasterizer
+	img   *image.RGBA
+	z     *vector.Rasterizer
+	paths [][]pt
 }
 
 func newPNGPainter(width, height int) *pngPainter {
 	img := image.NewRGBA(image.Rect(0, 0, width, height))
 	draw.Draw(img, img.Bounds(), image.White, image.Point{}, draw.Src)
-	return &pngPainter{img: img, z: vector.NewRasterizer(width, height)}
+	return &pngPainter{img: img, z: vector.NewRasterizer(1, 1)}
 }
 
 func (p *pngPainter) begin(string) {}
 func (p *pngPainter) end()         {}
 
-// paint draws the rasterizer's accumulated paths in c at opacity and resets it.
+// paint rasterizes the collected paths in c at opacity, within their
+// bounding box, and clears them.
 func (p *pngPainter) paint(c rgb, opacity float64) {
+	defer func() { p.paths = p.paths[:0] }()
+	x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	for _, path := range p.paths {
+		for _, q := range path {
+			x0, y0, x1, y1 = min(x0, q.x), min(y0, q.y), max(x1, q.x), max(y1, q.y)
+		}
+	}
+	box := image.Rect(int(math.Floor(x0)), int(math.Floor(y0)), int(math.Ceil(x1))+1, int(math.Ceil(y1))+1).Intersect(p.img.Bounds())
+	if box.Empty() {
+		return
+	}
+	p.z.Reset(box.Dx(), box.Dy())
+	ox, oy := float64(box.Min.X), float64(box.Min.Y)
+	for _, path := range p.paths {
+		p.z.MoveTo(float32(path[0].x-ox), float32(path[0].y-oy))
+		for _, q := range path[1:] {
+			p.z.LineTo(float32(q.x-ox), float32(q.y-oy))
+		}
+		p.z.ClosePath()
+	}
 	a := uint8(math.Round(255 * min(1, max(0, opacity))))
-	src := image.NewUniform(color.NRGBA{c[0], c[1], c[2], a})
 	p.z.DrawOp = draw.Over
-	p.z.Draw(p.img, p.img.Bounds(), src, image.Point{})
-	b := p.img.Bounds()
-	p.z.Reset(b.Dx(), b.Dy())
+	p.z.Draw(p.img, box, image.NewUniform(color.NRGBA{c[0], c[1], c[2], a}), image.Point{})
 }
 
 // polygon adds a closed path, oriented so that the signed area is positive:
@@ -163,17 +184,15 @@ func (p *pngPainter) polygon(pts []pt) {
 		r := pts[(i+1)%len(pts)]
 		area += q.x*r.y - r.x*q.y
 	}
-	at := func(i int) pt {
+	path := make([]pt, len(pts))
+	for i := range pts {
 		if area < 0 {
-			return pts[len(pts)-1-i]
+			path[i] = pts[len(pts)-1-i]
+		} else {
+			path[i] = pts[i]
 		}
-		return pts[i]
 	}
-	p.z.MoveTo(float32(at(0).x), float32(at(0).y))
-	for i := 1; i < len(pts); i++ {
-		p.z.LineTo(float32(at(i).x), float32(at(i).y))
-	}
-	p.z.ClosePath()
+	p.paths = append(p.paths, path)
 }
 
 // segment adds a stroke of the given width from a to b, extended by half

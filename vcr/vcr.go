@@ -1,7 +1,9 @@
 package vcr
 
 import (
+	"encoding/json"
 	"errors"
+	"math"
 
 	"github.com/vcr-bench/vcr/spline"
 )
@@ -90,7 +92,8 @@ type Options struct {
 	Workers    int      // parallel workers; 0 = GOMAXPROCS. Results do not depend on it.
 	Lambda     *float64 // fixed smoothing penalty (spline.MonotoneOptions.Lambda); nil = GCV
 	Segments   int      // spline knot intervals; 0 = spline's default
-	// Progress, if not nil, is called after each replicate (from any worker).
+	// Progress, if not nil, is called after each replicate; it may be
+	// called concurrently from several workers.
 	Progress func(done, total int)
 }
 
@@ -135,4 +138,16 @@ type Estimate struct {
 	Bins, MinCount, Replicates    int
 	Seed                          uint64
 	Warnings                      []error
+}
+
+// MarshalJSON writes the interval with NaN bounds (no bootstrap) as null,
+// which encoding/json cannot otherwise represent.
+func (iv Interval) MarshalJSON() ([]byte, error) {
+	f := func(v float64) any {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil
+		}
+		return v
+	}
+	return json.Marshal(map[string]any{"value": f(iv.Value), "lo83": f(iv.Lo83), "hi83": f(iv.Hi83), "lo95": f(iv.Lo95), "hi95": f(iv.Hi95)})
 }

@@ -2,10 +2,12 @@ package vcr
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sync/atomic"
 	"testing"
 )
 
@@ -422,5 +424,47 @@ func TestUnpairedAndUnanchored(t *testing.T) {
 	}
 	if e.Consistency.Covered[0] != 0.0125 || e.Consistency.Fit.Eval(0) == 1 {
 		t.Errorf("unanchored: covered %v, s_p(0) = %v", e.Consistency.Covered, e.Consistency.Fit.Eval(0))
+	}
+}
+
+func TestIntervalJSON(t *testing.T) {
+	b, err := json.Marshal(Interval{Value: 0.5, Lo83: math.NaN(), Hi83: math.NaN(), Lo95: 0.25, Hi95: math.NaN()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"hi83":null,"hi95":null,"lo83":null,"lo95":0.25,"value":0.5}`; string(b) != want {
+		t.Errorf("JSON %s, want %s", b, want)
+	}
+}
+
+// BenchmarkCompare1000: HMRI/MRSI with 1,000 paired replicates.
+func BenchmarkCompare1000(b *testing.B) {
+	h, _ := Fit(context.Background(), simulate(1, 8000), Options{Seed: 1})
+	m, _ := Fit(context.Background(), simulate(2, 50000), Options{Seed: 2})
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Compare(m, h, CompareOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func TestProgress(t *testing.T) {
+	var calls atomic.Int64
+	var last atomic.Int64
+	_, err := Fit(context.Background(), simulate(9, 2000), Options{Replicates: 30, Workers: 2, Progress: func(done, total int) {
+		calls.Add(1)
+		if total != 30 {
+			t.Errorf("total %d", total)
+		}
+		if int64(done) > last.Load() {
+			last.Store(int64(done))
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls.Load() != 30 || last.Load() != 30 {
+		t.Errorf("progress called %d times, last done %d", calls.Load(), last.Load())
 	}
 }

@@ -44,6 +44,9 @@ type Analysis struct {
 	SimilarAccuracy, SimilarConsistency *vcr.SimilarityTable
 	// Warnings are caveats (skipped rows, sparse bins, …).
 	Warnings []string
+	// Families maps model names to model families (e.g. "cnn", "vit"):
+	// plots colour a family alike. Models without one get their own colour.
+	Families map[string]string
 }
 
 // Summary is the machine-readable summary (summary.json).
@@ -59,6 +62,7 @@ type Summary struct {
 	Bootstrap          int                `json:"bootstrap"`
 	Seed               uint64             `json:"seed"`
 	Lambda             *float64           `json:"lambda"` // null: chosen by GCV
+	Families           map[string]string  `json:"families,omitempty"`
 	Models             []ModelSummary     `json:"models"`
 	Humans             []SubjectSummary   `json:"humans,omitempty"`
 	SimilarAccuracy    *SimilaritySummary `json:"similar_accuracy,omitempty"`
@@ -189,7 +193,7 @@ func (a *Analysis) Summary() Summary {
 	s := Summary{
 		Version: 1, Results: a.Results, Human: a.Human, VIFMethod: a.VIFMethod, HumanVIFMethod: a.HumanVIFMethod,
 		VIFMismatch: a.VIFMismatch, Bins: a.Bins, MinPerBin: a.MinPerBin, Bootstrap: a.Bootstrap, Seed: a.Seed,
-		Lambda: a.Lambda, Models: []ModelSummary{}, Warnings: a.Warnings,
+		Lambda: a.Lambda, Families: a.Families, Models: []ModelSummary{}, Warnings: a.Warnings,
 		SimilarAccuracy: similaritySummary(a.SimilarAccuracy), SimilarConsistency: similaritySummary(a.SimilarConsistency),
 	}
 	for i, e := range a.Models {

@@ -204,8 +204,9 @@ func TestWritePlots(t *testing.T) {
 	if got := strings.Join(names, " "); got != want {
 		t.Errorf("plots:\n%s\nwant\n%s", got, want)
 	}
-	ch := CurveChart("t", "accuracy", slicesOf(a))
-	if len(ch.Curves) != 3 || !ch.Curves[2].Human || ch.Curves[2].Name != "humans" || ch.Curves[0].Lo83 == nil {
+	ch := CurveChart("t", "accuracy", slicesOf(a), map[string]string{"a": "cnn", "b": "cnn"})
+	if len(ch.Curves) != 3 || !ch.Curves[2].Human || ch.Curves[2].Name != "humans" || ch.Curves[0].Lo83 == nil ||
+		ch.Curves[0].Group != "cnn" || ch.Curves[1].Group != "cnn" {
 		t.Errorf("curve chart: %+v", ch.Curves)
 	}
 	for _, c := range ch.Curves {

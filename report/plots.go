@@ -42,8 +42,9 @@ func FileName(name string) string {
 // CurveChart returns the chart of one property's curves of ests (models and
 // humans on one axis): fitted curves, 83% and 95% bands when bootstrapped,
 // and the bins that entered each fit as points sized by their trial count.
-// property is "accuracy" or "consistency".
-func CurveChart(title, property string, ests []*vcr.Estimate) plot.Chart {
+// property is "accuracy" or "consistency"; families (may be nil) maps
+// model names to the families that share a colour.
+func CurveChart(title, property string, ests []*vcr.Estimate, families map[string]string) plot.Chart {
 	c := plot.Chart{Title: title, XLabel: "Δv = max(0, 1 − VIF)", YLabel: property}
 	for _, e := range ests {
 		var cv *vcr.Curve
@@ -59,7 +60,7 @@ func CurveChart(title, property string, ests []*vcr.Estimate) plot.Chart {
 		if e.Human {
 			name = "humans"
 		}
-		pc := plot.Curve{Name: name, X: cv.Grid, Y: cv.Value, Human: e.Human,
+		pc := plot.Curve{Name: name, X: cv.Grid, Y: cv.Value, Human: e.Human, Group: families[e.Subject],
 			Lo83: cv.Lo83, Hi83: cv.Hi83, Lo95: cv.Lo95, Hi95: cv.Hi95}
 		for i, x := range cv.Bins.X {
 			if i < len(cv.Used) && cv.Used[i] && cv.Bins.N[i] > 0 {
@@ -72,8 +73,9 @@ func CurveChart(title, property string, ests []*vcr.Estimate) plot.Chart {
 }
 
 // MetricChart returns the bar chart of one metric ("HMRI" or "MRSI") of
-// one property for the comparisons given, sorted by value.
-func MetricChart(title, metric, property string, comps []*vcr.Comparison) plot.BarChart {
+// one property for the comparisons given, sorted by value, coloured by
+// family as CurveChart.
+func MetricChart(title, metric, property string, comps []*vcr.Comparison, families map[string]string) plot.BarChart {
 	b := plot.BarChart{Title: title, XLabel: metric + " (" + property + ")"}
 	for _, c := range comps {
 		var m vcr.Metrics
@@ -89,7 +91,7 @@ func MetricChart(title, metric, property string, comps []*vcr.Comparison) plot.B
 		if math.IsNaN(iv.Value) {
 			continue
 		}
-		bar := plot.Bar{Name: c.Model, Value: iv.Value}
+		bar := plot.Bar{Name: c.Model, Value: iv.Value, Group: families[c.Model]}
 		if !math.IsNaN(iv.Lo83) {
 			bar.CI83 = &plot.Interval{Lo: iv.Lo83, Hi: iv.Hi83}
 			bar.CI95 = &plot.Interval{Lo: iv.Lo95, Hi: iv.Hi95}
@@ -169,7 +171,7 @@ func (a *Analysis) WritePlots(dir string) ([]string, error) {
 			if humanCorr != "" && humanCorr != corr {
 				title += fmt.Sprintf(" (humans: %s)", humanCorr)
 			}
-			ch := CurveChart(title, p.name, ests)
+			ch := CurveChart(title, p.name, ests, a.Families)
 			if err := svgPNG("curves_"+fc+"_"+p.name,
 				func(w io.Writer) error { return plot.CurvesSVG(w, ch) },
 				func(w io.Writer) error { return plot.CurvesPNG(w, ch, CurvesPNGWidth, CurvesPNGHeight) }); err != nil {
@@ -179,7 +181,7 @@ func (a *Analysis) WritePlots(dir string) ([]string, error) {
 				continue
 			}
 			for _, metric := range []string{"HMRI", "MRSI"} {
-				bc := MetricChart(fmt.Sprintf("%s: %s (%s)", corr, metric, p.name), metric, p.name, comps)
+				bc := MetricChart(fmt.Sprintf("%s: %s (%s)", corr, metric, p.name), metric, p.name, comps, a.Families)
 				if len(bc.Bars) == 0 {
 					continue
 				}

@@ -50,11 +50,10 @@ Rows with an error are skipped, and so are rows whose label is outside the
 task (empty correct_*). The clean accuracy anchoring a model's accuracy
 curve is the mean of correct_clean over the distinct source images.
 
---human is a built-in dataset (icse2022-imagenet, icse2022-cifar10,
-icse2022-cifar10-bins, icse2022-imagenet-sixty1, icse2022-imagenet-sixty2:
-the published data of Hu et al., ICSE 2022), a human trial CSV as the
-experiment app exports it (docs/human-data.md), or an ICSE 2022 per-trial
-CSV (with --human-vif-method). Every model corruption needs a human series
+--human is a built-in dataset, the published data of Hu et al. (ICSE 2022):
+  BUILTINS
+or a human trial CSV as the experiment app exports it (docs/human-data.md),
+or an ICSE 2022 per-trial CSV (with --human-vif-method). Every model corruption needs a human series
 of the same corruption. Human curves are fitted for the models' corruptions
 only, or with --all-human for every corruption of the human data; with two
 or more, the corruptions visually similar for humans (83% bands overlapping
@@ -63,6 +62,10 @@ wherever both curves rest on data) are reported.
 All rows must share one VIF flavour; human data of another flavour is
 refused unless --allow-vif-mismatch (then a loud warning is recorded in
 summary.json as vif_mismatch_warning).
+
+Plots draw humans black and dashed and give each model a colour from a
+colour-blind-safe palette; --family resnet50=cnn,resnet18=cnn gives the
+models of one family one colour (told apart by dash patterns).
 
 REPORT receives:
   summary.json   per model and corruption: ra, rp and their intervals
@@ -129,7 +132,7 @@ func canonicalCorruption(name string) string {
 }
 
 func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("analyze", analyzeUsage, stderr)
+	fs := newFlagSet("analyze", strings.Replace(analyzeUsage, "BUILTINS", strings.Join(human.BuiltinNames(), ", "), 1), stderr)
 	var files, names stringList
 	fs.Var(&files, "results", "results `FILE`s of 'vcr eval', comma-separated or repeated")
 	fs.Var(&names, "model-name", "model `NAME`s of the results files, in order (comma-separated or repeated)")
@@ -149,6 +152,8 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return nil
 	})
 	humanVIF := fs.String("human-vif-method", "", "VIF `flavour` of an ICSE 2022 per-trial --human file (which does not record it)")
+	var familyList stringList
+	fs.Var(&familyList, "family", "model families for the plots' colours: `MODEL=FAMILY`, comma-separated or repeated (e.g. resnet50=cnn,vit-b=vit)")
 	allHuman := fs.Bool("all-human", false, "fit every corruption of the human data, not only the models' (for the similar-corruption classes)")
 	allowVIF := fs.Bool("allow-vif-mismatch", false, "compare with human data of another VIF flavour (recorded as a warning)")
 	pos, err := parseArgs(fs, args)
@@ -184,6 +189,15 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return usagef("--bootstrap must be 0 (none) or positive (got %d), e.g. --bootstrap 1000", *boot)
 	}
 
+	families := map[string]string{}
+	for _, f := range split(familyList) {
+		m, fam, ok := strings.Cut(f, "=")
+		if !ok || m == "" || fam == "" {
+			return usagef("--family %q: want MODEL=FAMILY, e.g. --family resnet50=cnn", f)
+		}
+		families[m] = fam
+	}
+
 	rf := make([]results.File, len(paths))
 	for i, p := range paths {
 		rf[i].Path = p
@@ -196,7 +210,7 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	a := &report.Analysis{Results: paths, Human: *humanSpec, VIFMethod: tab.VIFMethod,
-		Bins: *bins, MinPerBin: *minPer, Bootstrap: *boot, Seed: *seed, Lambda: lambda}
+		Bins: *bins, MinPerBin: *minPer, Bootstrap: *boot, Seed: *seed, Lambda: lambda, Families: families}
 	for _, w := range tab.Warnings {
 		a.Warnings = append(a.Warnings, w.Error())
 	}

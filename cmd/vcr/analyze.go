@@ -53,11 +53,12 @@ curve is the mean of correct_clean over the distinct source images.
 --human is a built-in dataset, the published data of Hu et al. (ICSE 2022):
   BUILTINS
 or a human trial CSV as the experiment app exports it (docs/human-data.md),
-or an ICSE 2022 per-trial CSV (with --human-vif-method). Every model corruption needs a human series
-of the same corruption. Human curves are fitted for the models' corruptions
-only, or with --all-human for every corruption of the human data; with two
-or more, the corruptions visually similar for humans (83% bands overlapping
-wherever both curves rest on data) are reported.
+or an ICSE 2022 per-trial CSV (with --human-vif-method). Every model
+corruption needs a human series of the same corruption. Human curves are
+fitted for the models' corruptions only, or with --all-human for every
+corruption of the human data; with two or more, the corruptions visually
+similar for humans (83% bands overlapping wherever both curves rest on
+data) are reported.
 
 All rows must share one VIF flavour; human data of another flavour is
 refused unless --allow-vif-mismatch (then a loud warning is recorded in

@@ -445,3 +445,49 @@ func TestAnalyzeBuiltinHuman(t *testing.T) {
 		field(t, got, k)
 	}
 }
+
+// TestAnalyzeICSETrialFile reads human data in the ICSE 2022 per-trial
+// format, which needs --human-vif-method.
+func TestAnalyzeICSETrialFile(t *testing.T) {
+	dir := t.TempDir()
+	m := simModels[0]
+	m.corruption = "frost"
+	p, _ := writeSimResults(t, dir, m, 3000, 4)
+	r := rand.New(rand.NewPCG(9, 9))
+	var b strings.Builder
+	b.WriteString("image_link,transformation,ground_truth,human_label,IQA\n")
+	flip := map[string]string{"car": "not car", "not car": "car"}
+	for i := range 300 {
+		gt := []string{"car", "not car"}[i%2]
+		for range 3 {
+			ans := gt
+			if r.Float64() > humanAcc(0) {
+				ans = flip[gt]
+			}
+			fmt.Fprintf(&b, "https://x/IMG_ORIGINAL/frost/batch_1_%d.png,original,%s,%s,1\n", i, gt, ans)
+		}
+	}
+	for range 3000 {
+		i := r.IntN(300)
+		gt := []string{"car", "not car"}[i%2]
+		v := r.Float64()
+		ans := gt
+		if r.Float64() > humanAcc(v) {
+			ans = flip[gt]
+		}
+		fmt.Fprintf(&b, "https://x/IMG_TRANSFORMED/frost/batch_1_%d.png,frost,%s,%s,%.6f\n", i, gt, ans, 1-v)
+	}
+	hp := filepath.Join(dir, "icse_trials.csv")
+	os.WriteFile(hp, []byte(b.String()), 0o644)
+	code, _, errOut := runCmd(t, "analyze", "--results", p, "--human", hp, "--out", filepath.Join(dir, "r1"))
+	if code != exitUsage || !strings.Contains(errOut, "--human-vif-method") {
+		t.Errorf("ICSE file without flavour: exit %d, %s", code, errOut)
+	}
+	out := filepath.Join(dir, "r2")
+	mustRun(t, "analyze", "--results", p, "--human", hp, "--human-vif-method", "vcr-py", "--out", out, "--bootstrap", "50")
+	s := readSummary(t, out)
+	if len(s.Humans) != 1 || math.Abs(field(t, s.Humans[0], "ra")-area(humanAcc)) > 0.04 {
+		t.Errorf("humans from the ICSE-format file: %v (true R̂a %.4f)", s.Humans, area(humanAcc))
+	}
+	field(t, s.Models[0], "hmri_a")
+}

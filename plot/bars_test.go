@@ -96,3 +96,13 @@ func TestBarsInvalid(t *testing.T) {
 		t.Errorf("100 bars in 200 px: error %v, want ErrChart", err)
 	}
 }
+
+func BenchmarkBarsPNG(b *testing.B) {
+	c := sampleBars()
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := BarsPNG(io.Discard, c, 900, 300); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

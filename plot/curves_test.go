@@ -249,3 +249,13 @@ func BenchmarkCurvesPNG(b *testing.B) {
 		}
 	}
 }
+
+func BenchmarkCurvesSVG(b *testing.B) {
+	c := sampleChart()
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := CurvesSVG(io.Discard, c); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

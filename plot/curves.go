@@ -1,0 +1,364 @@
+package plot
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"image/png"
+	"io"
+	"math"
+	"slices"
+)
+
+// Point is a raw observation drawn behind a curve, e.g. one Δv bin's mean
+// accuracy; its marker area is proportional to N.
+type Point struct {
+	X, Y float64
+	N    int
+}
+
+// Curve is one performance curve: a fitted y(x) with optional pointwise
+// confidence bands and the raw points it was fitted to.
+type Curve struct {
+	// Name labels the curve in the legend.
+	Name string
+	// X (increasing) and Y are the curve's values.
+	X, Y []float64
+	// Lo83, Hi83 and Lo95, Hi95 are optional pointwise bands, nil or one
+	// value per X each; they are drawn as shaded areas (the 83% band darker).
+	Lo83, Hi83, Lo95, Hi95 []float64
+	// Points are optional raw observations, drawn as markers.
+	Points []Point
+	// Human curves are drawn in black (then dark grey), dashed.
+	Human bool
+	// Group is the colour family (e.g. a model family): curves of one
+	// group share a colour and differ by dash pattern. Empty: the curve is
+	// its own group.
+	Group string
+}
+
+// Chart is a chart of curves on one axis, such as the VCR study's
+// performance curves of models and humans over Δv (Figs. 6–7 c, f).
+type Chart struct {
+	Title, XLabel, YLabel string
+	Curves                []Curve
+	// XMin, XMax and YMin, YMax are the axis ranges; both zero means
+	// [0, 1]. Values outside are clipped.
+	XMin, XMax, YMin, YMax float64
+}
+
+// ErrChart is wrapped by the errors CurvesSVG, CurvesPNG, BarsSVG and
+// BarsPNG return for charts they cannot draw.
+var ErrChart = errors.New("plot: invalid chart")
+
+func (c Chart) xrange() (lo, hi float64) {
+	if c.XMin == 0 && c.XMax == 0 {
+		return 0, 1
+	}
+	return c.XMin, c.XMax
+}
+
+func (c Chart) yrange() (lo, hi float64) {
+	if c.YMin == 0 && c.YMax == 0 {
+		return 0, 1
+	}
+	return c.YMin, c.YMax
+}
+
+func allFinite(v ...float64) bool {
+	for _, x := range v {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// Validate reports whether c can be drawn: finite increasing ranges, at
+// least one curve, each with at least one point, increasing finite X,
+// finite Y, bands of the curve's length, and points with N ≥ 0.
+func (c Chart) Validate() error {
+	xl, xh := c.xrange()
+	yl, yh := c.yrange()
+	if !allFinite(xl, xh, yl, yh) || !(xh > xl) || !(yh > yl) {
+		return fmt.Errorf("%w: axis ranges [%v, %v] × [%v, %v] must be finite and increasing", ErrChart, xl, xh, yl, yh)
+	}
+	if len(c.Curves) == 0 {
+		return fmt.Errorf("%w: no curves", ErrChart)
+	}
+	for _, cv := range c.Curves {
+		if len(cv.X) == 0 || len(cv.X) != len(cv.Y) {
+			return fmt.Errorf("%w: curve %q has %d x and %d y values", ErrChart, cv.Name, len(cv.X), len(cv.Y))
+		}
+		for i := range cv.X {
+			if !allFinite(cv.X[i], cv.Y[i]) || (i > 0 && !(cv.X[i] > cv.X[i-1])) {
+				return fmt.Errorf("%w: curve %q: point %d (%v, %v): x must increase and values be finite", ErrChart, cv.Name, i, cv.X[i], cv.Y[i])
+			}
+		}
+		for _, b := range [][]float64{cv.Lo83, cv.Hi83, cv.Lo95, cv.Hi95} {
+			if b == nil {
+				continue
+			}
+			if len(b) != len(cv.X) {
+				return fmt.Errorf("%w: curve %q: band of %d values for %d points", ErrChart, cv.Name, len(b), len(cv.X))
+			}
+			if !allFinite(b...) {
+				return fmt.Errorf("%w: curve %q: band values must be finite", ErrChart, cv.Name)
+			}
+		}
+		if (cv.Lo83 == nil) != (cv.Hi83 == nil) || (cv.Lo95 == nil) != (cv.Hi95 == nil) {
+			return fmt.Errorf("%w: curve %q: a band needs both its low and high side", ErrChart, cv.Name)
+		}
+		for _, p := range cv.Points {
+			if !allFinite(p.X, p.Y) || p.N < 0 {
+				return fmt.Errorf("%w: curve %q: point (%v, %v, n = %d)", ErrChart, cv.Name, p.X, p.Y, p.N)
+			}
+		}
+	}
+	return nil
+}
+
+// style is how a curve or bar is drawn.
+type style struct {
+	colour rgb
+	dash   []float64
+}
+
+// dashes are the patterns that tell curves of one colour apart.
+var dashes = [][]float64{nil, {8, 3, 2, 3}, {2, 3}, {10, 4}}
+
+// humanStyles are black dashed, then dark grey with other dashes.
+var humanStyles = []style{
+	{black, []float64{7, 4}},
+	{rgb{96, 96, 96}, []float64{3, 3}},
+	{black, []float64{10, 3, 2, 3}},
+	{rgb{96, 96, 96}, []float64{12, 5}},
+}
+
+// styles assigns colours: humans get humanStyles in order; model groups
+// get palette colours in the sorted order of their names (so that a chart
+// of the same models always colours them alike), and the k-th curve of a
+// group gets the k-th dash pattern.
+func styles(human []bool, names, groups []string) []style {
+	var keys []string
+	key := func(i int) string {
+		if groups[i] != "" {
+			return "g:" + groups[i]
+		}
+		return "n:" + names[i]
+	}
+	for i := range names {
+		if !human[i] && !slices.Contains(keys, key(i)) {
+			keys = append(keys, key(i))
+		}
+	}
+	slices.Sort(keys)
+	out := make([]style, len(names))
+	seen := map[string]int{}
+	nh := 0
+	for i := range names {
+		if human[i] {
+			out[i] = humanStyles[nh%len(humanStyles)]
+			nh++
+			continue
+		}
+		k := key(i)
+		g := slices.Index(keys, k)
+		out[i] = style{seriesColour(g), dashes[seen[k]%len(dashes)]}
+		seen[k]++
+	}
+	return out
+}
+
+// curveLayout places a chart in a w×h canvas, with the legend to the right
+// of the plot area.
+type curveLayout struct {
+	c                     Chart
+	w, h                  float64
+	left, right, top, bot float64
+	xl, xh, yl, yh        float64
+	xticks, yticks        []float64
+	legendX               float64
+	styles                []style
+	maxN                  int
+}
+
+const charW = 7 // approximate width of a 12px character, and of the bitmap font
+
+func newCurveLayout(c Chart, w, h int) curveLayout {
+	l := curveLayout{c: c, w: float64(w), h: float64(h)}
+	l.xl, l.xh = c.xrange()
+	l.yl, l.yh = c.yrange()
+	l.xticks = ticksWithin(l.xl, l.xh, 6)
+	l.yticks = ticksWithin(l.yl, l.yh, 5)
+	wide := 0
+	for _, v := range l.yticks {
+		wide = max(wide, len(formatTick(v)))
+	}
+	names := 0
+	human, nm, gr := make([]bool, len(c.Curves)), make([]string, len(c.Curves)), make([]string, len(c.Curves))
+	for i, cv := range c.Curves {
+		names = max(names, len(pngText(cv.Name)))
+		human[i], nm[i], gr[i] = cv.Human, cv.Name, cv.Group
+		for _, p := range cv.Points {
+			l.maxN = max(l.maxN, p.N)
+		}
+	}
+	l.styles = styles(human, nm, gr)
+	l.left = float64(wide)*charW + 34
+	l.legendX = l.w - float64(names)*charW - 44
+	l.right = l.legendX - 14
+	l.top = 36
+	l.bot = l.h - 44
+	return l
+}
+
+// ticksWithin returns round ticks inside [lo, hi], including both ends
+// when they are ticks.
+func ticksWithin(lo, hi float64, n int) []float64 {
+	var t []float64
+	eps := 1e-9 * (hi - lo)
+	for _, v := range niceTicks(lo, hi, n) {
+		if v >= lo-eps && v <= hi+eps {
+			t = append(t, v)
+		}
+	}
+	return t
+}
+
+func (l curveLayout) x(v float64) float64 {
+	v = min(max(v, l.xl), l.xh)
+	return l.left + (v-l.xl)/(l.xh-l.xl)*(l.right-l.left)
+}
+
+func (l curveLayout) y(v float64) float64 {
+	v = min(max(v, l.yl), l.yh)
+	return l.bot - (v-l.yl)/(l.yh-l.yl)*(l.bot-l.top)
+}
+
+// bandPolygon returns the polygon between lo and hi over x.
+func (l curveLayout) bandPolygon(x, lo, hi []float64) []pt {
+	pts := make([]pt, 0, 2*len(x))
+	for i := range x {
+		pts = append(pts, pt{l.x(x[i]), l.y(hi[i])})
+	}
+	for i := len(x) - 1; i >= 0; i-- {
+		pts = append(pts, pt{l.x(x[i]), l.y(lo[i])})
+	}
+	return pts
+}
+
+// draw paints the chart: grid, bands (95% then 83%), points, curves, axes,
+// labels and the legend.
+func (l curveLayout) draw(p painter) {
+	c := l.c
+	if c.Title != "" {
+		p.text("title", c.Title, (l.left+l.right)/2, 22, alignCentre, black, true)
+	}
+	p.begin("grid")
+	for _, v := range l.yticks {
+		p.line("grid", []pt{{l.left, l.y(v)}, {l.right, l.y(v)}}, light, 1, nil)
+	}
+	for _, v := range l.xticks {
+		p.line("grid", []pt{{l.x(v), l.top}, {l.x(v), l.bot}}, light, 1, nil)
+	}
+	p.end()
+	p.begin("bands")
+	for i, cv := range c.Curves {
+		col := l.styles[i].colour
+		if cv.Lo95 != nil {
+			p.fill("band95", l.bandPolygon(cv.X, cv.Lo95, cv.Hi95), col, 0.12)
+		}
+		if cv.Lo83 != nil {
+			p.fill("band83", l.bandPolygon(cv.X, cv.Lo83, cv.Hi83), col, 0.22)
+		}
+	}
+	p.end()
+	p.begin("points")
+	for i, cv := range c.Curves {
+		for _, q := range cv.Points {
+			r := 1.5
+			if l.maxN > 0 {
+				r += 4.5 * math.Sqrt(float64(q.N)/float64(l.maxN))
+			}
+			p.circle("point", l.x(q.X), l.y(q.Y), r, l.styles[i].colour, 0.55,
+				fmt.Sprintf("%s: (%s, %s), n = %d", cv.Name, formatTick(q.X), formatTick(q.Y), q.N))
+		}
+	}
+	p.end()
+	p.begin("curves")
+	for i, cv := range c.Curves {
+		pts := make([]pt, len(cv.X))
+		for k := range cv.X {
+			pts[k] = pt{l.x(cv.X[k]), l.y(cv.Y[k])}
+		}
+		p.line("curve", pts, l.styles[i].colour, 2, l.styles[i].dash)
+	}
+	p.end()
+	p.begin("axes")
+	p.line("axis", []pt{{l.left, l.bot}, {l.right, l.bot}}, black, 1, nil)
+	p.line("axis", []pt{{l.left, l.top}, {l.left, l.bot}}, black, 1, nil)
+	for _, v := range l.xticks {
+		p.line("tick", []pt{{l.x(v), l.bot}, {l.x(v), l.bot + 5}}, black, 1, nil)
+		p.text("tick-label", formatTick(v), l.x(v), l.bot+18, alignCentre, black, false)
+	}
+	for _, v := range l.yticks {
+		p.line("tick", []pt{{l.left - 5, l.y(v)}, {l.left, l.y(v)}}, black, 1, nil)
+		p.text("tick-label", formatTick(v), l.left-8, l.y(v)+4, alignRight, black, false)
+	}
+	p.end()
+	if c.XLabel != "" {
+		p.text("x-label", c.XLabel, (l.left+l.right)/2, l.h-8, alignCentre, black, false)
+	}
+	if c.YLabel != "" {
+		p.vtext("y-label", c.YLabel, 4, (l.top+l.bot)/2, black)
+	}
+	p.begin("legend")
+	for i, cv := range c.Curves {
+		y := l.top + 8 + 20*float64(i)
+		p.line("legend-line", []pt{{l.legendX, y}, {l.legendX + 30, y}}, l.styles[i].colour, 2, l.styles[i].dash)
+		p.text("legend-label", cv.Name, l.legendX+36, y+4, alignLeft, black, false)
+	}
+	p.end()
+}
+
+// CurvesSVG writes c as a standalone SVG document: shaded bands, raw points,
+// curves (class "curve"), axes and a legend to the right. The canvas is
+// SVGWidth wide plus room for the legend, and SVGHeight + 40 high. It
+// returns an error wrapping ErrChart if c is invalid, or the first write
+// error.
+func CurvesSVG(w io.Writer, c Chart) error {
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	wd, ht := curvesSVGSize(c)
+	return svgDocument(bufio.NewWriter(w), wd, ht, newCurveLayout(c, wd, ht).draw)
+}
+
+func curvesSVGSize(c Chart) (w, h int) {
+	names := 0
+	for _, cv := range c.Curves {
+		names = max(names, len([]rune(cv.Name)))
+	}
+	return SVGWidth + names*charW + 58, max(SVGHeight+40, 60+20*len(c.Curves))
+}
+
+// CurvesPNG draws c into a width×height PNG: the same chart as CurvesSVG,
+// with a bitmap font (see HistogramPNG). It returns an error wrapping
+// ErrChart if c is invalid, the size is outside the PNG limits or leaves
+// no room for the plot beside the legend, or the encoder's error.
+func CurvesPNG(w io.Writer, c Chart, width, height int) error {
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	if err := checkPNGSize(ErrChart, width, height); err != nil {
+		return err
+	}
+	l := newCurveLayout(c, width, height)
+	if l.right-l.left < 100 {
+		return fmt.Errorf("%w: a %d px wide PNG leaves no room for the plot beside the legend", ErrChart, width)
+	}
+	p := newPNGPainter(width, height)
+	l.draw(p)
+	return png.Encode(w, p.img)
+}

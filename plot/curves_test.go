@@ -1,0 +1,261 @@
+package plot
+
+import (
+	"bytes"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"image/color"
+	"image/png"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// sampleChart has a human curve with bands and points and three model
+// curves, two in one family.
+func sampleChart() Chart {
+	n := 41
+	mk := func(name string, a, b float64, human bool, group string, bands bool) Curve {
+		c := Curve{Name: name, Human: human, Group: group}
+		for i := range n {
+			x := float64(i) / float64(n-1)
+			y := a / (1 + math.Exp((x-b)*12))
+			c.X = append(c.X, x)
+			c.Y = append(c.Y, y)
+			if bands {
+				c.Lo83 = append(c.Lo83, y-0.04)
+				c.Hi83 = append(c.Hi83, y+0.04)
+				c.Lo95 = append(c.Lo95, y-0.07)
+				c.Hi95 = append(c.Hi95, min(1.2, y+0.07)) // clipped at the top
+			}
+			if bands && i%4 == 0 {
+				c.Points = append(c.Points, Point{X: x, Y: y + 0.03*math.Sin(float64(i)), N: 10 + 7*i})
+			}
+		}
+		return c
+	}
+	return Chart{
+		Title: "gaussian_noise: accuracy", XLabel: "Δv", YLabel: "accuracy",
+		Curves: []Curve{
+			mk("humans", 0.97, 0.7, true, "", true),
+			mk("resnet50", 0.9, 0.45, false, "cnn", true),
+			mk("resnet18 <a&b>", 0.8, 0.4, false, "cnn", false),
+			mk("vit-b", 0.92, 0.6, false, "vit", true),
+		},
+	}
+}
+
+// countSVG checks that data is well-formed SVG and counts elements by
+// their class attribute.
+func countSVG(t *testing.T, data []byte) map[string]int {
+	t.Helper()
+	n := map[string]int{}
+	d := xml.NewDecoder(bytes.NewReader(data))
+	for {
+		tok, err := d.Token()
+		if err == io.EOF {
+			return n
+		}
+		if err != nil {
+			t.Fatalf("SVG does not parse: %v\n%s", err, data)
+		}
+		if se, ok := tok.(xml.StartElement); ok {
+			for _, a := range se.Attr {
+				if a.Name.Local == "class" {
+					n[a.Value]++
+				}
+			}
+			n["<"+se.Name.Local+">"]++
+		}
+	}
+}
+
+func TestCurvesSVG(t *testing.T) {
+	c := sampleChart()
+	var buf bytes.Buffer
+	if err := CurvesSVG(&buf, c); err != nil {
+		t.Fatal(err)
+	}
+	n := countSVG(t, buf.Bytes())
+	points := 0
+	for _, cv := range c.Curves {
+		points += len(cv.Points)
+	}
+	for class, want := range map[string]int{
+		"curve": 4, "band83": 3, "band95": 3, "point": points, "legend-line": 4, "legend-label": 4,
+		"title": 1, "x-label": 1, "y-label": 1, "<svg>": 1,
+	} {
+		if n[class] != want {
+			t.Errorf("%d elements of class %q, want %d", n[class], class, want)
+		}
+	}
+	if !bytes.Contains(buf.Bytes(), []byte("resnet18 &lt;a&amp;b&gt;")) {
+		t.Error("curve name not escaped")
+	}
+}
+
+func TestCurveStyles(t *testing.T) {
+	l := newCurveLayout(sampleChart(), 800, 500)
+	s := l.styles
+	// Humans: black, dashed.
+	if s[0].colour != black || s[0].dash == nil {
+		t.Errorf("human style %v, want black dashed", s[0])
+	}
+	// One family, one colour, different dashes; another family, another colour.
+	if s[1].colour != s[2].colour || fmt.Sprint(s[1].dash) == fmt.Sprint(s[2].dash) {
+		t.Errorf("same-family styles %v, %v: want same colour, different dashes", s[1], s[2])
+	}
+	if s[3].colour == s[1].colour || s[3].colour == black {
+		t.Errorf("family vit got colour %v", s[3].colour)
+	}
+	// Colours do not depend on the order of the curves.
+	c := sampleChart()
+	c.Curves[1], c.Curves[3] = c.Curves[3], c.Curves[1]
+	s2 := newCurveLayout(c, 800, 500).styles
+	if s2[3].colour != s[1].colour || s2[1].colour != s[3].colour {
+		t.Errorf("colours changed with curve order: %v vs %v", s2, s)
+	}
+}
+
+func TestCurvesSVGGolden(t *testing.T) {
+	var buf bytes.Buffer
+	if err := CurvesSVG(&buf, sampleChart()); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "curves.svg.golden", buf.Bytes())
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./plot -update)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("output differs from %s; review with go test ./plot -update && git diff", path)
+	}
+}
+
+func TestCurvesPNG(t *testing.T) {
+	c := sampleChart()
+	for _, sz := range [][2]int{{800, 500}, {MinPNGWidth + 160, MinPNGHeight}, {1601, 999}} {
+		var buf bytes.Buffer
+		if err := CurvesPNG(&buf, c, sz[0], sz[1]); err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(&buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b := img.Bounds(); b.Dx() != sz[0] || b.Dy() != sz[1] {
+			t.Fatalf("PNG is %v, want %dx%d", b, sz[0], sz[1])
+		}
+		// The 95% band of vit-b, just outside its 83% band and away from the
+		// other curves, is tinted with its colour on white.
+		l := newCurveLayout(c, sz[0], sz[1])
+		if l.bot-l.top < 150 {
+			continue
+		}
+		v := c.Curves[3]
+		k := 22 // x = 0.55, where the other curves and bands are far away
+		px := color.RGBAModel.Convert(img.At(round(l.x(v.X[k])), round(l.y(v.Y[k]-0.055)))).(color.RGBA)
+		want := l.styles[3].colour
+		tint := func(ch, w uint8) bool { return ch != 255 && math.Abs(float64(ch)-(255-0.12*(255-float64(w)))) < 6 }
+		if !tint(px.R, want[0]) || !tint(px.G, want[1]) || !tint(px.B, want[2]) {
+			t.Errorf("%v: band pixel %v, want a 12%% tint of %v", sz, px, want)
+		}
+	}
+}
+
+func TestDashedPNGLine(t *testing.T) {
+	p := newPNGPainter(300, 200)
+	p.line("", []pt{{10, 100.5}, {290, 100.5}}, black, 1, []float64{6, 4})
+	dark := 0
+	for x := 10; x < 290; x++ {
+		if c := p.img.RGBAAt(x, 100); c.R < 128 {
+			dark++
+		}
+	}
+	// Dash 6 on, 4 off: 60% of the 280 px.
+	if dark < 150 || dark > 185 {
+		t.Errorf("dashed line covers %d of 280 px, want about 168", dark)
+	}
+}
+
+func TestChartInvalid(t *testing.T) {
+	good := sampleChart()
+	bad := func(f func(*Chart)) Chart {
+		c := sampleChart()
+		c.Curves = append([]Curve(nil), c.Curves...)
+		f(&c)
+		return c
+	}
+	for name, c := range map[string]Chart{
+		"no curves":      {},
+		"empty axis":     bad(func(c *Chart) { c.YMin, c.YMax = 1, 1 }),
+		"nan y":          bad(func(c *Chart) { c.Curves[0].Y = append([]float64{math.NaN()}, c.Curves[0].Y[1:]...) }),
+		"x not sorted":   bad(func(c *Chart) { c.Curves[1].X = append([]float64{0.5}, c.Curves[1].X[1:]...) }),
+		"short band":     bad(func(c *Chart) { c.Curves[0].Lo83 = c.Curves[0].Lo83[1:] }),
+		"one-sided band": bad(func(c *Chart) { c.Curves[0].Hi95 = nil }),
+		"length":         bad(func(c *Chart) { c.Curves[0].Y = c.Curves[0].Y[1:] }),
+		"negative n":     bad(func(c *Chart) { c.Curves[0].Points = []Point{{0.1, 0.1, -1}} }),
+	} {
+		if err := CurvesSVG(io.Discard, c); !errors.Is(err, ErrChart) {
+			t.Errorf("%s: SVG error %v, want ErrChart", name, err)
+		}
+		if err := CurvesPNG(io.Discard, c, 600, 400); !errors.Is(err, ErrChart) {
+			t.Errorf("%s: PNG error %v, want ErrChart", name, err)
+		}
+	}
+	if err := CurvesPNG(io.Discard, good, 100, 300); !errors.Is(err, ErrChart) {
+		t.Errorf("tiny PNG: error %v, want ErrChart", err)
+	}
+}
+
+func ExampleCurvesSVG() {
+	c := Chart{
+		Title: "accuracy", XLabel: "Δv", YLabel: "accuracy",
+		Curves: []Curve{
+			{Name: "humans", Human: true, X: []float64{0, 0.5, 1}, Y: []float64{0.97, 0.9, 0.3}},
+			{Name: "model", X: []float64{0, 0.5, 1}, Y: []float64{0.9, 0.5, 0.1},
+				Lo83: []float64{0.85, 0.45, 0.05}, Hi83: []float64{0.95, 0.55, 0.15}},
+		},
+	}
+	var buf bytes.Buffer
+	if err := CurvesSVG(&buf, c); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(bytes.Count(buf.Bytes(), []byte(`class="curve"`)), "curves,",
+		bytes.Count(buf.Bytes(), []byte(`class="band83"`)), "band")
+	// Output: 2 curves, 1 band
+}
+
+func BenchmarkCurvesPNG(b *testing.B) {
+	c := sampleChart()
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := CurvesPNG(io.Discard, c, 900, 500); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkCurvesSVG(b *testing.B) {
+	c := sampleChart()
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := CurvesSVG(io.Discard, c); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,297 @@
+// Package results reads the per-image results tables that 'vcr eval'
+// writes (results.csv) and turns them into the vcr package's input: one
+// vcr.Series per (model, corruption).
+//
+// A results table has a header row and one row per corrupted image. The
+// columns it needs (any order, extra columns ignored):
+//
+//	id                 the row id (for messages)
+//	corruption         the corruption's catalogue name
+//	dv                 Δv of the corrupted image, in [0, 1]
+//	vif_method         the VIF flavour Δv was computed with
+//	pred_clean         the prediction on the clean image
+//	pred_corrupted     the prediction on the corrupted image
+//	correct_clean      1 or 0; empty when the label is outside the task
+//	correct_corrupted  1 or 0; empty when the label is outside the task
+//	consistent         1 if pred_corrupted = pred_clean, else 0
+//
+// and optionally source (the clean source image; the clean accuracy is
+// averaged over distinct sources), error (rows with an error have no
+// predictions and are skipped) and model (the model's name, for tables that
+// hold several models).
+package results
+
+import (
+	"bufio"
+	"cmp"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/vcr-bench/vcr/vcr"
+)
+
+// Required are the columns a results table must have.
+var Required = []string{
+	"id", "corruption", "dv", "vif_method", "pred_clean", "pred_corrupted",
+	"correct_clean", "correct_corrupted", "consistent",
+}
+
+// Errors, wrapped with the file (and row) they concern.
+var (
+	// ErrEmpty: a table without data rows.
+	ErrEmpty = errors.New("results: no rows")
+	// ErrColumns: required columns are missing.
+	ErrColumns = errors.New("results: missing columns")
+	// ErrValue: a cell that cannot be parsed, or a Δv outside [0, 1].
+	ErrValue = errors.New("results: bad value")
+	// ErrVIFMixed: rows whose Δv come from different VIF flavours.
+	ErrVIFMixed = errors.New("results: mixed VIF flavours")
+)
+
+// Table is what Read found in one or more results files.
+type Table struct {
+	// Series are one per (model, corruption), sorted by model, then
+	// corruption. Each holds the rows with a label in the task (correct_*
+	// not empty) as trials, CleanAccuracy = mean of correct_clean over the
+	// distinct sources (over rows without a source column), CleanN = that
+	// number of sources, and CleanConsistency = 1 (a deterministic model
+	// predicts the same class on the same image).
+	Series []vcr.Series
+	// VIFMethod is the one VIF flavour of all rows.
+	VIFMethod string
+	// Rows counts the data rows read; Skipped the rows with an error;
+	// Unlabelled the rows whose label is outside the task.
+	Rows, Skipped, Unlabelled int
+	// Warnings are caveats that are not failures (skipped rows).
+	Warnings []error
+}
+
+// File is one results file to read.
+type File struct {
+	Path string
+	// Model names the model for rows without a model column. Empty: the
+	// file's base name without extension, or the folder's name when the
+	// file is called results.csv (as 'vcr eval --out DIR' writes it).
+	Model string
+}
+
+// DefaultModel returns the model name Read uses for path when File.Model
+// is empty.
+func DefaultModel(path string) string {
+	base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	if base == "results" {
+		if d := filepath.Base(filepath.Dir(filepath.Clean(path))); d != "." && d != string(filepath.Separator) {
+			return d
+		}
+	}
+	return base
+}
+
+// key is a (model, corruption) pair.
+type key struct{ model, corruption string }
+
+// acc accumulates one series.
+type acc struct {
+	trials  []vcr.Trial
+	sources map[string]bool // source → correct_clean (first seen)
+	cleanK  int             // rows' correct_clean sum when there is no source column
+	cleanN  int
+}
+
+// Read reads the results files and groups their rows into series. It
+// returns errors wrapping ErrEmpty (a file without rows), ErrColumns (naming
+// the missing columns), ErrValue (naming the file, line and column) and
+// ErrVIFMixed (naming both flavours and where each was first seen); each
+// names the file.
+func Read(files []File) (*Table, error) {
+	if len(files) == 0 {
+		return nil, fmt.Errorf("results: no files to read")
+	}
+	t := &Table{}
+	series := map[key]*acc{}
+	var vifWhere string
+	for _, f := range files {
+		if err := readFile(f, t, series, &vifWhere); err != nil {
+			return nil, err
+		}
+	}
+	keys := make([]key, 0, len(series))
+	for k := range series {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b key) int {
+		return cmp.Or(cmp.Compare(a.model, b.model), cmp.Compare(a.corruption, b.corruption))
+	})
+	for _, k := range keys {
+		a := series[k]
+		s := vcr.Series{Subject: k.model, Corruption: k.corruption, VIFMethod: t.VIFMethod,
+			Trials: a.trials, CleanConsistency: 1}
+		if a.sources != nil {
+			for _, c := range a.sources {
+				if c {
+					a.cleanK++
+				}
+			}
+			a.cleanN = len(a.sources)
+		}
+		if a.cleanN > 0 {
+			s.CleanAccuracy = float64(a.cleanK) / float64(a.cleanN)
+			s.CleanN = a.cleanN
+		}
+		t.Series = append(t.Series, s)
+	}
+	if t.Skipped > 0 {
+		t.Warnings = append(t.Warnings, fmt.Errorf("%d rows with an error (unreadable images) were skipped", t.Skipped))
+	}
+	if t.Unlabelled > 0 {
+		t.Warnings = append(t.Warnings, fmt.Errorf("%d rows whose label is outside the task (empty correct_*) were left out", t.Unlabelled))
+	}
+	if len(t.Series) == 0 {
+		return nil, fmt.Errorf("%w: no row has a label in the task (all correct_corrupted empty) and no errors", ErrEmpty)
+	}
+	return t, nil
+}
+
+func readFile(f File, t *Table, series map[key]*acc, vifWhere *string) error {
+	fh, err := os.Open(f.Path)
+	if err != nil {
+		return err
+	}
+	defer fh.Close()
+	model := f.Model
+	if model == "" {
+		model = DefaultModel(f.Path)
+	}
+	cr := csv.NewReader(bufio.NewReaderSize(fh, 1<<16))
+	cr.ReuseRecord = true
+	head, err := cr.Read()
+	if err == io.EOF {
+		return fmt.Errorf("%s: %w (the file is empty)", f.Path, ErrEmpty)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", f.Path, err)
+	}
+	col := map[string]int{}
+	for i, h := range head {
+		h = strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))
+		if _, dup := col[h]; !dup {
+			col[h] = i
+		}
+	}
+	var missing []string
+	for _, c := range Required {
+		if _, ok := col[c]; !ok {
+			missing = append(missing, c)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("%s: %w: %s (has %s); is it a results.csv written by 'vcr eval'?",
+			f.Path, ErrColumns, strings.Join(missing, ", "), strings.Join(head, ","))
+	}
+	opt := func(name string) int {
+		if i, ok := col[name]; ok {
+			return i
+		}
+		return -1
+	}
+	iCorr, iDV, iVIF := col["corruption"], col["dv"], col["vif_method"]
+	iCC, iCK, iCons := col["correct_clean"], col["correct_corrupted"], col["consistent"]
+	iSrc, iErr, iModel := opt("source"), opt("error"), opt("model")
+	rows := 0
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", f.Path, err)
+		}
+		line, _ := cr.FieldPos(0)
+		rows++
+		t.Rows++
+		at := func(c string) error {
+			return fmt.Errorf("%s line %d (id %s): %w: %s = %q", f.Path, line, rec[col["id"]], ErrValue, c, rec[col[c]])
+		}
+		if iErr >= 0 && rec[iErr] != "" {
+			t.Skipped++
+			continue
+		}
+		dv, err := strconv.ParseFloat(strings.TrimSpace(rec[iDV]), 64)
+		if err != nil || math.IsNaN(dv) || dv < 0 || dv > 1 {
+			return fmt.Errorf("%w (Δv must be a number in [0, 1])", at("dv"))
+		}
+		vif := rec[iVIF]
+		switch {
+		case t.VIFMethod == "":
+			t.VIFMethod = strings.Clone(vif)
+			*vifWhere = fmt.Sprintf("%s line %d", f.Path, line)
+		case vif != t.VIFMethod:
+			return fmt.Errorf("%w: %s line %d has Δv by %q, but %s has %q; analyse results of one VIF flavour together (re-run 'vcr generate' with the same --vif-method)",
+				ErrVIFMixed, f.Path, line, vif, *vifWhere, t.VIFMethod)
+		}
+		cons, ok := bit(rec[iCons])
+		if !ok {
+			return at("consistent")
+		}
+		cc, okc := bit(rec[iCC])
+		ck, okk := bit(rec[iCK])
+		if rec[iCC] == "" && rec[iCK] == "" {
+			t.Unlabelled++
+			continue
+		}
+		if !okc {
+			return at("correct_clean")
+		}
+		if !okk {
+			return at("correct_corrupted")
+		}
+		m := model
+		if iModel >= 0 && rec[iModel] != "" {
+			m = rec[iModel]
+		}
+		k := key{m, rec[iCorr]}
+		a := series[k]
+		if a == nil {
+			k = key{strings.Clone(k.model), strings.Clone(k.corruption)}
+			a = &acc{}
+			if iSrc >= 0 {
+				a.sources = map[string]bool{}
+			}
+			series[k] = a
+		}
+		a.trials = append(a.trials, vcr.Trial{DV: dv, Correct: ck, Consistent: cons})
+		if a.sources != nil {
+			if _, seen := a.sources[rec[iSrc]]; !seen {
+				a.sources[strings.Clone(rec[iSrc])] = cc
+			}
+		} else {
+			a.cleanN++
+			if cc {
+				a.cleanK++
+			}
+		}
+	}
+	if rows == 0 {
+		return fmt.Errorf("%s: %w (only a header)", f.Path, ErrEmpty)
+	}
+	return nil
+}
+
+// bit parses "1"/"0" (also "true"/"false").
+func bit(s string) (v, ok bool) {
+	switch strings.TrimSpace(s) {
+	case "1", "true", "True", "TRUE":
+		return true, true
+	case "0", "false", "False", "FALSE":
+		return false, true
+	}
+	return false, false
+}

@@ -10,7 +10,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/vcr-bench/vcr/vcr"
+	"github.com/vcr-bench/vcr/robustness"
 )
 
 // The ICSE 2022 artifact's estimating/ folder (origin: data/icse2022/README.md).
@@ -90,10 +90,10 @@ const icseSource = "Hu et al., ICSE 2022, github.com/carolineeeeeee/automating_r
 func icseBins(name, ds, dir, vif string, cleanAcc, cleanCons float64, cleanN int) (*Dataset, error) {
 	d := &Dataset{Name: name, Task: "car / not car", VIFMethod: vif, Source: icseSource + ", " + strings.TrimPrefix(dir, "data/icse2022/")}
 	for _, t := range icseTransforms[ds] {
-		var bins vcr.Bins
+		var bins robustness.Bins
 		for _, p := range []struct {
 			kind string
-			dst  *vcr.Counts
+			dst  *robustness.Counts
 		}{{"c_p", &bins.Accuracy}, {"p_p", &bins.Consistency}} {
 			f := path.Join(dir, ds+"_"+p.kind+"_"+t+".csv")
 			b, err := fs.ReadFile(icseFS, f)
@@ -104,7 +104,7 @@ func icseBins(name, ds, dir, vif string, cleanAcc, cleanCons float64, cleanN int
 				return nil, err
 			}
 		}
-		d.Series = append(d.Series, vcr.Series{Subject: Subject, Corruption: catalogueName(t), VIFMethod: vif, Human: true,
+		d.Series = append(d.Series, robustness.Series{Subject: Subject, Corruption: catalogueName(t), VIFMethod: vif, Human: true,
 			Binned: &bins, CleanAccuracy: cleanAcc, CleanConsistency: cleanCons, CleanN: cleanN})
 	}
 	return d, nil

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/vcr-bench/vcr/human"
-	"github.com/vcr-bench/vcr/vcr"
+	"github.com/vcr-bench/vcr/robustness"
 )
 
 func ExampleBuiltin() {
@@ -15,7 +15,7 @@ func ExampleBuiltin() {
 		return
 	}
 	s, _ := d.Lookup("gaussian_noise")
-	e, err := vcr.Fit(context.Background(), *s, vcr.Options{Replicates: 100, Seed: 1})
+	e, err := robustness.Fit(context.Background(), *s, robustness.Options{Replicates: 100, Seed: 1})
 	if err != nil {
 		fmt.Println(err)
 		return

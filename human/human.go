@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/vcr-bench/vcr/vcr"
+	"github.com/vcr-bench/vcr/robustness"
 )
 
 // VIF flavours of the published human data.
@@ -37,14 +37,14 @@ type Dataset struct {
 	VIFMethod string // common flavour of all series ("" if they differ)
 	// Series holds one human series per corruption (Subject "human",
 	// Human true), in order of first appearance.
-	Series []vcr.Series
+	Series []robustness.Series
 	// Source says where the data come from.
 	Source string
 }
 
 // Lookup returns the series for a corruption, or an error naming the
 // corruptions the dataset has.
-func (d *Dataset) Lookup(corruption string) (*vcr.Series, error) {
+func (d *Dataset) Lookup(corruption string) (*robustness.Series, error) {
 	var have []string
 	for i := range d.Series {
 		if d.Series[i].Corruption == corruption {
@@ -173,10 +173,10 @@ func pair(js []judgement, name, vif string, vifOf map[string]string) (*Dataset, 
 			if vifOf != nil {
 				v = vifOf[j.corruption]
 			}
-			d.Series = append(d.Series, vcr.Series{Subject: Subject, Corruption: j.corruption, VIFMethod: v, Human: true,
+			d.Series = append(d.Series, robustness.Series{Subject: Subject, Corruption: j.corruption, VIFMethod: v, Human: true,
 				CleanAccuracy: math.NaN(), CleanConsistency: math.NaN(), CleanN: n})
 		}
-		t := vcr.Trial{DV: j.dv, Correct: j.answer == j.truth}
+		t := robustness.Trial{DV: j.dv, Correct: j.answer == j.truth}
 		if r, ok := ref[j.id]; ok {
 			t.Consistent = j.answer == r
 		} else {
@@ -283,8 +283,8 @@ func icseID(link string) string {
 // or IQA,Preserved,Count,Num_Pre). IQA there is Δv, the upper edge of a
 // 0.01-wide bin (i − 0.01, i]; the returned X is the bin centre i − 0.005,
 // clamped to [0, 1].
-func ReadICSEBins(r io.Reader, name string) (vcr.Counts, error) {
-	var c vcr.Counts
+func ReadICSEBins(r io.Reader, name string) (robustness.Counts, error) {
+	var c robustness.Counts
 	cr := csv.NewReader(r)
 	rec, err := cr.Read()
 	if err != nil {

@@ -9,12 +9,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vcr-bench/vcr/vcr"
+	"github.com/vcr-bench/vcr/robustness"
 )
 
 // icseBinCounts bins trials as the ICSE script did (human-data.md §3):
 // bin i = k/100 holds i − 0.01 < Δv ≤ i; kept when it has more than 10 trials.
-func icseBinCounts(trials []vcr.Trial, consistency bool) map[int][2]int {
+func icseBinCounts(trials []robustness.Trial, consistency bool) map[int][2]int {
 	out := map[int][2]int{}
 	for k := 0; k <= 100; k++ {
 		i := float64(k) / 100
@@ -169,7 +169,7 @@ func TestTrialCSVRoundTrip(t *testing.T) {
 	}
 	// Originals of img1: dog, cat, dog → majority dog. Leave-one-out: p1 vs {cat, dog} → tie, first = cat (disagree);
 	// p2 vs {dog, dog} → dog (disagree); p3 vs {dog, cat} → dog (agree): 1/3.
-	want := []vcr.Trial{{DV: 0.4}, {DV: 0.2, Correct: true, Consistent: true}, {DV: 1, Correct: true, Unpaired: true}}
+	want := []robustness.Trial{{DV: 0.4}, {DV: 0.2, Correct: true, Consistent: true}, {DV: 1, Correct: true, Unpaired: true}}
 	if len(s.Trials) != 3 || s.Trials[0] != want[0] || s.Trials[1] != want[1] || s.Trials[2] != want[2] {
 		t.Errorf("trials %+v, want %+v", s.Trials, want)
 	}

@@ -7,18 +7,18 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vcr-bench/vcr/vcr"
+	"github.com/vcr-bench/vcr/robustness"
 )
 
-func fitAll(t *testing.T, name string, reps int) []*vcr.Estimate {
+func fitAll(t *testing.T, name string, reps int) []*robustness.Estimate {
 	t.Helper()
 	d, err := Builtin(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []*vcr.Estimate
+	var out []*robustness.Estimate
 	for _, s := range d.Series {
-		e, err := vcr.Fit(context.Background(), s, vcr.Options{Replicates: reps, Seed: 1})
+		e, err := robustness.Fit(context.Background(), s, robustness.Options{Replicates: reps, Seed: 1})
 		if err != nil {
 			t.Fatalf("%s %s: %v", name, s.Corruption, err)
 		}
@@ -36,14 +36,14 @@ func TestHumanCurvesFit(t *testing.T) {
 	}
 	for _, name := range []string{"icse2022-imagenet", "icse2022-cifar10", "icse2022-cifar10-bins"} {
 		for _, e := range fitAll(t, name, reps) {
-			for _, c := range []*vcr.Curve{&e.Accuracy, &e.Consistency} {
+			for _, c := range []*robustness.Curve{&e.Accuracy, &e.Consistency} {
 				for i := 1; i < len(c.Value); i++ {
 					if c.Value[i] > c.Value[i-1]+1e-12 {
 						t.Errorf("%s %s: curve increases at %v", name, e.Corruption, c.Grid[i])
 					}
 				}
 			}
-			for _, r := range []vcr.Interval{e.Ra, e.Rp} {
+			for _, r := range []robustness.Interval{e.Ra, e.Rp} {
 				if !(r.Value > 0 && r.Value < 1 && r.Lo95 <= r.Value && r.Value <= r.Hi95) {
 					t.Errorf("%s %s: R̂ %+v", name, e.Corruption, r)
 				}
@@ -81,7 +81,7 @@ func TestSixtyPercentOverlap(t *testing.T) {
 		for i := range full {
 			for _, p := range []struct {
 				name string
-				a, b *vcr.Curve
+				a, b *robustness.Curve
 			}{{"accuracy", &full[i].Accuracy, &part[i].Accuracy}, {"preservation", &full[i].Consistency, &part[i].Consistency}} {
 				lo := math.Max(p.a.Covered[0], p.b.Covered[0])
 				hi := math.Min(p.a.Covered[1], p.b.Covered[1])
@@ -91,7 +91,7 @@ func TestSixtyPercentOverlap(t *testing.T) {
 						continue
 					}
 					total++
-					if math.Max(p.a.Lo83[k], p.b.Lo83[k]) > math.Min(p.a.Hi83[k], p.b.Hi83[k])+vcr.OverlapTol {
+					if math.Max(p.a.Lo83[k], p.b.Lo83[k]) > math.Min(p.a.Hi83[k], p.b.Hi83[k])+robustness.OverlapTol {
 						bad++
 						miss = append(miss, fmt.Sprintf("%.2f", v))
 					}
@@ -117,8 +117,8 @@ func TestHumanSimilarity(t *testing.T) {
 		reps = 100
 	}
 	im := fitAll(t, "icse2022-imagenet", reps)
-	for _, p := range []vcr.Property{vcr.AccuracyCurve, vcr.ConsistencyCurve} {
-		tab, err := vcr.Similarity(im, p, vcr.CompareOptions{})
+	for _, p := range []robustness.Property{robustness.AccuracyCurve, robustness.ConsistencyCurve} {
+		tab, err := robustness.Similarity(im, p, robustness.CompareOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -130,7 +130,7 @@ func TestHumanSimilarity(t *testing.T) {
 		}
 	}
 	ci := fitAll(t, "icse2022-cifar10", 20)
-	if _, err := vcr.Compare(ci[0], im[2], vcr.CompareOptions{}); err == nil {
+	if _, err := robustness.Compare(ci[0], im[2], robustness.CompareOptions{}); err == nil {
 		t.Error("comparing vifvec2-layers CIFAR-10 with vifvec ImageNet curves was not refused")
 	}
 }

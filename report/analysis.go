@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/vcr-bench/vcr/vcr"
+	"github.com/vcr-bench/vcr/robustness"
 )
 
 // Analysis is everything 'vcr analyze' computed: the models' and humans'
@@ -34,14 +34,14 @@ type Analysis struct {
 	Lambda                     *float64
 	// Models are the model estimates, sorted by model then corruption;
 	// Comparisons[i] compares Models[i] with humans (nil without humans).
-	Models      []*vcr.Estimate
-	Comparisons []*vcr.Comparison
+	Models      []*robustness.Estimate
+	Comparisons []*robustness.Comparison
 	// Humans are the human estimates, sorted by corruption.
-	Humans []*vcr.Estimate
+	Humans []*robustness.Estimate
 	// SimilarAccuracy and SimilarConsistency are the humans' visually
 	// similar corruptions (nil with fewer than two human corruptions or
 	// without bootstrap).
-	SimilarAccuracy, SimilarConsistency *vcr.SimilarityTable
+	SimilarAccuracy, SimilarConsistency *robustness.SimilarityTable
 	// Warnings are caveats (skipped rows, sparse bins, …).
 	Warnings []string
 	// Families maps model names to model families (e.g. "cnn", "vit"):
@@ -161,7 +161,7 @@ func errStrings(errs []error) []string {
 	return s
 }
 
-func subjectSummary(e *vcr.Estimate) SubjectSummary {
+func subjectSummary(e *robustness.Estimate) SubjectSummary {
 	return SubjectSummary{
 		Subject: e.Subject, Corruption: e.Corruption, VIFMethod: e.VIFMethod, N: e.N, Seed: e.Seed,
 		CleanAccuracy: num(e.Accuracy.Anchor), CleanConsistency: num(e.Consistency.Anchor),
@@ -173,7 +173,7 @@ func subjectSummary(e *vcr.Estimate) SubjectSummary {
 	}
 }
 
-func similaritySummary(t *vcr.SimilarityTable) *SimilaritySummary {
+func similaritySummary(t *robustness.SimilarityTable) *SimilaritySummary {
 	if t == nil {
 		return nil
 	}
@@ -201,14 +201,14 @@ func (a *Analysis) Summary() Summary {
 		if i < len(a.Comparisons) && a.Comparisons[i] != nil {
 			c := a.Comparisons[i]
 			m.HumanCorruption = c.HumanCorruption
-			set := func(iv vcr.Interval, v **float64, c83, c95 **[2]float64) {
+			set := func(iv robustness.Interval, v **float64, c83, c95 **[2]float64) {
 				*v, *c83, *c95 = num(iv.Value), ci(iv.Lo83, iv.Hi83), ci(iv.Lo95, iv.Hi95)
 			}
 			set(c.Accuracy.HMRI, &m.HMRIa, &m.HMRIaCI83, &m.HMRIaCI95)
 			set(c.Accuracy.MRSI, &m.MRSIa, &m.MRSIaCI83, &m.MRSIaCI95)
 			set(c.Consistency.HMRI, &m.HMRIp, &m.HMRIpCI83, &m.HMRIpCI95)
 			set(c.Consistency.MRSI, &m.MRSIp, &m.MRSIpCI83, &m.MRSIpCI95)
-			ar := func(x vcr.Metrics) *Areas {
+			ar := func(x robustness.Metrics) *Areas {
 				return &Areas{AH: x.AH.Value, AM: x.AM.Value, AHM: x.AHM.Value, AMH: x.AMH.Value}
 			}
 			m.AreasA, m.AreasP = ar(c.Accuracy), ar(c.Consistency)
@@ -249,7 +249,7 @@ func fcell(v float64) string {
 	return strconv.FormatFloat(v, 'g', 10, 64)
 }
 
-func ivCells(iv vcr.Interval) []string {
+func ivCells(iv robustness.Interval) []string {
 	return []string{fcell(iv.Value), fcell(iv.Lo83), fcell(iv.Hi83), fcell(iv.Lo95), fcell(iv.Hi95)}
 }
 
@@ -258,14 +258,14 @@ func ivCells(iv vcr.Interval) []string {
 func (a *Analysis) WriteSummaryCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	cw.Write(SummaryColumns)
-	row := func(e *vcr.Estimate, c *vcr.Comparison) {
+	row := func(e *robustness.Estimate, c *robustness.Comparison) {
 		r := []string{e.Subject, strconv.FormatBool(e.Human), e.Corruption, e.VIFMethod, strconv.Itoa(e.N),
 			fcell(e.Accuracy.Anchor), fcell(e.MeanAccuracy), fcell(e.MeanConsistency)}
 		r = append(r, ivCells(e.Ra)...)
 		r = append(r, ivCells(e.Rp)...)
 		if c != nil {
 			r = append(r, c.HumanCorruption)
-			for _, iv := range []vcr.Interval{c.Accuracy.HMRI, c.Accuracy.MRSI, c.Consistency.HMRI, c.Consistency.MRSI} {
+			for _, iv := range []robustness.Interval{c.Accuracy.HMRI, c.Accuracy.MRSI, c.Consistency.HMRI, c.Consistency.MRSI} {
 				r = append(r, ivCells(iv)...)
 			}
 		} else {
@@ -274,7 +274,7 @@ func (a *Analysis) WriteSummaryCSV(w io.Writer) error {
 		cw.Write(r)
 	}
 	for i, e := range a.Models {
-		var c *vcr.Comparison
+		var c *robustness.Comparison
 		if i < len(a.Comparisons) {
 			c = a.Comparisons[i]
 		}
@@ -298,7 +298,7 @@ func (a *Analysis) WriteCurvesCSV(w io.Writer) error {
 	for _, e := range slices.Concat(a.Models, a.Humans) {
 		for _, p := range []struct {
 			name string
-			c    *vcr.Curve
+			c    *robustness.Curve
 		}{{"accuracy", &e.Accuracy}, {"consistency", &e.Consistency}} {
 			c := p.c
 			band := func(b []float64, i int) string {
@@ -332,7 +332,7 @@ func (a *Analysis) WriteBinsCSV(w io.Writer) error {
 	for _, e := range slices.Concat(a.Models, a.Humans) {
 		for _, p := range []struct {
 			name string
-			c    *vcr.Curve
+			c    *robustness.Curve
 		}{{"accuracy", &e.Accuracy}, {"consistency", &e.Consistency}} {
 			b := p.c.Bins
 			for i, x := range b.X {
@@ -367,7 +367,7 @@ func (a *Analysis) WriteTable(w io.Writer) error {
 	if withHuman {
 		head = append(head, "HMRI_a"+ci, "MRSI_a"+ci, "HMRI_p"+ci, "MRSI_p"+ci)
 	}
-	iv := func(x vcr.Interval) string {
+	iv := func(x robustness.Interval) string {
 		if math.IsNaN(x.Value) {
 			return "–"
 		}
@@ -435,7 +435,7 @@ func (a *Analysis) WriteTable(w io.Writer) error {
 	}
 	for _, s := range []struct {
 		name string
-		t    *vcr.SimilarityTable
+		t    *robustness.SimilarityTable
 	}{{"accuracy", a.SimilarAccuracy}, {"consistency", a.SimilarConsistency}} {
 		if s.t == nil {
 			continue

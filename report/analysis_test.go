@@ -13,27 +13,27 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vcr-bench/vcr/vcr"
+	"github.com/vcr-bench/vcr/robustness"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")
 
 // series simulates n trials with accuracy a(v) = clean·(1 − k·v²) and
 // consistency 1 − v/2.
-func series(subject, corruption string, human bool, clean, k float64, n int, seed uint64) vcr.Series {
+func series(subject, corruption string, human bool, clean, k float64, n int, seed uint64) robustness.Series {
 	r := rand.New(rand.NewPCG(seed, 1))
-	s := vcr.Series{Subject: subject, Corruption: corruption, VIFMethod: "vcr-py", Human: human,
+	s := robustness.Series{Subject: subject, Corruption: corruption, VIFMethod: "vcr-py", Human: human,
 		CleanAccuracy: clean, CleanConsistency: 1}
 	for range n {
 		v := r.Float64()
-		s.Trials = append(s.Trials, vcr.Trial{DV: v, Correct: r.Float64() < clean*(1-k*v*v), Consistent: r.Float64() < 1-v/2})
+		s.Trials = append(s.Trials, robustness.Trial{DV: v, Correct: r.Float64() < clean*(1-k*v*v), Consistent: r.Float64() < 1-v/2})
 	}
 	return s
 }
 
-func fit(t *testing.T, s vcr.Series, boot int) *vcr.Estimate {
+func fit(t *testing.T, s robustness.Series, boot int) *robustness.Estimate {
 	t.Helper()
-	e, err := vcr.Fit(context.Background(), s, vcr.Options{Replicates: boot, Seed: 1, Workers: 1})
+	e, err := robustness.Fit(context.Background(), s, robustness.Options{Replicates: boot, Seed: 1, Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,11 +48,11 @@ func analysis(t *testing.T, boot int) *Analysis {
 	h := series("human", "blur", true, 0.97, 0.4, 3000, 3)
 	h.CleanConsistency = math.NaN()
 	a := &Analysis{Results: []string{"a.csv", "b.csv"}, Human: "sim", VIFMethod: "vcr-py", HumanVIFMethod: "vcr-py",
-		Bins: vcr.DefaultBins, MinPerBin: vcr.DefaultMinCount, Bootstrap: max(boot, 0), Seed: 1,
-		Models: []*vcr.Estimate{fit(t, series("a", "blur", false, 0.9, 0.8, 3000, 1), boot), fit(t, series("b", "blur", false, 0.95, 0.2, 3000, 2), boot)},
-		Humans: []*vcr.Estimate{fit(t, h, boot)}}
+		Bins: robustness.DefaultBins, MinPerBin: robustness.DefaultMinCount, Bootstrap: max(boot, 0), Seed: 1,
+		Models: []*robustness.Estimate{fit(t, series("a", "blur", false, 0.9, 0.8, 3000, 1), boot), fit(t, series("b", "blur", false, 0.95, 0.2, 3000, 2), boot)},
+		Humans: []*robustness.Estimate{fit(t, h, boot)}}
 	for _, m := range a.Models {
-		c, err := vcr.Compare(m, a.Humans[0], vcr.CompareOptions{})
+		c, err := robustness.Compare(m, a.Humans[0], robustness.CompareOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -130,11 +130,11 @@ func TestCSVTables(t *testing.T) {
 		t.Errorf("summary.csv rows: %v", sum)
 	}
 	curves := read(func(w *bytes.Buffer) error { return a.WriteCurvesCSV(w) })
-	if want := 1 + 3*2*vcr.DefaultGrid; len(curves) != want {
+	if want := 1 + 3*2*robustness.DefaultGrid; len(curves) != want {
 		t.Errorf("curves.csv: %d rows, want %d", len(curves), want)
 	}
 	bins := read(func(w *bytes.Buffer) error { return a.WriteBinsCSV(w) })
-	if want := 1 + 3*2*vcr.DefaultBins; len(bins) != want {
+	if want := 1 + 3*2*robustness.DefaultBins; len(bins) != want {
 		t.Errorf("bins.csv: %d rows, want %d", len(bins), want)
 	}
 }
@@ -143,25 +143,25 @@ func TestCSVTables(t *testing.T) {
 // table's golden file depends on formatting only.
 func handMade() *Analysis {
 	nan := math.NaN()
-	iv := func(v, lo, hi float64) vcr.Interval {
-		return vcr.Interval{Value: v, Lo83: lo + 0.01, Hi83: hi - 0.01, Lo95: lo, Hi95: hi}
+	iv := func(v, lo, hi float64) robustness.Interval {
+		return robustness.Interval{Value: v, Lo83: lo + 0.01, Hi83: hi - 0.01, Lo95: lo, Hi95: hi}
 	}
-	m := func(name string, ra, rp float64) *vcr.Estimate {
-		return &vcr.Estimate{Subject: name, Corruption: "gaussian_noise", VIFMethod: "vifvec", N: 50000,
+	m := func(name string, ra, rp float64) *robustness.Estimate {
+		return &robustness.Estimate{Subject: name, Corruption: "gaussian_noise", VIFMethod: "vifvec", N: 50000,
 			MeanAccuracy: ra + 0.05, Ra: iv(ra, ra-0.03, ra+0.02), Rp: iv(rp, rp-0.02, rp+0.03)}
 	}
-	h := &vcr.Estimate{Subject: "human", Human: true, Corruption: "gaussian_noise", VIFMethod: "vifvec", N: 6421,
-		MeanAccuracy: 0.937, Ra: iv(0.961, 0.959, 0.962), Rp: vcr.Interval{Value: 0.962, Lo83: nan, Hi83: nan, Lo95: nan, Hi95: nan}}
-	cmp := func(hmri, mrsi float64) *vcr.Comparison {
-		return &vcr.Comparison{Accuracy: vcr.Metrics{HMRI: iv(hmri, hmri-0.1, min(1, hmri+0.1)), MRSI: iv(mrsi, 0, mrsi+0.01)},
-			Consistency: vcr.Metrics{HMRI: iv(hmri, hmri-0.2, min(1, hmri+0.05)), MRSI: vcr.Interval{Value: mrsi, Lo83: nan, Hi83: nan, Lo95: nan, Hi95: nan}}}
+	h := &robustness.Estimate{Subject: "human", Human: true, Corruption: "gaussian_noise", VIFMethod: "vifvec", N: 6421,
+		MeanAccuracy: 0.937, Ra: iv(0.961, 0.959, 0.962), Rp: robustness.Interval{Value: 0.962, Lo83: nan, Hi83: nan, Lo95: nan, Hi95: nan}}
+	cmp := func(hmri, mrsi float64) *robustness.Comparison {
+		return &robustness.Comparison{Accuracy: robustness.Metrics{HMRI: iv(hmri, hmri-0.1, min(1, hmri+0.1)), MRSI: iv(mrsi, 0, mrsi+0.01)},
+			Consistency: robustness.Metrics{HMRI: iv(hmri, hmri-0.2, min(1, hmri+0.05)), MRSI: robustness.Interval{Value: mrsi, Lo83: nan, Hi83: nan, Lo95: nan, Hi95: nan}}}
 	}
 	return &Analysis{VIFMethod: "vifvec", Bins: 40, MinPerBin: 20, Bootstrap: 1000, Seed: 7,
-		Models:          []*vcr.Estimate{m("resnet50", 0.512, 0.634), m("a-much-longer-model-name", 0.7, 0.81)},
-		Comparisons:     []*vcr.Comparison{cmp(0.55, 0), cmp(0.93, 0.021)},
-		Humans:          []*vcr.Estimate{h},
+		Models:          []*robustness.Estimate{m("resnet50", 0.512, 0.634), m("a-much-longer-model-name", 0.7, 0.81)},
+		Comparisons:     []*robustness.Comparison{cmp(0.55, 0), cmp(0.93, 0.021)},
+		Humans:          []*robustness.Estimate{h},
 		VIFMismatch:     "example warning",
-		SimilarAccuracy: &vcr.SimilarityTable{Classes: [][]string{{"gaussian_noise", "shot_noise"}, {"frost"}}},
+		SimilarAccuracy: &robustness.SimilarityTable{Classes: [][]string{{"gaussian_noise", "shot_noise"}, {"frost"}}},
 	}
 }
 
@@ -211,15 +211,15 @@ func TestWritePlots(t *testing.T) {
 	}
 	for _, c := range ch.Curves {
 		for _, p := range c.Points {
-			if p.N < vcr.DefaultMinCount {
+			if p.N < robustness.DefaultMinCount {
 				t.Errorf("%s: point from a bin of %d < L trials", c.Name, p.N)
 			}
 		}
 	}
 }
 
-func slicesOf(a *Analysis) []*vcr.Estimate {
-	return append(append([]*vcr.Estimate(nil), a.Models...), a.Humans...)
+func slicesOf(a *Analysis) []*robustness.Estimate {
+	return append(append([]*robustness.Estimate(nil), a.Models...), a.Humans...)
 }
 
 func TestFileName(t *testing.T) {

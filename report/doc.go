@@ -1,4 +1,4 @@
-// Package report turns the estimates of package vcr into the outputs of
+// Package report turns the estimates of package robustness into the outputs of
 // 'vcr analyze': a machine-readable summary (JSON), CSV tables of the
 // summary, the fitted curves with their bands and the per-bin data, a
 // terminal table, and plots (package plot): performance curves of models

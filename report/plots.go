@@ -9,7 +9,7 @@ import (
 
 	"github.com/vcr-bench/vcr/internal/atomicfile"
 	"github.com/vcr-bench/vcr/plot"
-	"github.com/vcr-bench/vcr/vcr"
+	"github.com/vcr-bench/vcr/robustness"
 )
 
 // PNG sizes of the plots WritePlots draws.
@@ -21,11 +21,11 @@ const (
 // properties are the two curves of an estimate, in file-name order.
 var properties = []struct {
 	name, short string
-	curve       func(*vcr.Estimate) *vcr.Curve
-	metrics     func(*vcr.Comparison) vcr.Metrics
+	curve       func(*robustness.Estimate) *robustness.Curve
+	metrics     func(*robustness.Comparison) robustness.Metrics
 }{
-	{"accuracy", "a", func(e *vcr.Estimate) *vcr.Curve { return &e.Accuracy }, func(c *vcr.Comparison) vcr.Metrics { return c.Accuracy }},
-	{"consistency", "p", func(e *vcr.Estimate) *vcr.Curve { return &e.Consistency }, func(c *vcr.Comparison) vcr.Metrics { return c.Consistency }},
+	{"accuracy", "a", func(e *robustness.Estimate) *robustness.Curve { return &e.Accuracy }, func(c *robustness.Comparison) robustness.Metrics { return c.Accuracy }},
+	{"consistency", "p", func(e *robustness.Estimate) *robustness.Curve { return &e.Consistency }, func(c *robustness.Comparison) robustness.Metrics { return c.Consistency }},
 }
 
 // FileName returns name with every character other than letters, digits,
@@ -44,10 +44,10 @@ func FileName(name string) string {
 // and the bins that entered each fit as points sized by their trial count.
 // property is "accuracy" or "consistency"; families (may be nil) maps
 // model names to the families that share a colour.
-func CurveChart(title, property string, ests []*vcr.Estimate, families map[string]string) plot.Chart {
+func CurveChart(title, property string, ests []*robustness.Estimate, families map[string]string) plot.Chart {
 	c := plot.Chart{Title: title, XLabel: "Δv = max(0, 1 − VIF)", YLabel: property}
 	for _, e := range ests {
-		var cv *vcr.Curve
+		var cv *robustness.Curve
 		for _, p := range properties {
 			if p.name == property {
 				cv = p.curve(e)
@@ -75,10 +75,10 @@ func CurveChart(title, property string, ests []*vcr.Estimate, families map[strin
 // MetricChart returns the bar chart of one metric ("HMRI" or "MRSI") of
 // one property for the comparisons given, sorted by value, coloured by
 // family as CurveChart.
-func MetricChart(title, metric, property string, comps []*vcr.Comparison, families map[string]string) plot.BarChart {
+func MetricChart(title, metric, property string, comps []*robustness.Comparison, families map[string]string) plot.BarChart {
 	b := plot.BarChart{Title: title, XLabel: metric + " (" + property + ")"}
 	for _, c := range comps {
-		var m vcr.Metrics
+		var m robustness.Metrics
 		for _, p := range properties {
 			if p.name == property {
 				m = p.metrics(c)
@@ -104,7 +104,7 @@ func MetricChart(title, metric, property string, comps []*vcr.Comparison, famili
 // CoverageHistogram returns the models' Δv histograms on one corruption
 // (the bins of their accuracy curves), with the minimum count per bin as
 // threshold. It returns false when no model has per-trial bins.
-func CoverageHistogram(title string, models []*vcr.Estimate, bins, minPerBin int) (plot.Histogram, bool) {
+func CoverageHistogram(title string, models []*robustness.Estimate, bins, minPerBin int) (plot.Histogram, bool) {
 	h := plot.Histogram{Title: title, XLabel: "Δv", YLabel: "images per bin", Threshold: minPerBin}
 	h.Edges = make([]float64, bins+1)
 	for k := range h.Edges {
@@ -140,8 +140,8 @@ func (a *Analysis) WritePlots(dir string) ([]string, error) {
 		return nil
 	}
 	for _, corr := range a.Corruptions() {
-		var models []*vcr.Estimate
-		var comps []*vcr.Comparison
+		var models []*robustness.Estimate
+		var comps []*robustness.Comparison
 		humanCorr := ""
 		for i, e := range a.Models {
 			if e.Corruption != corr {

@@ -1,6 +1,6 @@
 // Package results reads the per-image results tables that 'vcr eval'
 // writes (results.csv) and turns them into the vcr package's input: one
-// vcr.Series per (model, corruption).
+// robustness.Series per (model, corruption).
 //
 // A results table has a header row and one row per corrupted image. The
 // columns it needs (any order, extra columns ignored):
@@ -35,7 +35,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/vcr-bench/vcr/vcr"
+	"github.com/vcr-bench/vcr/robustness"
 )
 
 // Required are the columns a results table must have.
@@ -64,7 +64,7 @@ type Table struct {
 	// distinct sources (over rows without a source column), CleanN = that
 	// number of sources, and CleanConsistency = 1 (a deterministic model
 	// predicts the same class on the same image).
-	Series []vcr.Series
+	Series []robustness.Series
 	// VIFMethod is the one VIF flavour of all rows.
 	VIFMethod string
 	// Rows counts the data rows read; Skipped the rows with an error;
@@ -100,7 +100,7 @@ type key struct{ model, corruption string }
 
 // acc accumulates one series.
 type acc struct {
-	trials  []vcr.Trial
+	trials  []robustness.Trial
 	sources map[string]bool // source → correct_clean (first seen)
 	cleanK  int             // rows' correct_clean sum when there is no source column
 	cleanN  int
@@ -132,7 +132,7 @@ func Read(files []File) (*Table, error) {
 	})
 	for _, k := range keys {
 		a := series[k]
-		s := vcr.Series{Subject: k.model, Corruption: k.corruption, VIFMethod: t.VIFMethod,
+		s := robustness.Series{Subject: k.model, Corruption: k.corruption, VIFMethod: t.VIFMethod,
 			Trials: a.trials, CleanConsistency: 1}
 		if a.sources != nil {
 			for _, c := range a.sources {
@@ -267,7 +267,7 @@ func readFile(f File, t *Table, series map[key]*acc, vifWhere *string) error {
 			}
 			series[k] = a
 		}
-		a.trials = append(a.trials, vcr.Trial{DV: dv, Correct: ck, Consistent: cons})
+		a.trials = append(a.trials, robustness.Trial{DV: dv, Correct: ck, Consistent: cons})
 		if a.sources != nil {
 			if _, seen := a.sources[rec[iSrc]]; !seen {
 				a.sources[strings.Clone(rec[iSrc])] = cc

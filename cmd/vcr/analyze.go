@@ -19,7 +19,7 @@ import (
 	"github.com/vcr-bench/vcr/internal/progress"
 	"github.com/vcr-bench/vcr/report"
 	"github.com/vcr-bench/vcr/results"
-	"github.com/vcr-bench/vcr/vcr"
+	"github.com/vcr-bench/vcr/robustness"
 )
 
 func init() {
@@ -139,9 +139,9 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.Var(&names, "model-name", "model `NAME`s of the results files, in order (comma-separated or repeated)")
 	out := fs.String("out", "", "report `folder` (created)")
 	humanSpec := fs.String("human", "", "human data: a `FILE` or a built-in dataset")
-	bins := fs.Int("bins", vcr.DefaultBins, "number `M` of equal Δv bins")
-	minPer := fs.Int("min-per-bin", vcr.DefaultMinCount, "minimum rows `L` for a bin to enter the fit")
-	boot := fs.Int("bootstrap", vcr.DefaultReplicates, "bootstrap replicates `B` (0: no bands or intervals)")
+	bins := fs.Int("bins", robustness.DefaultBins, "number `M` of equal Δv bins")
+	minPer := fs.Int("min-per-bin", robustness.DefaultMinCount, "minimum rows `L` for a bin to enter the fit")
+	boot := fs.Int("bootstrap", robustness.DefaultReplicates, "bootstrap replicates `B` (0: no bands or intervals)")
 	seed := fs.Uint64("seed", 1, "bootstrap seed")
 	var lambda *float64
 	fs.Func("lambda", "fixed smoothing penalty `λ` > 0 (default: chosen by GCV)", func(s string) error {
@@ -217,7 +217,7 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 
 	// Human data: load, check flavour and corruptions before any fitting.
-	var humans []vcr.Series
+	var humans []robustness.Series
 	humanFor := map[string]int{} // model corruption → index in humans
 	if *humanSpec != "" {
 		ds, err := loadHuman(*humanSpec, *humanVIF)
@@ -238,7 +238,7 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 				humans[i].Subject = "human"
 			}
 		}
-		slices.SortFunc(humans, func(x, y vcr.Series) int { return strings.Compare(x.Corruption, y.Corruption) })
+		slices.SortFunc(humans, func(x, y robustness.Series) int { return strings.Compare(x.Corruption, y.Corruption) })
 		a.HumanVIFMethod = humans[0].VIFMethod
 		for _, h := range humans[1:] {
 			if h.VIFMethod != a.HumanVIFMethod {
@@ -249,7 +249,7 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			msg := fmt.Sprintf("the model results' Δv was computed with VIF flavour %q but the human data %s with %q; their Δv axes are not comparable",
 				tab.VIFMethod, *humanSpec, a.HumanVIFMethod)
 			if !*allowVIF {
-				return fmt.Errorf("%w: %s (re-run 'vcr generate --vif-method %s', or pass --allow-vif-mismatch to compare anyway)", vcr.ErrVIFMismatch, msg, a.HumanVIFMethod)
+				return fmt.Errorf("%w: %s (re-run 'vcr generate --vif-method %s', or pass --allow-vif-mismatch to compare anyway)", robustness.ErrVIFMismatch, msg, a.HumanVIFMethod)
 			}
 			a.VIFMismatch = "VIF flavours differ, compared anyway (--allow-vif-mismatch): " + msg
 			fmt.Fprintf(stderr, "vcr analyze: WARNING: %s\n", a.VIFMismatch)
@@ -265,11 +265,11 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			i, ok := byName[canonicalCorruption(s.Corruption)]
 			if !ok {
 				return fmt.Errorf("%w: the human data %s has no series for corruption %q (model %s); it has %s",
-					vcr.ErrCorruptionMismatch, *humanSpec, s.Corruption, s.Subject, strings.Join(have, ", "))
+					robustness.ErrCorruptionMismatch, *humanSpec, s.Corruption, s.Subject, strings.Join(have, ", "))
 			}
 			need[i] = true
 		}
-		var keep []vcr.Series
+		var keep []robustness.Series
 		for i, h := range humans {
 			if need[i] || *allHuman {
 				humanFor[canonicalCorruption(h.Corruption)] = len(keep)
@@ -280,7 +280,7 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 
 	// Fit every series.
-	opt := vcr.Options{Bins: *bins, MinCount: *minPer, Replicates: *boot, Lambda: lambda}
+	opt := robustness.Options{Bins: *bins, MinCount: *minPer, Replicates: *boot, Lambda: lambda}
 	if *boot == 0 {
 		opt.Replicates = -1
 	}
@@ -290,11 +290,11 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		bar = progress.New(stderr, *boot*len(all), progress.Options{Label: "bootstrap"})
 		opt.Progress = func(int, int) { bar.Add(1) }
 	}
-	ests := make([]*vcr.Estimate, len(all))
+	ests := make([]*robustness.Estimate, len(all))
 	for i, s := range all {
 		o := opt
 		o.Seed = seriesSeed(*seed, s.Subject, s.Corruption)
-		e, err := vcr.Fit(ctx, s, o)
+		e, err := robustness.Fit(ctx, s, o)
 		if err != nil {
 			bar.Finish()
 			if errors.Is(err, context.Canceled) {
@@ -316,22 +316,22 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 	}
 	if len(humans) > 0 {
-		a.Comparisons = make([]*vcr.Comparison, len(a.Models))
+		a.Comparisons = make([]*robustness.Comparison, len(a.Models))
 		for i, m := range a.Models {
 			h := a.Humans[humanFor[canonicalCorruption(m.Corruption)]]
 			// The names may differ in spelling only (canonicalCorruption).
-			c, err := vcr.Compare(m, h, vcr.CompareOptions{AllowVIFMismatch: *allowVIF, AllowCorruptionMismatch: true})
+			c, err := robustness.Compare(m, h, robustness.CompareOptions{AllowVIFMismatch: *allowVIF, AllowCorruptionMismatch: true})
 			if err != nil {
 				return err
 			}
 			a.Comparisons[i] = c
 		}
 		if len(a.Humans) >= 2 && *boot > 0 {
-			co := vcr.CompareOptions{AllowVIFMismatch: *allowVIF}
-			if a.SimilarAccuracy, err = vcr.Similarity(a.Humans, vcr.AccuracyCurve, co); err != nil {
+			co := robustness.CompareOptions{AllowVIFMismatch: *allowVIF}
+			if a.SimilarAccuracy, err = robustness.Similarity(a.Humans, robustness.AccuracyCurve, co); err != nil {
 				a.Warnings = append(a.Warnings, "similar corruptions (accuracy): "+err.Error())
 			}
-			if a.SimilarConsistency, err = vcr.Similarity(a.Humans, vcr.ConsistencyCurve, co); err != nil {
+			if a.SimilarConsistency, err = robustness.Similarity(a.Humans, robustness.ConsistencyCurve, co); err != nil {
 				a.Warnings = append(a.Warnings, "similar corruptions (consistency): "+err.Error())
 			}
 		}
@@ -370,7 +370,7 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	return nil
 }
 
-func countModels(s []vcr.Series) int {
+func countModels(s []robustness.Series) int {
 	var m []string
 	for _, x := range s {
 		if !slices.Contains(m, x.Subject) {

@@ -1,4 +1,4 @@
-// Package vcr estimates visually-continuous corruption robustness (VCR) and
+// Package robustness estimates visually-continuous corruption robustness (VCR) and
 // the human-aware metrics HMRI and MRSI of the VCR study ("Assessing
 // Visually-Continuous Corruption Robustness of Neural Networks Relative to
 // Human Performance", Algorithm 1 and §4).
@@ -24,4 +24,4 @@
 //
 // Series carry the VIF flavour of their Δv axis; comparing different
 // flavours is refused with ErrVIFMismatch unless explicitly allowed.
-package vcr
+package robustness

@@ -1,28 +1,28 @@
-package vcr_test
+package robustness_test
 
 import (
 	"context"
 	"fmt"
 	"math/rand/v2"
 
-	"github.com/vcr-bench/vcr/vcr"
+	"github.com/vcr-bench/vcr/robustness"
 )
 
 // series simulates n trials whose accuracy falls from clean to clean − drop.
-func series(subject string, seed uint64, n int, clean, drop float64) vcr.Series {
+func series(subject string, seed uint64, n int, clean, drop float64) robustness.Series {
 	r := rand.New(rand.NewPCG(seed, 1))
-	s := vcr.Series{Subject: subject, Corruption: "gaussian_noise", VIFMethod: "vifvec",
+	s := robustness.Series{Subject: subject, Corruption: "gaussian_noise", VIFMethod: "vifvec",
 		CleanAccuracy: clean, CleanConsistency: 1}
 	for range n {
 		v := r.Float64()
 		p := clean - drop*v*v
-		s.Trials = append(s.Trials, vcr.Trial{DV: v, Correct: r.Float64() < p, Consistent: r.Float64() < p/clean})
+		s.Trials = append(s.Trials, robustness.Trial{DV: v, Correct: r.Float64() < p, Consistent: r.Float64() < p/clean})
 	}
 	return s
 }
 
 func ExampleFit() {
-	e, err := vcr.Fit(context.Background(), series("resnet50", 1, 50000, 0.9, 0.6), vcr.Options{Seed: 7})
+	e, err := robustness.Fit(context.Background(), series("resnet50", 1, 50000, 0.9, 0.6), robustness.Options{Seed: 7})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -35,12 +35,12 @@ func ExampleFit() {
 
 func ExampleCompare() {
 	ctx := context.Background()
-	opt := vcr.Options{Replicates: 200, Seed: 1}
+	opt := robustness.Options{Replicates: 200, Seed: 1}
 	h := series("human", 2, 8000, 0.97, 0.3)
 	h.Human = true
-	human, _ := vcr.Fit(ctx, h, opt)
-	model, _ := vcr.Fit(ctx, series("resnet50", 3, 50000, 0.9, 0.6), opt)
-	c, err := vcr.Compare(model, human, vcr.CompareOptions{})
+	human, _ := robustness.Fit(ctx, h, opt)
+	model, _ := robustness.Fit(ctx, series("resnet50", 3, 50000, 0.9, 0.6), opt)
+	c, err := robustness.Compare(model, human, robustness.CompareOptions{})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -141,9 +141,8 @@ func loadEstimateHuman(spec, icseVIF string) (*estimateHuman, error) {
 	if d.Source != "" {
 		h.source = d.Source
 	}
-	if d.VIFMethod == human.VIFVec2Layers {
-		h.weighted = true
-	}
+	// The study weighted its CIFAR-10 data (the vifvec2-layers flavour).
+	h.weighted = strings.HasPrefix(d.VIFMethod, "vifvec2")
 	for _, s := range d.Series {
 		h.add(canonicalCorruption(s.Corruption), reliability.FromTrials(s.Trials), spec+" (trials binned by 0.01)")
 		if math.IsNaN(h.p0) && !math.IsNaN(s.CleanAccuracy) {
@@ -155,12 +154,23 @@ func loadEstimateHuman(spec, icseVIF string) (*estimateHuman, error) {
 
 // loadICSEFolder reads a folder of the study's per-bin files.
 func loadICSEFolder(dir string) (*estimateHuman, error) {
-	cps, err := filepath.Glob(filepath.Join(dir, "*_c_p_*.csv"))
-	if err != nil {
-		return nil, err
+	var cps []string
+	for _, kind := range []string{"_c_p_", "_p_p_"} {
+		m, err := filepath.Glob(filepath.Join(dir, "*"+kind+"*.csv"))
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range m {
+			// Name every transformation by its correctness file, so that a
+			// lone preservation file reports the missing correctness file.
+			cp := filepath.Join(dir, strings.Replace(filepath.Base(f), "_p_p_", "_c_p_", 1))
+			if !slices.Contains(cps, cp) {
+				cps = append(cps, cp)
+			}
+		}
 	}
 	if len(cps) == 0 {
-		return nil, fmt.Errorf("--human %s: no per-bin files <dataset>_c_p_<T>.csv in the folder", dir)
+		return nil, fmt.Errorf("--human %s: no per-bin files <dataset>_c_p_<T>.csv / <dataset>_p_p_<T>.csv in the folder", dir)
 	}
 	slices.Sort(cps)
 	h := &estimateHuman{task: "car / not car", source: dir}

@@ -199,6 +199,10 @@ func TestRequirementsEstimateErrors(t *testing.T) {
 	if err := os.Remove(filepath.Join(broken, "imagenet_p_p_frost.csv")); err != nil {
 		t.Fatal(err)
 	}
+	broken2 := copyICSEFolder(t, "imagenet")
+	if err := os.Remove(filepath.Join(broken2, "imagenet_c_p_contrast.csv")); err != nil {
+		t.Fatal(err)
+	}
 	// A folder with a file of too few trials (bins of 10 trials or 3 bins).
 	few := filepath.Join(dir, "few")
 	os.MkdirAll(few, 0o755)
@@ -222,6 +226,7 @@ func TestRequirementsEstimateErrors(t *testing.T) {
 		{"unknown transformation", []string{"--human", imagenet, "--transformation", "frots"}, exitUsage, []string{"frots", "frost", "rgb_shift"}},
 		{"not in data", []string{"--human", "icse2022-cifar10-bins", "--transformation", "gaussian_noise"}, exitUsage, []string{"gaussian_noise", "jpeg_compression"}},
 		{"missing file", []string{"--human", broken, "--transformation", "frost"}, exitFailure, []string{"imagenet_p_p_frost.csv"}},
+		{"missing c_p file", []string{"--human", broken2, "--transformation", "all"}, exitFailure, []string{"imagenet_c_p_contrast.csv"}},
 		{"too few bins", []string{"--human", few, "--transformation", "frost"}, exitFailure, []string{"frost", "too few", "3 Δv bins"}},
 		{"too few trials", []string{"--human", trials, "--transformation", "frost"}, exitFailure, []string{"frost", "too few", "more than 10"}},
 		{"no human", []string{"--transformation", "frost"}, exitUsage, []string{"--human is required"}},

@@ -9,7 +9,7 @@ import (
 )
 
 func init() {
-	addCommand(&command{name: "requirements", summary: "estimate reliability requirements (t_c, t_p) from human data and check models against them", run: runRequirements})
+	addCommand(&command{name: "requirements", summary: "human-derived reliability requirements: estimate t_c, t_p; check models against them", run: runRequirements})
 }
 
 const requirementsUsage = `

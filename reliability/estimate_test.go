@@ -198,3 +198,27 @@ func TestFromTrials(t *testing.T) {
 		t.Errorf("preservation bins %+v, want %+v", h.Preservation, wantP)
 	}
 }
+
+func BenchmarkEstimate(b *testing.B) {
+	d, err := human.Builtin("icse2022-imagenet")
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, _ := d.Lookup("frost")
+	h := HumanBins{Correctness: FromICSECounts(s.Binned.Accuracy), Preservation: FromICSECounts(s.Binned.Consistency)}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Estimate(h, EstimateOptions{P0: ImageNetCleanAccuracy}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkBinomTest(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := BinomTest(80, 90, 0.97); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

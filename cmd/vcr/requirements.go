@@ -1,0 +1,47 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+func init() {
+	addCommand(&command{name: "requirements", summary: "human-derived reliability requirements: estimate t_c, t_p; check models against them", run: runRequirements})
+}
+
+const requirementsUsage = `
+Usage: vcr requirements estimate [flags]
+       vcr requirements check [flags]
+
+Reliability requirements (Hu et al., ICSE 2022): "if a human can see it, so
+should your system".
+
+  estimate   turn human data into thresholds t_c (correctness preservation)
+             and t_p (prediction preservation) on the Δv axis, written as a
+             requirements file
+  check      check a model against a requirements file with bootstrap
+             confidence (exit 0: all hold, 1: one is violated, 2: error)
+
+Run 'vcr requirements estimate --help' or 'vcr requirements check --help'
+for their flags.
+`
+
+func runRequirements(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprintln(stderr, strings.TrimSpace(requirementsUsage))
+		return usagef("missing subcommand: estimate or check")
+	}
+	switch args[0] {
+	case "estimate":
+		return runRequirementsEstimate(ctx, args[1:], stdout, stderr)
+	case "check":
+		return runRequirementsCheck(ctx, args[1:], stdout, stderr)
+	case "-h", "-help", "--help", "help":
+		fmt.Fprintln(stdout, strings.TrimSpace(requirementsUsage))
+		return nil
+	}
+	return usageError{errors.New("unknown subcommand " + fmt.Sprintf("%q", args[0]) + ": want estimate or check")}
+}

@@ -1,0 +1,349 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/vcr-bench/vcr/corrupt"
+	"github.com/vcr-bench/vcr/human"
+	"github.com/vcr-bench/vcr/internal/atomicfile"
+	"github.com/vcr-bench/vcr/plot"
+	"github.com/vcr-bench/vcr/reliability"
+)
+
+const requirementsEstimateUsage = `
+Usage: vcr requirements estimate --human DATA --transformation NAME --out REQ.json
+                                 [--rule script|intended|first] [--p0 X] [--plot REQ.svg]
+
+Instantiates reliability requirements from human data as the ICSE 2022
+study's estimate_range.R does (docs/requirements.md): per transformation,
+0.01-wide Δv bins labelled by their upper edge, a cubic smoothing spline
+with leave-one-out cross-validated smoothing (R's smooth.spline, cv = TRUE),
+per bin x′ = round(n·spline) tested with R's two-sided binom.test against
+the human clean accuracy m0 (t_c) or the pooled preservation s0 of the
+lowest-Δv half of the trials (t_p), and a stopping rule:
+
+  script    (default) the published script as shipped: the label of the
+            second bin of the first two consecutive significant bins
+            (p < --alpha); none: the second-to-last bin
+  intended  what the script's step-back line meant: the label of the bin
+            just before that pair (0 if the pair starts at the first bin);
+            none: the second-to-last bin
+  first     the script's earlier version: the first significant bin;
+            none: the last bin
+
+--human is one of
+  - a folder of the study's per-bin files (estimating/imagenet,
+    estimating/cifar10, sixty_percent/sixty_percent_1, …), named
+    <dataset>_c_p_<T>.csv and <dataset>_p_p_<T>.csv with dataset imagenet
+    or cifar10;
+  - a built-in dataset, optionally prefixed with "builtin:": BUILTINS;
+  - the project's human trial CSV (docs/human-data.md), or an ICSE 2022
+    per-trial CSV (with --human-vif-method), binned here.
+Published names map to the catalogue's (RGB → rgb_shift, Color_jitter →
+color_jitter). --transformation all estimates every transformation of the
+data into one file.
+
+Defaults as the study: m0 = 0.970 for the ImageNet data, 0.967 for CIFAR-10,
+the measured clean accuracy for trial files (--p0 overrides); spline weights
+n/min n for CIFAR-10 data, none otherwise (--weights overrides).
+
+--plot writes, per transformation, the fitted human curves with their 83 %
+bands, the observed proportions and the thresholds (SVG, or PNG when the
+name ends in .png); with several transformations the name gets _<T> before
+its extension.
+
+Example:
+  vcr requirements estimate --human builtin:icse2022-imagenet --transformation frost --out req.json --plot req.svg
+`
+
+// estimateHuman is human data ready for estimation: per-bin data per
+// catalogue transformation with the defaults of its origin.
+type estimateHuman struct {
+	dataset, task, vif, source string
+	p0                         float64 // default m0 (NaN: unknown)
+	weighted                   bool    // default spline weighting
+	order                      []string
+	bins                       map[string]reliability.HumanBins
+	files                      map[string]string // per transformation: where its bins came from
+}
+
+func (h *estimateHuman) add(t string, b reliability.HumanBins, from string) {
+	if h.bins == nil {
+		h.bins, h.files = map[string]reliability.HumanBins{}, map[string]string{}
+	}
+	h.order = append(h.order, t)
+	h.bins[t] = b
+	h.files[t] = from
+}
+
+// icseDefaults returns the VIF flavour, m0 and weighting of the study's
+// data set ("imagenet" or "cifar10").
+func icseDefaults(ds string) (vif string, p0 float64, weighted bool, ok bool) {
+	switch ds {
+	case "imagenet":
+		return human.VIFVec, reliability.ImageNetCleanAccuracy, false, true
+	case "cifar10":
+		return human.VIFVec2Layers, reliability.CIFAR10CleanAccuracy, true, true
+	}
+	return "", 0, false, false
+}
+
+// loadEstimateHuman loads --human.
+func loadEstimateHuman(spec, icseVIF string) (*estimateHuman, error) {
+	name := strings.TrimPrefix(spec, "builtin:")
+	if strings.HasPrefix(spec, "builtin:") || slices.Contains(human.BuiltinNames(), name) {
+		d, err := human.Builtin(name)
+		if err != nil {
+			return nil, usageError{err}
+		}
+		ds := "imagenet"
+		if strings.Contains(name, "cifar10") {
+			ds = "cifar10"
+		}
+		vif, p0, weighted, _ := icseDefaults(ds)
+		h := &estimateHuman{dataset: name, task: d.Task, vif: vif, source: d.Source, p0: p0, weighted: weighted}
+		for _, s := range d.Series {
+			if s.Binned != nil {
+				h.add(s.Corruption, reliability.HumanBins{
+					Correctness:  reliability.FromICSECounts(s.Binned.Accuracy),
+					Preservation: reliability.FromICSECounts(s.Binned.Consistency)}, "builtin:"+name)
+			} else {
+				h.add(s.Corruption, reliability.FromTrials(s.Trials), "builtin:"+name+" (trials binned by 0.01)")
+			}
+		}
+		return h, nil
+	}
+	st, err := os.Stat(spec)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, usagef("--human %s: no such file or folder, and not a built-in dataset (built-in: %s)", spec, strings.Join(human.BuiltinNames(), ", "))
+		}
+		return nil, err
+	}
+	if st.IsDir() {
+		return loadICSEFolder(spec)
+	}
+	d, err := loadHuman(spec, icseVIF)
+	if err != nil {
+		return nil, err
+	}
+	h := &estimateHuman{dataset: d.Name, task: d.Task, vif: d.VIFMethod, source: spec, p0: math.NaN()}
+	if d.Source != "" {
+		h.source = d.Source
+	}
+	// The study weighted its CIFAR-10 data (the vifvec2-layers flavour).
+	h.weighted = strings.HasPrefix(d.VIFMethod, "vifvec2")
+	for _, s := range d.Series {
+		h.add(canonicalCorruption(s.Corruption), reliability.FromTrials(s.Trials), spec+" (trials binned by 0.01)")
+		if math.IsNaN(h.p0) && !math.IsNaN(s.CleanAccuracy) {
+			h.p0 = s.CleanAccuracy
+		}
+	}
+	return h, nil
+}
+
+// loadICSEFolder reads a folder of the study's per-bin files.
+func loadICSEFolder(dir string) (*estimateHuman, error) {
+	var cps []string
+	for _, kind := range []string{"_c_p_", "_p_p_"} {
+		m, err := filepath.Glob(filepath.Join(dir, "*"+kind+"*.csv"))
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range m {
+			// Name every transformation by its correctness file, so that a
+			// lone preservation file reports the missing correctness file.
+			cp := filepath.Join(dir, strings.Replace(filepath.Base(f), "_p_p_", "_c_p_", 1))
+			if !slices.Contains(cps, cp) {
+				cps = append(cps, cp)
+			}
+		}
+	}
+	if len(cps) == 0 {
+		return nil, fmt.Errorf("--human %s: no per-bin files <dataset>_c_p_<T>.csv / <dataset>_p_p_<T>.csv in the folder", dir)
+	}
+	slices.Sort(cps)
+	h := &estimateHuman{task: "car / not car", source: dir}
+	for _, cp := range cps {
+		base := filepath.Base(cp)
+		ds, tr, _ := strings.Cut(strings.TrimSuffix(base, ".csv"), "_c_p_")
+		vif, p0, weighted, ok := icseDefaults(ds)
+		if !ok {
+			return nil, fmt.Errorf("%s: unknown data set %q (want imagenet_… or cifar10_…)", cp, ds)
+		}
+		if h.dataset == "" {
+			h.dataset, h.vif, h.p0, h.weighted = "icse2022-"+ds, vif, p0, weighted
+		} else if h.dataset != "icse2022-"+ds {
+			return nil, fmt.Errorf("--human %s mixes data sets (%s and %s)", dir, h.dataset, ds)
+		}
+		pp := filepath.Join(dir, ds+"_p_p_"+tr+".csv")
+		var hb reliability.HumanBins
+		for _, f := range []struct {
+			path string
+			dst  *reliability.Bins
+		}{{cp, &hb.Correctness}, {pp, &hb.Preservation}} {
+			r, err := os.Open(f.path)
+			if err != nil {
+				return nil, fmt.Errorf("transformation %s: %w", tr, err)
+			}
+			c, err := human.ReadICSEBins(r, f.path)
+			r.Close()
+			if err != nil {
+				return nil, err
+			}
+			*f.dst = reliability.FromICSECounts(c)
+		}
+		h.add(canonicalCorruption(tr), hb, filepath.Join(dir, base)+", "+filepath.Join(dir, filepath.Base(pp)))
+	}
+	return h, nil
+}
+
+func runRequirementsEstimate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("requirements estimate", strings.Replace(requirementsEstimateUsage, "BUILTINS", strings.Join(human.BuiltinNames(), ", "), 1), stderr)
+	humanSpec := fs.String("human", "", "human data: a per-bin `folder`, a built-in dataset or a trial file")
+	trName := fs.String("transformation", "", "transformation `NAME` (catalogue or published name), or all")
+	out := fs.String("out", "", "requirements `file` to write (JSON)")
+	rule := fs.String("rule", reliability.RuleScript, "stopping `rule`: script, intended or first")
+	p0Flag := fs.String("p0", "", "human clean accuracy m0 in (0, 1] (default: the study's constant, or measured)")
+	weights := fs.String("weights", "auto", "spline weights: auto (n/min n for CIFAR-10 data), none or count")
+	alpha := fs.Float64("alpha", 0.05, "significance level of the per-bin tests")
+	plotPath := fs.String("plot", "", "plot `file` (.svg or .png) of the human curves and thresholds")
+	humanVIF := fs.String("human-vif-method", "", "VIF `flavour` of an ICSE 2022 per-trial --human file (which does not record it)")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	switch {
+	case len(pos) > 0:
+		return usagef("unexpected arguments %q", pos)
+	case *humanSpec == "":
+		return usagef("--human is required, e.g. --human builtin:icse2022-imagenet")
+	case *trName == "":
+		return usagef("--transformation is required, e.g. --transformation frost (or all)")
+	case *out == "":
+		return usagef("--out is required, e.g. --out req.json")
+	case !slices.Contains(reliability.Rules, *rule):
+		return usagef("--rule %q: want script, intended or first", *rule)
+	case !(*alpha > 0 && *alpha < 1):
+		return usagef("--alpha must be in (0, 1) (got %v)", *alpha)
+	case *weights != "auto" && *weights != "none" && *weights != "count":
+		return usagef("--weights %q: want auto, none or count", *weights)
+	}
+	h, err := loadEstimateHuman(*humanSpec, *humanVIF)
+	if err != nil {
+		return err
+	}
+	p0 := h.p0
+	if *p0Flag != "" {
+		v, err := strconv.ParseFloat(*p0Flag, 64)
+		if err != nil || !(v > 0 && v <= 1) {
+			return usagef("--p0 must be a number in (0, 1] (got %q)", *p0Flag)
+		}
+		p0 = v
+	}
+	if !(p0 > 0 && p0 <= 1) {
+		return usagef("the human clean accuracy of %s is unknown (no judged originals); give it with --p0", *humanSpec)
+	}
+	weighted := h.weighted
+	if *weights != "auto" {
+		weighted = *weights == "count"
+	}
+	trs := h.order
+	if *trName != "all" {
+		t := canonicalCorruption(*trName)
+		if _, ok := h.bins[t]; !ok {
+			msg := fmt.Sprintf("--transformation %s: the human data %s has no transformation %q (it has %s)", *trName, *humanSpec, t, strings.Join(h.order, ", "))
+			if _, err := corrupt.Lookup(*trName); err != nil {
+				msg += "; catalogue: " + err.Error()
+			}
+			return usageError{errors.New(msg)}
+		}
+		trs = []string{t}
+	}
+	file := reliability.File{Version: 1}
+	for _, t := range trs {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		r, err := reliability.Estimate(h.bins[t], reliability.EstimateOptions{Rule: *rule, Weighted: weighted, P0: p0, Alpha: *alpha})
+		if err != nil {
+			return fmt.Errorf("transformation %s (%s): %w", t, h.files[t], err)
+		}
+		r.Transformation, r.Task, r.Dataset, r.VIFMethod, r.Source = t, h.task, h.dataset, h.vif, h.files[t]
+		file.Requirements = append(file.Requirements, *r)
+	}
+	if err := atomicfile.Write(*out, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(file)
+	}); err != nil {
+		return err
+	}
+	if *plotPath != "" {
+		for _, r := range file.Requirements {
+			p := *plotPath
+			if len(file.Requirements) > 1 {
+				ext := filepath.Ext(p)
+				p = strings.TrimSuffix(p, ext) + "_" + r.Transformation + ext
+			}
+			if err := writeRequirementPlot(p, r); err != nil {
+				return err
+			}
+		}
+	}
+	fmt.Fprintf(stdout, "%-18s %6s %6s %7s %7s  rule %s, data %s (%s)\n", "transformation", "t_c", "t_p", "m0", "s0", *rule, h.dataset, h.vif)
+	for _, r := range file.Requirements {
+		fmt.Fprintf(stdout, "%-18s %6.2f %6.2f %7.4f %7.4f\n", r.Transformation, r.TC, r.TP, r.HumanAccuracy, r.HumanPreservation)
+	}
+	return nil
+}
+
+// requirementChart draws one requirement's human curves, bands, observed
+// proportions and thresholds.
+func requirementChart(r reliability.Requirement) plot.Chart {
+	det := r.Details.(*reliability.EstimateDetails)
+	ch := plot.Chart{Title: fmt.Sprintf("%s (%s): t_c = %.2f, t_p = %.2f (rule %s)", r.Transformation, r.Dataset, r.TC, r.TP, r.Rule),
+		XLabel: "Δv (" + r.VIFMethod + ")", YLabel: "human proportion", YMin: 0, YMax: 1.05}
+	xmax, ymin := 0.0, 1.0
+	for _, c := range []struct {
+		name string
+		ce   *reliability.CurveEstimate
+	}{{"accuracy (correctness)", det.Correctness}, {"preservation", det.Preservation}} {
+		cv := plot.Curve{Name: c.name, X: c.ce.X, Y: c.ce.Fitted, Lo83: c.ce.Lo83, Hi83: c.ce.Hi83}
+		for k := range c.ce.X {
+			cv.Points = append(cv.Points, plot.Point{X: c.ce.X[k], Y: c.ce.Observed[k], N: c.ce.N[k]})
+			ymin = min(ymin, c.ce.Observed[k], c.ce.Lo83[k])
+		}
+		xmax = max(xmax, c.ce.X[len(c.ce.X)-1])
+		ch.Curves = append(ch.Curves, cv)
+	}
+	for _, l := range []struct {
+		name string
+		t    float64
+	}{{"t_c", r.TC}, {"t_p", r.TP}} {
+		ch.Curves = append(ch.Curves, plot.Curve{Name: fmt.Sprintf("%s = %.2f", l.name, l.t), X: []float64{l.t, l.t + 1e-9}, Y: []float64{0, 1.05}, Group: l.name})
+	}
+	ch.XMin, ch.XMax = 0, math.Min(1, xmax+0.02)
+	ch.YMin = math.Max(0, math.Floor(ymin*10)/10-0.05)
+	return ch
+}
+
+func writeRequirementPlot(path string, r reliability.Requirement) error {
+	ch := requirementChart(r)
+	return atomicfile.Write(path, func(w io.Writer) error {
+		if strings.EqualFold(filepath.Ext(path), ".png") {
+			return plot.CurvesPNG(w, ch, 900, 560)
+		}
+		return plot.CurvesSVG(w, ch)
+	})
+}

@@ -4,7 +4,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/vcr-bench/vcr/vcr"
+	"github.com/vcr-bench/vcr/robustness"
 )
 
 // binLabel returns the Δv label of the 0.01-wide bin (j − 0.01, j] holding
@@ -19,7 +19,7 @@ func binLabel(dv float64) float64 {
 // FromICSECounts turns per-bin counts read by human.ReadICSEBins (X = bin
 // centre, label − 0.005) back into the study's bins labelled by their upper
 // edge, the values the published files hold.
-func FromICSECounts(c vcr.Counts) Bins {
+func FromICSECounts(c robustness.Counts) Bins {
 	b := Bins{X: make([]float64, 0, len(c.X)), N: make([]int, 0, len(c.X)), C: make([]int, 0, len(c.X))}
 	for i, x := range c.X {
 		if c.N[i] == 0 {
@@ -64,7 +64,7 @@ func binTrials(dv []float64, ok []bool) Bins {
 // study did: correctness over all trials, preservation over the trials
 // with a judged original (Unpaired false); 0.01-wide bins labelled by
 // their upper edge, bins with at most MinTrialsPerBin trials dropped.
-func FromTrials(trials []vcr.Trial) HumanBins {
+func FromTrials(trials []robustness.Trial) HumanBins {
 	var dvA, dvP []float64
 	var okA, okP []bool
 	for _, t := range trials {

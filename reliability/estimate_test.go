@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/vcr-bench/vcr/human"
-	"github.com/vcr-bench/vcr/vcr"
+	"github.com/vcr-bench/vcr/robustness"
 )
 
 func TestStopBin(t *testing.T) {
@@ -172,20 +172,20 @@ func TestEstimateErrors(t *testing.T) {
 }
 
 func TestFromTrials(t *testing.T) {
-	var tr []vcr.Trial
+	var tr []robustness.Trial
 	// 12 trials at Δv 0.07 (an exact bin edge: bin 0.07), 11 at 0.071 (bin
 	// 0.08), 5 at 0.5 (dropped: ≤ 10), 20 originals-like at 0 (bin 0).
 	for i := range 12 {
-		tr = append(tr, vcr.Trial{DV: 0.07, Correct: i < 9, Consistent: i < 6})
+		tr = append(tr, robustness.Trial{DV: 0.07, Correct: i < 9, Consistent: i < 6})
 	}
 	for i := range 11 {
-		tr = append(tr, vcr.Trial{DV: 0.071, Correct: i < 11, Unpaired: i < 5})
+		tr = append(tr, robustness.Trial{DV: 0.071, Correct: i < 11, Unpaired: i < 5})
 	}
 	for range 5 {
-		tr = append(tr, vcr.Trial{DV: 0.5, Correct: true})
+		tr = append(tr, robustness.Trial{DV: 0.5, Correct: true})
 	}
 	for range 20 {
-		tr = append(tr, vcr.Trial{DV: 0, Correct: true, Consistent: true})
+		tr = append(tr, robustness.Trial{DV: 0, Correct: true, Consistent: true})
 	}
 	h := FromTrials(tr)
 	want := Bins{X: []float64{0, 0.07, 0.08}, N: []int{20, 12, 11}, C: []int{20, 9, 11}}

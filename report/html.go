@@ -70,9 +70,9 @@ func fci(c *[2]float64) string {
 
 // cell is a value with its intervals, for tables.
 func cell(v *float64, c83, c95 *[2]float64) string {
-	s := "<td class=num>" + fnum(v)
+	s := "<td class=\"num\">" + fnum(v)
 	if c83 != nil || c95 != nil {
-		s += "<span class=ci>"
+		s += "<span class=\"ci\">"
 		if c83 != nil {
 			s += "83%: " + fci(c83)
 		}
@@ -85,10 +85,10 @@ func cell(v *float64, c83, c95 *[2]float64) string {
 }
 
 func svgImg(data []byte, alt string) string {
-	return `<img class=chart alt="` + esc(alt) + `" src="data:image/svg+xml;base64,` + base64.StdEncoding.EncodeToString(data) + `"/>`
+	return `<img class="chart" alt="` + esc(alt) + `" src="data:image/svg+xml;base64,` + base64.StdEncoding.EncodeToString(data) + `"/>`
 }
 
-func (p *page) missing(what string) { p.f("<p class=missing>%s</p>\n", what) }
+func (p *page) missing(what string) { p.f("<p class=\"missing\">%s</p>\n", what) }
 
 func (p *page) section(id, title string) { p.f("<section id=%q>\n<h2>%s</h2>\n", id, esc(title)) }
 func (p *page) end()                     { p.s("</section>\n") }
@@ -134,7 +134,7 @@ func (p *page) kv(v any) {
 		}
 	}
 	walk("", v)
-	p.s("<table class=kv>\n")
+	p.s("<table class=\"kv\">\n")
 	for _, r := range rows {
 		p.f("<tr><th>%s</th><td>%s</td></tr>\n", esc(r[0]), esc(r[1]))
 	}
@@ -176,11 +176,12 @@ td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 .ci{display:block;font-size:.75rem;color:var(--muted)}
 table.kv th{font-weight:600;white-space:nowrap;color:var(--muted)}
 table.kv td{word-break:break-all}
+.kvgrid{display:grid;grid-template-columns:repeat(auto-fill,minmax(360px,1fr));gap:0 1.5rem}
 .grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(460px,1fr));gap:1rem}
 figure{margin:0;break-inside:avoid}
 img.chart{width:100%;height:auto;border:1px solid var(--line)}
 .examples{display:flex;flex-wrap:wrap;gap:.6rem;margin-bottom:.6rem}
-.examples figure{width:148px;font-size:.75rem}
+.examples figure{width:148px;font-size:.75rem;overflow-wrap:anywhere}
 .examples img{width:144px;height:auto;image-rendering:auto;border:1px solid var(--line)}
 .pass{color:var(--pass);font-weight:600}.fail{color:var(--fail);font-weight:600}
 dl dt{font-weight:600;margin-top:.6rem}dl dd{margin-left:1.2rem}
@@ -204,7 +205,7 @@ func (f *found) render(w io.Writer) error {
 	p.s("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n")
 	p.s("<title>VCR report</title>\n<style>" + css + "</style>\n</head>\n<body>\n<main>\n")
 	p.s("<header><h1>Visually-continuous corruption robustness (VCR) report</h1>\n")
-	p.f("<p class=muted>Corruptions: %s.</p></header>\n", esc(orNone(strings.Join(f.corruptions(), ", "))))
+	p.f("<p class=\"muted\">Corruptions: %s.</p></header>\n", esc(orNone(strings.Join(f.corruptions(), ", "))))
 	p.s("<nav><strong>Contents</strong><ol>\n")
 	for _, id := range HTMLSections {
 		p.f("<li><a href=\"#%s\">%s</a></li>\n", id, esc(sectionTitles[id]))
@@ -238,17 +239,20 @@ func (f *found) renderRun(p *page) {
 	if len(f.testsets) == 0 && len(f.evals) == 0 && len(f.analyses) == 0 {
 		p.missing("No test set, evaluation or analysis settings found.")
 	}
+	p.s("<div class=\"kvgrid\">\n")
 	for _, t := range f.testsets {
-		p.f("<h3>Test set <code>%s</code> (vcr generate)</h3>\n", esc(t.dir))
+		p.f("<div><h3>Test set <code>%s</code> (vcr generate)</h3>\n", esc(t.dir))
 		p.kv(t.run)
+		p.s("</div>\n")
 	}
 	for _, e := range f.evals {
-		p.f("<h3>Evaluation <code>%s</code> (vcr eval)</h3>\n", esc(e.path))
+		p.f("<div><h3>Evaluation <code>%s</code> (vcr eval)</h3>\n", esc(e.path))
 		p.kv(e.settings)
+		p.s("</div>\n")
 	}
 	for _, a := range f.analyses {
 		s := a.summary
-		p.f("<h3>Analysis <code>%s</code> (vcr analyze)</h3>\n", esc(a.dir))
+		p.f("<div><h3>Analysis <code>%s</code> (vcr analyze)</h3>\n", esc(a.dir))
 		lambda := "chosen by GCV"
 		if s.Lambda != nil {
 			lambda = strconv.FormatFloat(*s.Lambda, 'g', 6, 64)
@@ -264,8 +268,12 @@ func (f *found) renderRun(p *page) {
 			"bootstrap replicates": float64(s.Bootstrap), "seed": strconv.FormatUint(s.Seed, 10), "smoothing λ": lambda,
 			"families": orDash(strings.Join(fams, ", ")),
 		})
-		if s.VIFMismatch != "" {
-			p.f("<p class=fail>%s</p>\n", esc(s.VIFMismatch))
+		p.s("</div>\n")
+	}
+	p.s("</div>\n")
+	for _, a := range f.analyses {
+		if a.summary.VIFMismatch != "" {
+			p.f("<p class=\"fail\">%s</p>\n", esc(a.summary.VIFMismatch))
 		}
 	}
 	p.end()
@@ -290,10 +298,10 @@ func (f *found) renderCoverage(p *page) error {
 			esc(t.dir), c.Bins, c.MinPerBin, esc(c.Sampling), esc(c.VIFMethod))
 		p.s("<table><thead><tr><th>corruption</th><th>images</th><th>covered bins</th><th>coverage</th></tr></thead><tbody>\n")
 		for _, cc := range c.Corruptions {
-			p.f("<tr><td>%s</td><td class=num>%d</td><td class=num>%d / %d</td><td class=num>%.1f%%</td></tr>\n", esc(cc.Corruption), cc.N, cc.Covered, cc.Bins, 100*cc.Fraction)
+			p.f("<tr><td>%s</td><td class=\"num\">%d</td><td class=\"num\">%d / %d</td><td class=\"num\">%.1f%%</td></tr>\n", esc(cc.Corruption), cc.N, cc.Covered, cc.Bins, 100*cc.Fraction)
 		}
-		p.f("<tr><th>all</th><td class=num>%d</td><td class=num>%d / %d</td><td class=num>%.1f%%</td></tr>\n</tbody></table>\n", c.Overall.N, c.Overall.Covered, c.Overall.Bins, 100*c.Overall.Fraction)
-		p.s("<div class=grid>\n")
+		p.f("<tr><th>all</th><td class=\"num\">%d</td><td class=\"num\">%d / %d</td><td class=\"num\">%.1f%%</td></tr>\n</tbody></table>\n", c.Overall.N, c.Overall.Covered, c.Overall.Bins, 100*c.Overall.Fraction)
+		p.s("<div class=\"grid\">\n")
 		for _, cc := range c.Corruptions {
 			if cc.Bins < 1 || len(cc.Counts) != cc.Bins {
 				continue
@@ -313,7 +321,7 @@ func (f *found) renderCoverage(p *page) error {
 			figs := a.figures("coverage_", "")
 			if len(figs) > 0 {
 				p.f("<p>Δv histograms of the evaluated images (from <code>%s</code>).</p>\n", esc(a.dir))
-				p.s("<div class=grid>\n" + strings.Join(figs, "") + "</div>\n")
+				p.s("<div class=\"grid\">\n" + strings.Join(figs, "") + "</div>\n")
 				n++
 			}
 		}
@@ -352,14 +360,14 @@ func (f *found) renderCurves(p *page) {
 			if len(figs) == 0 {
 				continue
 			}
-			p.f("<h3>%s</h3>\n<div class=grid>\n%s</div>\n", esc(c), strings.Join(figs, ""))
+			p.f("<h3>%s</h3>\n<div class=\"grid\">\n%s</div>\n", esc(c), strings.Join(figs, ""))
 			n++
 		}
 	}
 	if n == 0 {
 		p.missing("No performance curves (curves_*.svg of vcr analyze) found.")
 	} else {
-		p.s("<p class=note>Lines: fitted curves; darker band: 83%, lighter band: 95% pointwise bootstrap intervals; points: the Δv bins that entered the fit, sized by their number of images; humans black and dashed.</p>\n")
+		p.s("<p class=\"note\">Lines: fitted curves; darker band: 83%, lighter band: 95% pointwise bootstrap intervals; points: the Δv bins that entered the fit, sized by their number of images; humans black and dashed.</p>\n")
 	}
 	p.end()
 }
@@ -385,7 +393,7 @@ func (f *found) renderRobustness(p *page) {
 		p.f("<p>From <code>%s</code>; intervals are percentile bootstrap intervals (%d replicates).</p>\n", esc(a.dir), s.Bootstrap)
 		p.s("<table><thead><tr><th>subject</th><th>corruption</th><th>images</th><th>clean accuracy</th><th>mean accuracy</th><th>R̂a</th><th>R̂p</th><th>Δv covered (accuracy)</th></tr></thead><tbody>\n")
 		row := func(who string, x SubjectSummary) {
-			p.f("<tr><td>%s</td><td>%s</td><td class=num>%d</td><td class=num>%s</td><td class=num>%s</td>%s%s<td class=num>%.2f–%.2f</td></tr>\n",
+			p.f("<tr><td>%s</td><td>%s</td><td class=\"num\">%d</td><td class=\"num\">%s</td><td class=\"num\">%s</td>%s%s<td class=\"num\">%.2f–%.2f</td></tr>\n",
 				esc(who), esc(x.Corruption), x.N, fnum(x.CleanAccuracy), fnum(x.MeanAccuracy),
 				cell(&x.Ra, x.RaCI83, x.RaCI95), cell(&x.Rp, x.RpCI83, x.RpCI95), x.CoveredA[0], x.CoveredA[1])
 		}
@@ -424,7 +432,7 @@ func (f *found) renderHuman(p *page) {
 		}
 		p.s("</tbody></table>\n")
 		if figs := slices.Concat(a.figures("hmri_", ""), a.figures("mrsi_", "")); len(figs) > 0 {
-			p.s("<div class=grid>\n" + strings.Join(figs, "") + "</div>\n")
+			p.s("<div class=\"grid\">\n" + strings.Join(figs, "") + "</div>\n")
 		}
 		for _, sim := range []struct {
 			name string
@@ -455,7 +463,7 @@ func (f *found) renderRequirements(p *page) {
 		p.f("<h3>Requirements <code>%s</code></h3>\n", esc(r.path))
 		p.s("<table><thead><tr><th>transformation</th><th>task</th><th>dataset</th><th>VIF flavour</th><th>t<sub>c</sub></th><th>t<sub>p</sub></th><th>human accuracy</th><th>human preservation</th><th>rule</th></tr></thead><tbody>\n")
 		for _, q := range r.file.Requirements {
-			p.f("<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td class=num>%.3f</td><td class=num>%.3f</td><td class=num>%.3f</td><td class=num>%.3f</td><td>%s</td></tr>\n",
+			p.f("<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td class=\"num\">%.3f</td><td class=\"num\">%.3f</td><td class=\"num\">%.3f</td><td class=\"num\">%.3f</td><td>%s</td></tr>\n",
 				esc(q.Transformation), esc(q.Task), esc(q.Dataset), esc(q.VIFMethod), q.TC, q.TP, q.HumanAccuracy, q.HumanPreservation, esc(q.Rule))
 		}
 		p.s("</tbody></table>\n")
@@ -513,6 +521,7 @@ func (p *page) verdicts(v any) {
 				}
 			}
 		}
+		slices.SortStableFunc(cols, func(a, b string) int { return columnRank(a) - columnRank(b) })
 		p.s("<table><thead><tr>")
 		for _, c := range cols {
 			p.f("<th>%s</th>", esc(c))
@@ -529,12 +538,12 @@ func (p *page) verdicts(v any) {
 				class := ""
 				switch strings.ToLower(s) {
 				case "true", "pass", "passed", "satisfied", "met", "ok":
-					class = " class=pass"
+					class = " class=\"pass\""
 				case "false", "fail", "failed", "violated", "not met":
-					class = " class=fail"
+					class = " class=\"fail\""
 				}
 				if _, isNum := val.(float64); isNum {
-					class = " class=num"
+					class = " class=\"num\""
 				}
 				p.f("<td%s>%s</td>", class, esc(s))
 			}
@@ -575,13 +584,13 @@ func (f *found) renderExamples(p *page) {
 		}
 		slices.Sort(cs)
 		for _, c := range cs {
-			p.f("<h3>%s</h3>\n<div class=examples>\n", esc(c))
+			p.f("<h3>%s</h3>\n<div class=\"examples\">\n", esc(c))
 			if e := ex[c]; len(e) > 0 && e[0].clean != "" {
 				p.f("<figure><img alt=\"source image\" src=\"%s\"/><figcaption>source (%s)</figcaption></figure>\n", e[0].clean, esc(e[0].label))
 			}
 			for _, e := range ex[c] {
 				p.f("<figure><img alt=\"%s at Δv %.2f\" src=\"%s\"/><figcaption>Δv = %.2f<br/>%s</figcaption></figure>\n",
-					esc(c), e.dv, e.src, e.dv, esc(e.params))
+					esc(c), e.dv, e.src, e.dv, esc(shortParams(e.params)))
 			}
 			p.s("</div>\n")
 			n++
@@ -590,7 +599,7 @@ func (f *found) renderExamples(p *page) {
 	if n == 0 {
 		p.missing("No test set images (manifest.csv and images/ of vcr generate) found.")
 	} else {
-		p.f("<p class=note>Per corruption, the test-set image nearest to each of Δv ≈ %s (within 0.1), with its corruption parameters; the first image is the source of the first example.</p>\n", strings.Trim(fmt.Sprint(ExampleDV), "[]"))
+		p.f("<p class=\"note\">Per corruption, the test-set image nearest to each of Δv ≈ %s (within 0.1), with its corruption parameters; the first image is the source of the first example.</p>\n", strings.Trim(fmt.Sprint(ExampleDV), "[]"))
 	}
 	p.end()
 }
@@ -620,7 +629,7 @@ func (f *found) renderWarnings(p *page) {
 		}
 	}
 	if len(ws) == 0 {
-		p.s("<p class=muted>None.</p>\n")
+		p.s("<p class=\"muted\">None.</p>\n")
 	} else {
 		p.s("<ul>\n")
 		for _, w := range ws {
@@ -629,4 +638,36 @@ func (f *found) renderWarnings(p *page) {
 		p.s("</ul>\n")
 	}
 	p.end()
+}
+
+// columnRank orders a verdict table's columns: what was checked first, the
+// verdict last, the rest alphabetically between.
+func columnRank(c string) int {
+	first := []string{"model", "subject", "transformation", "corruption", "requirement", "kind", "type", "property"}
+	if i := slices.Index(first, c); i >= 0 {
+		return i - len(first)
+	}
+	switch c {
+	case "verdict", "satisfied", "pass", "passed", "ok":
+		return 1
+	}
+	return 0
+}
+
+// shortParams writes a params JSON object as "name=value, …" with values
+// to 3 significant digits; other text is returned as it is.
+func shortParams(s string) string {
+	var m map[string]any
+	if json.Unmarshal([]byte(s), &m) != nil {
+		return s
+	}
+	var parts []string
+	for _, k := range sortedKeys(m) {
+		v := scalar(m[k])
+		if x, ok := m[k].(float64); ok {
+			v = strconv.FormatFloat(x, 'g', 3, 64)
+		}
+		parts = append(parts, k+"="+v)
+	}
+	return strings.Join(parts, ", ")
 }

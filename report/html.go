@@ -174,7 +174,8 @@ th,td{border-bottom:1px solid var(--line);padding:.25rem .6rem;text-align:left;v
 thead th{border-bottom:2px solid var(--fg);white-space:nowrap}
 td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 .ci{display:block;font-size:.75rem;color:var(--muted)}
-table.kv th{font-weight:600;white-space:nowrap;color:var(--muted)}
+table.kv{font-size:.82rem}table.kv th,table.kv td{padding:.1rem .5rem}table.kv th{font-weight:600;white-space:nowrap;color:var(--muted)}
+.glance{display:flex;flex-wrap:wrap;gap:.2rem 1.6rem;margin:.4rem 0 .8rem;padding:0;list-style:none}.glance b{color:var(--muted);font-weight:600}
 table.kv td{word-break:break-all}
 .kvgrid{display:grid;grid-template-columns:repeat(auto-fill,minmax(360px,1fr));gap:0 1.5rem}
 .grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(460px,1fr));gap:1rem}
@@ -205,7 +206,8 @@ func (f *found) render(w io.Writer) error {
 	p.s("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n")
 	p.s("<title>VCR report</title>\n<style>" + css + "</style>\n</head>\n<body>\n<main>\n")
 	p.s("<header><h1>Visually-continuous corruption robustness (VCR) report</h1>\n")
-	p.f("<p class=\"muted\">Corruptions: %s.</p></header>\n", esc(orNone(strings.Join(f.corruptions(), ", "))))
+	p.s(f.glance())
+	p.s("</header>\n")
 	p.s("<nav><strong>Contents</strong><ol>\n")
 	for _, id := range HTMLSections {
 		p.f("<li><a href=\"#%s\">%s</a></li>\n", id, esc(sectionTitles[id]))
@@ -670,4 +672,52 @@ func shortParams(s string) string {
 		parts = append(parts, k+"="+v)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// glance returns the header's key facts: models, corruptions, images,
+// human data and VIF flavours.
+func (f *found) glance() string {
+	var models, humans, vifs, versions []string
+	add := func(l *[]string, v string) {
+		if v != "" && !slices.Contains(*l, v) {
+			*l = append(*l, v)
+		}
+	}
+	for _, a := range f.analyses {
+		for _, m := range a.summary.Models {
+			add(&models, m.Model)
+		}
+		add(&humans, a.summary.Human)
+		add(&vifs, a.summary.VIFMethod)
+		if h := a.summary.HumanVIFMethod; h != "" && h != a.summary.VIFMethod {
+			add(&vifs, "humans: "+h)
+		}
+	}
+	images := 0
+	for _, t := range f.testsets {
+		if t.coverage != nil {
+			images += t.coverage.Overall.N
+			add(&vifs, t.coverage.VIFMethod)
+		}
+		if v, ok := t.run["version"].(string); ok {
+			add(&versions, v)
+		}
+	}
+	var b strings.Builder
+	b.WriteString("<ul class=\"glance\">\n")
+	item := func(k, v string) {
+		if v != "" {
+			fmt.Fprintf(&b, "<li><b>%s</b> %s</li>\n", esc(k), esc(v))
+		}
+	}
+	item("models", strings.Join(models, ", "))
+	item("corruptions", orNone(strings.Join(f.corruptions(), ", ")))
+	if images > 0 {
+		item("test images", strconv.Itoa(images))
+	}
+	item("human data", strings.Join(humans, ", "))
+	item("VIF flavour", strings.Join(vifs, ", "))
+	item("vcr version", strings.Join(versions, ", "))
+	b.WriteString("</ul>\n")
+	return b.String()
 }

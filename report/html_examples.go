@@ -90,18 +90,31 @@ func thumbnail(path string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	rgba := shrink(m, ThumbSize)
+	var b bytes.Buffer
+	if err := jpeg.Encode(&b, rgba, &jpeg.Options{Quality: 85}); err != nil {
+		return "", err
+	}
+	return "data:image/jpeg;base64," + base64.StdEncoding.EncodeToString(b.Bytes()), nil
+}
+
+// shrink returns m reduced by the smallest integer factor s that brings
+// its longer side to at most size, each pixel the mean of an s×s block
+// (of s × height for an image less than s pixels high, and likewise for width).
+func shrink(m *imageio.Image, size int) *image.RGBA {
 	w, h := m.Width, m.Height
-	s := max(1, int(math.Ceil(float64(max(w, h))/ThumbSize)))
-	tw, th := max(1, w/s), max(1, h/s)
+	s := max(1, int(math.Ceil(float64(max(w, h))/float64(size))))
+	sx, sy := min(s, w), min(s, h) // an image thinner than s: blocks as thick as it
+	tw, th := w/sx, h/sy
 	rgba := image.NewRGBA(image.Rect(0, 0, tw, th))
-	inv := 1 / float32(s*s)
+	inv := 1 / float32(sx*sy)
 	for y := range th {
 		for x := range tw {
 			o := rgba.PixOffset(x, y)
 			for c := range 3 {
 				var sum float32
-				for dy := range s {
-					row := m.Ch[c][(y*s+dy)*w+x*s : (y*s+dy)*w+x*s+s]
+				for dy := range sy {
+					row := m.Ch[c][(y*sy+dy)*w+x*sx : (y*sy+dy)*w+x*sx+sx]
 					for _, v := range row {
 						sum += v
 					}
@@ -111,9 +124,5 @@ func thumbnail(path string) (string, error) {
 			rgba.Pix[o+3] = 255
 		}
 	}
-	var b bytes.Buffer
-	if err := jpeg.Encode(&b, rgba, &jpeg.Options{Quality: 85}); err != nil {
-		return "", err
-	}
-	return "data:image/jpeg;base64," + base64.StdEncoding.EncodeToString(b.Bytes()), nil
+	return rgba
 }

@@ -1,15 +1,20 @@
 package report
 
 import (
+	"bytes"
+	"encoding/base64"
 	"encoding/xml"
 	"errors"
+	"image/jpeg"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/vcr-bench/vcr/imageio"
 	"github.com/vcr-bench/vcr/internal/atomicfile"
 )
 
@@ -189,5 +194,62 @@ func TestShortParams(t *testing.T) {
 		if got := shortParams(in); got != want {
 			t.Errorf("shortParams(%s) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestThumbnail checks shrink against the mean of each s×s block computed
+// directly, and that thumbnail writes a JPEG data: URI of the shrunk size.
+func TestThumbnail(t *testing.T) {
+	const w, h = 300, 200 // s = ⌈300/144⌉ = 3 → 100×66
+	m := imageio.New(w, h)
+	for c := range 3 {
+		for i := range m.Ch[c] {
+			m.Ch[c][i] = float32((i%w/5+i/w/4+c)%4) / 3 // 5×4 patches, straddling blocks
+		}
+	}
+	got := shrink(m, ThumbSize)
+	if b := got.Bounds(); b.Dx() != 100 || b.Dy() != 66 {
+		t.Fatalf("shrunk to %v, want 100×66", b)
+	}
+	for y := range 66 {
+		for x := range 100 {
+			for c := range 3 {
+				var want float64
+				for dy := range 3 {
+					for dx := range 3 {
+						want += float64(m.Ch[c][(3*y+dy)*w+3*x+dx])
+					}
+				}
+				if g := float64(got.Pix[got.PixOffset(x, y)+c]); math.Abs(g-255*want/9) > 0.51 {
+					t.Fatalf("pixel (%d, %d) channel %d: %v, want %.2f", x, y, c, g, 255*want/9)
+				}
+			}
+		}
+	}
+	thin := imageio.New(1000, 2)
+	for i := range thin.Ch[1] {
+		thin.Ch[1][i] = float32(i % 2) // green: 0, 1, 0, 1, … in each row
+	}
+	if g := shrink(thin, ThumbSize); g.Bounds().Dx() != 142 || g.Bounds().Dy() != 1 || g.Pix[1] != 109 { // round(255·3/7)
+		t.Errorf("1000×2 shrunk to %v, green %d; want 142×1, 109", g.Bounds(), g.Pix[1])
+	}
+	p := filepath.Join(t.TempDir(), "m.png")
+	if err := imageio.Save(p, m, imageio.EncodeOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	uri, err := thumbnail(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(uri, "data:image/jpeg;base64,"))
+	if err != nil || !strings.HasPrefix(uri, "data:image/jpeg;base64,") {
+		t.Fatalf("not a JPEG data URI: %v", err)
+	}
+	j, err := jpeg.Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := j.Bounds(); b.Dx() != 100 || b.Dy() != 66 {
+		t.Errorf("thumbnail %v, want 100×66", b)
 	}
 }

@@ -1,0 +1,723 @@
+package report
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"html"
+	"io"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/vcr-bench/vcr/internal/atomicfile"
+	"github.com/vcr-bench/vcr/plot"
+)
+
+// HTML section ids, in page order. Every report has all of them: a section
+// without data holds a note saying what it would show and which command
+// writes its data.
+var HTMLSections = []string{"run", "coverage", "curves", "robustness", "human", "requirements", "examples", "glossary", "warnings"}
+
+// WriteHTML writes a self-contained HTML report (inline CSS, images as
+// data: URIs, no scripts, no network) to the file out, from what it finds
+// in dirs and the folders below them (up to four levels; folders named
+// images are skipped): 'vcr analyze' outputs (summary.json and its SVG
+// plots), 'vcr generate' test sets (run.json, coverage.json, manifest.csv
+// and images), 'vcr eval' results settings (results.csv.json), requirements
+// files and requirement verdicts (requirements-check.json). It returns an
+// error when dirs hold none of these.
+func WriteHTML(out string, dirs ...string) error {
+	if len(dirs) == 0 {
+		return fmt.Errorf("report: no folder to read")
+	}
+	f, err := find(dirs)
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	if f.empty() {
+		return fmt.Errorf("report: %s: %w (want the output of vcr analyze, generate, eval or requirements)", strings.Join(dirs, ", "), errNothing)
+	}
+	return atomicfile.Write(out, func(w io.Writer) error { return f.render(w) })
+}
+
+// page accumulates the HTML.
+type page struct {
+	b strings.Builder
+}
+
+func (p *page) f(format string, a ...any) { fmt.Fprintf(&p.b, format, a...) }
+func (p *page) s(s string)                { p.b.WriteString(s) }
+
+// esc escapes text for HTML.
+func esc(s string) string { return html.EscapeString(s) }
+
+func fnum(v *float64) string {
+	if v == nil {
+		return "—"
+	}
+	return strconv.FormatFloat(*v, 'f', 3, 64)
+}
+
+func fci(c *[2]float64) string {
+	if c == nil {
+		return ""
+	}
+	return fmt.Sprintf("[%.3f, %.3f]", c[0], c[1])
+}
+
+// cell is a value with its intervals, for tables.
+func cell(v *float64, c83, c95 *[2]float64) string {
+	s := "<td class=\"num\">" + fnum(v)
+	if c83 != nil || c95 != nil {
+		s += "<span class=\"ci\">"
+		if c83 != nil {
+			s += "83%: " + fci(c83)
+		}
+		if c95 != nil {
+			s += "<br/>95%: " + fci(c95)
+		}
+		s += "</span>"
+	}
+	return s + "</td>"
+}
+
+func svgImg(data []byte, alt string) string {
+	return `<img class="chart" alt="` + esc(alt) + `" src="data:image/svg+xml;base64,` + base64.StdEncoding.EncodeToString(data) + `"/>`
+}
+
+func (p *page) missing(what string) { p.f("<p class=\"missing\">%s</p>\n", what) }
+
+func (p *page) section(id, title string) { p.f("<section id=%q>\n<h2>%s</h2>\n", id, esc(title)) }
+func (p *page) end()                     { p.s("</section>\n") }
+
+// kv writes a two-column table of the flattened JSON object v.
+func (p *page) kv(v any) {
+	var rows [][2]string
+	var walk func(prefix string, v any)
+	walk = func(prefix string, v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			keys := make([]string, 0, len(x))
+			for k := range x {
+				keys = append(keys, k)
+			}
+			slices.Sort(keys)
+			for _, k := range keys {
+				n := k
+				if prefix != "" {
+					n = prefix + "." + k
+				}
+				walk(n, x[k])
+			}
+		case []any:
+			var parts []string
+			simple := true
+			for _, e := range x {
+				switch e.(type) {
+				case map[string]any, []any:
+					simple = false
+				}
+				parts = append(parts, scalar(e))
+			}
+			if simple {
+				rows = append(rows, [2]string{prefix, strings.Join(parts, ", ")})
+				return
+			}
+			for i, e := range x {
+				walk(fmt.Sprintf("%s[%d]", prefix, i), e)
+			}
+		default:
+			rows = append(rows, [2]string{prefix, scalar(v)})
+		}
+	}
+	walk("", v)
+	p.s("<table class=\"kv\">\n")
+	for _, r := range rows {
+		p.f("<tr><th>%s</th><td>%s</td></tr>\n", esc(r[0]), esc(r[1]))
+	}
+	p.s("</table>\n")
+}
+
+func scalar(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "—"
+	case string:
+		return x
+	case float64:
+		return strconv.FormatFloat(x, 'g', 6, 64)
+	case bool:
+		return strconv.FormatBool(x)
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+const css = `
+:root{--fg:#1b1f24;--muted:#5b6470;--line:#d5dae0;--bg:#fff;--accent:#0b5cad;--pass:#1a7f37;--fail:#b42318}
+*{box-sizing:border-box}
+body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",Helvetica,Arial,sans-serif;color:var(--fg);background:var(--bg);margin:0}
+main{max-width:1180px;margin:0 auto;padding:1.5rem 2rem 4rem}
+header{border-bottom:2px solid var(--fg);margin-bottom:1rem}
+h1{font-size:1.7rem;margin:.2rem 0}
+h2{font-size:1.3rem;border-bottom:1px solid var(--line);padding-bottom:.2rem;margin-top:2.2rem}
+h3{font-size:1.05rem;margin:1.2rem 0 .4rem}
+nav ol{columns:3;padding-left:1.2rem;margin:.4rem 0 1rem}
+a{color:var(--accent)}
+.muted,.missing,figcaption,.note{color:var(--muted)}
+.missing{font-style:italic;border-left:3px solid var(--line);padding-left:.6rem}
+table{border-collapse:collapse;margin:.5rem 0 1rem;font-size:.9rem}
+th,td{border-bottom:1px solid var(--line);padding:.25rem .6rem;text-align:left;vertical-align:top}
+thead th{border-bottom:2px solid var(--fg);white-space:nowrap}
+td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+.ci{display:block;font-size:.75rem;color:var(--muted)}
+table.kv{font-size:.82rem}table.kv th,table.kv td{padding:.1rem .5rem}table.kv th{font-weight:600;white-space:nowrap;color:var(--muted)}
+.glance{display:flex;flex-wrap:wrap;gap:.2rem 1.6rem;margin:.4rem 0 .8rem;padding:0;list-style:none}.glance b{color:var(--muted);font-weight:600}
+table.kv td{word-break:break-all}
+.kvgrid{display:grid;grid-template-columns:repeat(auto-fill,minmax(360px,1fr));gap:0 1.5rem}
+.grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(460px,1fr));gap:1rem}
+figure{margin:0;break-inside:avoid}
+img.chart{width:100%;height:auto;border:1px solid var(--line)}
+.examples{display:flex;flex-wrap:wrap;gap:.6rem;margin-bottom:.6rem}
+.examples figure{width:148px;font-size:.75rem;overflow-wrap:anywhere}
+.examples img{width:144px;height:auto;image-rendering:auto;border:1px solid var(--line)}
+.pass{color:var(--pass);font-weight:600}.fail{color:var(--fail);font-weight:600}
+dl dt{font-weight:600;margin-top:.6rem}dl dd{margin-left:1.2rem}
+code{font-size:.88em;background:#f3f4f6;padding:0 .2em;border-radius:3px}
+@media (max-width:700px){main{padding:1rem}.grid{grid-template-columns:1fr}nav ol{columns:1}}
+@media print{body{font-size:10.5pt}main{max-width:none;padding:0}nav{display:none}
+h2{break-after:avoid;margin-top:1.2rem}section{break-inside:auto}tr,figure,.examples figure{break-inside:avoid}
+.grid{grid-template-columns:1fr 1fr}a{color:inherit;text-decoration:none}@page{margin:14mm}}
+`
+
+var sectionTitles = map[string]string{
+	"run": "What was run", "coverage": "Δv coverage", "curves": "Performance curves",
+	"robustness": "Robustness R̂a and R̂p", "human": "Against humans: HMRI and MRSI",
+	"requirements": "Reliability requirements", "examples": "Example images",
+	"glossary": "How to read this report", "warnings": "Warnings",
+}
+
+func (f *found) render(w io.Writer) error {
+	p := &page{}
+	p.s("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n")
+	p.s("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n")
+	p.s("<title>VCR report</title>\n<style>" + css + "</style>\n</head>\n<body>\n<main>\n")
+	p.s("<header><h1>Visually-continuous corruption robustness (VCR) report</h1>\n")
+	p.s(f.glance())
+	p.s("</header>\n")
+	p.s("<nav><strong>Contents</strong><ol>\n")
+	for _, id := range HTMLSections {
+		p.f("<li><a href=\"#%s\">%s</a></li>\n", id, esc(sectionTitles[id]))
+	}
+	p.s("</ol></nav>\n")
+	f.renderRun(p)
+	if err := f.renderCoverage(p); err != nil {
+		return err
+	}
+	f.renderCurves(p)
+	f.renderRobustness(p)
+	f.renderHuman(p)
+	f.renderRequirements(p)
+	f.renderExamples(p)
+	renderGlossary(p)
+	f.renderWarnings(p)
+	p.s("</main>\n</body>\n</html>\n")
+	_, err := io.WriteString(w, p.b.String())
+	return err
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none found"
+	}
+	return s
+}
+
+func (f *found) renderRun(p *page) {
+	p.section("run", sectionTitles["run"])
+	if len(f.testsets) == 0 && len(f.evals) == 0 && len(f.analyses) == 0 {
+		p.missing("No test set, evaluation or analysis settings found.")
+	}
+	p.s("<div class=\"kvgrid\">\n")
+	for _, t := range f.testsets {
+		p.f("<div><h3>Test set <code>%s</code> (vcr generate)</h3>\n", esc(t.dir))
+		p.kv(t.run)
+		p.s("</div>\n")
+	}
+	for _, e := range f.evals {
+		p.f("<div><h3>Evaluation <code>%s</code> (vcr eval)</h3>\n", esc(e.path))
+		p.kv(e.settings)
+		p.s("</div>\n")
+	}
+	for _, a := range f.analyses {
+		s := a.summary
+		p.f("<div><h3>Analysis <code>%s</code> (vcr analyze)</h3>\n", esc(a.dir))
+		lambda := "chosen by GCV"
+		if s.Lambda != nil {
+			lambda = strconv.FormatFloat(*s.Lambda, 'g', 6, 64)
+		}
+		var fams []string
+		for m, fam := range s.Families {
+			fams = append(fams, m+"="+fam)
+		}
+		slices.Sort(fams)
+		p.kv(map[string]any{
+			"results": strings.Join(s.Results, ", "), "human data": orDash(s.Human), "VIF flavour (models)": s.VIFMethod,
+			"VIF flavour (humans)": orDash(s.HumanVIFMethod), "bins": float64(s.Bins), "min per bin": float64(s.MinPerBin),
+			"bootstrap replicates": float64(s.Bootstrap), "seed": strconv.FormatUint(s.Seed, 10), "smoothing λ": lambda,
+			"families": orDash(strings.Join(fams, ", ")),
+		})
+		p.s("</div>\n")
+	}
+	p.s("</div>\n")
+	for _, a := range f.analyses {
+		if a.summary.VIFMismatch != "" {
+			p.f("<p class=\"fail\">%s</p>\n", esc(a.summary.VIFMismatch))
+		}
+	}
+	p.end()
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}
+
+func (f *found) renderCoverage(p *page) error {
+	p.section("coverage", sectionTitles["coverage"])
+	n := 0
+	for _, t := range f.testsets {
+		if t.coverage == nil {
+			continue
+		}
+		c := t.coverage
+		p.f("<p>Test set <code>%s</code>: %d equal Δv bins, a bin is covered with at least %d images; sampling %s, VIF flavour %s.</p>\n",
+			esc(t.dir), c.Bins, c.MinPerBin, esc(c.Sampling), esc(c.VIFMethod))
+		p.s("<table><thead><tr><th>corruption</th><th>images</th><th>covered bins</th><th>coverage</th></tr></thead><tbody>\n")
+		for _, cc := range c.Corruptions {
+			p.f("<tr><td>%s</td><td class=\"num\">%d</td><td class=\"num\">%d / %d</td><td class=\"num\">%.1f%%</td></tr>\n", esc(cc.Corruption), cc.N, cc.Covered, cc.Bins, 100*cc.Fraction)
+		}
+		p.f("<tr><th>all</th><td class=\"num\">%d</td><td class=\"num\">%d / %d</td><td class=\"num\">%.1f%%</td></tr>\n</tbody></table>\n", c.Overall.N, c.Overall.Covered, c.Overall.Bins, 100*c.Overall.Fraction)
+		p.s("<div class=\"grid\">\n")
+		for _, cc := range c.Corruptions {
+			if cc.Bins < 1 || len(cc.Counts) != cc.Bins {
+				continue
+			}
+			var b bytes.Buffer
+			if err := plot.HistogramSVG(&b, cc.Histogram("Δv coverage: "+cc.Corruption)); err != nil {
+				return fmt.Errorf("coverage of %s: %w", cc.Corruption, err)
+			}
+			p.f("<figure>%s</figure>\n", svgImg(b.Bytes(), "Δv histogram of "+cc.Corruption))
+			n++
+		}
+		p.s("</div>\n")
+	}
+	if n == 0 {
+		// Without a test set, the models' histograms drawn by vcr analyze.
+		for _, a := range f.analyses {
+			figs := a.figures("coverage_", "")
+			if len(figs) > 0 {
+				p.f("<p>Δv histograms of the evaluated images (from <code>%s</code>).</p>\n", esc(a.dir))
+				p.s("<div class=\"grid\">\n" + strings.Join(figs, "") + "</div>\n")
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		p.missing("No coverage data (coverage.json of vcr generate, or coverage_*.svg of vcr analyze) found.")
+	}
+	p.end()
+	return nil
+}
+
+// figures returns the analysis' SVG plots for each corruption of its
+// summary whose file name is prefix + corruption + suffix[.svg], or with
+// suffix "" every one starting with prefix, as <figure> elements.
+func (a *foundAnalysis) figures(prefix, suffix string) []string {
+	var names []string
+	for n := range a.svgs {
+		if strings.HasPrefix(n, prefix) && strings.HasSuffix(n, suffix+".svg") {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+	var out []string
+	for _, n := range names {
+		out = append(out, "<figure>"+svgImg(a.svgs[n], strings.TrimSuffix(n, ".svg"))+"<figcaption>"+esc(n)+"</figcaption></figure>\n")
+	}
+	return out
+}
+
+func (f *found) renderCurves(p *page) {
+	p.section("curves", sectionTitles["curves"])
+	n := 0
+	for _, a := range f.analyses {
+		for _, c := range a.corruptions() {
+			figs := append(a.figures("curves_"+FileName(c)+"_accuracy", ""), a.figures("curves_"+FileName(c)+"_consistency", "")...)
+			if len(figs) == 0 {
+				continue
+			}
+			p.f("<h3>%s</h3>\n<div class=\"grid\">\n%s</div>\n", esc(c), strings.Join(figs, ""))
+			n++
+		}
+	}
+	if n == 0 {
+		p.missing("No performance curves (curves_*.svg of vcr analyze) found.")
+	} else {
+		p.s("<p class=\"note\">Lines: fitted curves; darker band: 83%, lighter band: 95% pointwise bootstrap intervals; points: the Δv bins that entered the fit, sized by their number of images; humans black and dashed.</p>\n")
+	}
+	p.end()
+}
+
+func (a *foundAnalysis) corruptions() []string {
+	var cs []string
+	for _, m := range a.summary.Models {
+		if !slices.Contains(cs, m.Corruption) {
+			cs = append(cs, m.Corruption)
+		}
+	}
+	slices.Sort(cs)
+	return cs
+}
+
+func (f *found) renderRobustness(p *page) {
+	p.section("robustness", sectionTitles["robustness"])
+	if len(f.analyses) == 0 {
+		p.missing("No analysis (summary.json of vcr analyze) found.")
+	}
+	for _, a := range f.analyses {
+		s := a.summary
+		p.f("<p>From <code>%s</code>; intervals are percentile bootstrap intervals (%d replicates).</p>\n", esc(a.dir), s.Bootstrap)
+		p.s("<table><thead><tr><th>subject</th><th>corruption</th><th>images</th><th>clean accuracy</th><th>mean accuracy</th><th>R̂a</th><th>R̂p</th><th>Δv covered (accuracy)</th></tr></thead><tbody>\n")
+		row := func(who string, x SubjectSummary) {
+			p.f("<tr><td>%s</td><td>%s</td><td class=\"num\">%d</td><td class=\"num\">%s</td><td class=\"num\">%s</td>%s%s<td class=\"num\">%.2f–%.2f</td></tr>\n",
+				esc(who), esc(x.Corruption), x.N, fnum(x.CleanAccuracy), fnum(x.MeanAccuracy),
+				cell(&x.Ra, x.RaCI83, x.RaCI95), cell(&x.Rp, x.RpCI83, x.RpCI95), x.CoveredA[0], x.CoveredA[1])
+		}
+		for _, m := range s.Models {
+			row(m.Model, m.SubjectSummary)
+		}
+		for _, h := range s.Humans {
+			row("humans", h)
+		}
+		p.s("</tbody></table>\n")
+	}
+	p.end()
+}
+
+func (f *found) renderHuman(p *page) {
+	p.section("human", sectionTitles["human"])
+	n := 0
+	for _, a := range f.analyses {
+		s := a.summary
+		var ms []ModelSummary
+		for _, m := range s.Models {
+			if m.HumanCorruption != "" {
+				ms = append(ms, m)
+			}
+		}
+		if len(ms) == 0 {
+			continue
+		}
+		n++
+		p.f("<p>Models of <code>%s</code> against the human data %s (VIF flavour %s).</p>\n", esc(a.dir), esc(s.Human), esc(s.HumanVIFMethod))
+		p.s("<table><thead><tr><th>model</th><th>corruption</th><th>HMRI (accuracy)</th><th>MRSI (accuracy)</th><th>HMRI (consistency)</th><th>MRSI (consistency)</th></tr></thead><tbody>\n")
+		for _, m := range ms {
+			p.f("<tr><td>%s</td><td>%s</td>%s%s%s%s</tr>\n", esc(m.Model), esc(m.Corruption),
+				cell(m.HMRIa, m.HMRIaCI83, m.HMRIaCI95), cell(m.MRSIa, m.MRSIaCI83, m.MRSIaCI95),
+				cell(m.HMRIp, m.HMRIpCI83, m.HMRIpCI95), cell(m.MRSIp, m.MRSIpCI83, m.MRSIpCI95))
+		}
+		p.s("</tbody></table>\n")
+		if figs := slices.Concat(a.figures("hmri_", ""), a.figures("mrsi_", "")); len(figs) > 0 {
+			p.s("<div class=\"grid\">\n" + strings.Join(figs, "") + "</div>\n")
+		}
+		for _, sim := range []struct {
+			name string
+			t    *SimilaritySummary
+		}{{"accuracy", s.SimilarAccuracy}, {"consistency", s.SimilarConsistency}} {
+			if sim.t == nil || len(sim.t.Classes) == 0 {
+				continue
+			}
+			var cl []string
+			for _, c := range sim.t.Classes {
+				cl = append(cl, "{"+strings.Join(c, ", ")+"}")
+			}
+			p.f("<p>Corruptions visually similar for humans (%s): %s.</p>\n", sim.name, esc(strings.Join(cl, " ")))
+		}
+	}
+	if n == 0 {
+		p.missing("No comparison with humans: run vcr analyze with --human to get HMRI and MRSI.")
+	}
+	p.end()
+}
+
+func (f *found) renderRequirements(p *page) {
+	p.section("requirements", sectionTitles["requirements"])
+	if len(f.reqs) == 0 && len(f.checks) == 0 {
+		p.missing("No requirements file or verdicts (" + CheckFile + ") found.")
+	}
+	for _, r := range f.reqs {
+		p.f("<h3>Requirements <code>%s</code></h3>\n", esc(r.path))
+		p.s("<table><thead><tr><th>transformation</th><th>task</th><th>dataset</th><th>VIF flavour</th><th>t<sub>c</sub></th><th>t<sub>p</sub></th><th>human accuracy</th><th>human preservation</th><th>rule</th></tr></thead><tbody>\n")
+		for _, q := range r.file.Requirements {
+			p.f("<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td class=\"num\">%.3f</td><td class=\"num\">%.3f</td><td class=\"num\">%.3f</td><td class=\"num\">%.3f</td><td>%s</td></tr>\n",
+				esc(q.Transformation), esc(q.Task), esc(q.Dataset), esc(q.VIFMethod), q.TC, q.TP, q.HumanAccuracy, q.HumanPreservation, esc(q.Rule))
+		}
+		p.s("</tbody></table>\n")
+	}
+	for _, c := range f.checks {
+		p.f("<h3>Verdicts <code>%s</code></h3>\n", esc(c.path))
+		p.verdicts(c.v)
+	}
+	p.end()
+}
+
+// verdicts shows a verdicts file generically: every array of objects in it
+// becomes a table of their scalar fields; other values a key/value table.
+// Boolean fields and the words pass/fail/satisfied are coloured.
+func (p *page) verdicts(v any) {
+	var tables [][]any
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case []any:
+			objs := true
+			for _, e := range x {
+				if _, ok := e.(map[string]any); !ok {
+					objs = false
+				}
+			}
+			if objs && len(x) > 0 {
+				tables = append(tables, x)
+				return
+			}
+			for _, e := range x {
+				walk(e)
+			}
+		case map[string]any:
+			for _, k := range sortedKeys(x) {
+				walk(x[k])
+			}
+		}
+	}
+	walk(v)
+	if len(tables) == 0 {
+		p.kv(v)
+		return
+	}
+	for _, t := range tables {
+		var cols []string
+		for _, e := range t {
+			for _, k := range sortedKeys(e.(map[string]any)) {
+				switch e.(map[string]any)[k].(type) {
+				case map[string]any, []any:
+					continue
+				}
+				if !slices.Contains(cols, k) {
+					cols = append(cols, k)
+				}
+			}
+		}
+		slices.SortStableFunc(cols, func(a, b string) int { return columnRank(a) - columnRank(b) })
+		p.s("<table><thead><tr>")
+		for _, c := range cols {
+			p.f("<th>%s</th>", esc(c))
+		}
+		p.s("</tr></thead><tbody>\n")
+		for _, e := range t {
+			p.s("<tr>")
+			for _, c := range cols {
+				val, ok := e.(map[string]any)[c]
+				s := ""
+				if ok {
+					s = scalar(val)
+				}
+				class := ""
+				switch strings.ToLower(s) {
+				case "true", "pass", "passed", "satisfied", "met", "ok":
+					class = " class=\"pass\""
+				case "false", "fail", "failed", "violated", "not met":
+					class = " class=\"fail\""
+				}
+				if _, isNum := val.(float64); isNum {
+					class = " class=\"num\""
+				}
+				p.f("<td%s>%s</td>", class, esc(s))
+			}
+			p.s("</tr>\n")
+		}
+		p.s("</tbody></table>\n")
+	}
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func (f *found) renderExamples(p *page) {
+	p.section("examples", sectionTitles["examples"])
+	n := 0
+	for _, t := range f.testsets {
+		if !t.manifest {
+			continue
+		}
+		root := ""
+		if d, ok := t.run["dataset"].(map[string]any); ok {
+			root, _ = d["root"].(string)
+		}
+		ex, err := examples(t.dir, root)
+		if err != nil {
+			p.missing("Examples of " + esc(t.dir) + " unavailable: " + esc(err.Error()))
+			continue
+		}
+		cs := make([]string, 0, len(ex))
+		for c := range ex {
+			cs = append(cs, c)
+		}
+		slices.Sort(cs)
+		for _, c := range cs {
+			p.f("<h3>%s</h3>\n<div class=\"examples\">\n", esc(c))
+			if e := ex[c]; len(e) > 0 && e[0].clean != "" {
+				p.f("<figure><img alt=\"source image\" src=\"%s\"/><figcaption>source (%s)</figcaption></figure>\n", e[0].clean, esc(e[0].label))
+			}
+			for _, e := range ex[c] {
+				p.f("<figure><img alt=\"%s at Δv %.2f\" src=\"%s\"/><figcaption>Δv = %.2f<br/>%s</figcaption></figure>\n",
+					esc(c), e.dv, e.src, e.dv, esc(shortParams(e.params)))
+			}
+			p.s("</div>\n")
+			n++
+		}
+	}
+	if n == 0 {
+		p.missing("No test set images (manifest.csv and images/ of vcr generate) found.")
+	} else {
+		p.f("<p class=\"note\">Per corruption, the test-set image nearest to each of Δv ≈ %s (within 0.1), with its corruption parameters; the first image is the source of the first example.</p>\n", strings.Trim(fmt.Sprint(ExampleDV), "[]"))
+	}
+	p.end()
+}
+
+func renderGlossary(p *page) {
+	p.section("glossary", sectionTitles["glossary"])
+	p.s(`<dl>
+<dt>Δv (visual change)</dt><dd>How much a corruption changed an image, as a person would see it: Δv = max(0, 1 − VIF), where VIF (visual information fidelity) compares the corrupted image with its original. 0 means no visible change; values near 1 mean the image content is nearly gone. Unlike a corruption's own parameter or an ImageNet-C severity, Δv puts all corruptions on one axis.</dd>
+<dt>VIF flavours</dt><dd>Several implementations of VIF exist and give different Δv for the same image pair: <code>vcr-py</code> (steerable-pyramid VIF of the VCR toolbox, the default), <code>vifvec</code> (Sheikh's MATLAB release, which labelled the published human data), <code>pixel</code> and <code>pixel-multiscale</code> (pixel-domain VIF). Curves are only comparable on the same flavour; the report states which one was used.</dd>
+<dt>Coverage</dt><dd>[0, 1] is split into equal Δv bins; a bin is covered when it holds at least the minimum number of images. Coverage is the fraction of covered bins. Low coverage means parts of the Δv range were never tested (ImageNet-C's five fixed severities typically leave gaps); the curves are not supported by data there.</dd>
+<dt>Performance curves</dt><dd>Accuracy (share of corrupted images classified correctly) and prediction consistency (share of corrupted images whose prediction equals the prediction on the original) as functions of Δv, fitted as smooth non-increasing curves through the per-bin rates, starting at Δv = 0 from the clean accuracy and from 1.</dd>
+<dt>R̂a and R̂p</dt><dd>The areas under the accuracy and consistency curves over Δv ∈ [0, 1]: robustness over the corruption's whole visual range, not only at a few severities. Higher is more robust. The plain mean accuracy over all images is shown beside R̂a: it depends on how the test images happen to be spread over Δv.</dd>
+<dt>HMRI and MRSI</dt><dd>Comparisons of a model's curve m with the human curve h. HMRI = 1 − A(h&gt;m)/A(h), the human-relative model robustness index: 1 when the model is at least as good as humans everywhere, lower the more area humans have above the model. MRSI = A(m&gt;h)/A(m), the model robustness superiority index: how much of the model's area lies above humans (0 when it never beats them).</dd>
+<dt>Bands and intervals</dt><dd>A bootstrap over the images refits every curve many times. The darker band is the pointwise 83% interval, the lighter one 95%. Two curves whose 83% bands do not overlap differ at about the 5% level. Numbers in tables carry 83% and 95% percentile intervals.</dd>
+<dt>Reliability requirements</dt><dd>"If a human can see it, so should your system": from human data, each transformation gets Δv thresholds t<sub>c</sub> (correctness preservation) and t<sub>p</sub> (prediction preservation), the ranges in which humans are not significantly affected. A model meets a requirement when, on images changed by less than the threshold (Δv &lt; t), it preserves correct classifications (t<sub>c</sub>) or its predictions (t<sub>p</sub>) at least as well as humans do; a check samples such images and gives a verdict per requirement.</dd>
+</dl>
+`)
+	p.end()
+}
+
+func (f *found) renderWarnings(p *page) {
+	p.section("warnings", sectionTitles["warnings"])
+	var ws []string
+	for _, a := range f.analyses {
+		for _, w := range a.summary.Warnings {
+			ws = append(ws, filepath.Base(a.dir)+": "+w)
+		}
+	}
+	if len(ws) == 0 {
+		p.s("<p class=\"muted\">None.</p>\n")
+	} else {
+		p.s("<ul>\n")
+		for _, w := range ws {
+			p.f("<li>%s</li>\n", esc(w))
+		}
+		p.s("</ul>\n")
+	}
+	p.end()
+}
+
+// columnRank orders a verdict table's columns: what was checked first, the
+// verdict last, the rest alphabetically between.
+func columnRank(c string) int {
+	first := []string{"model", "subject", "transformation", "corruption", "requirement", "kind", "type", "property"}
+	if i := slices.Index(first, c); i >= 0 {
+		return i - len(first)
+	}
+	switch c {
+	case "verdict", "satisfied", "pass", "passed", "ok":
+		return 1
+	}
+	return 0
+}
+
+// shortParams writes a params JSON object as "name=value, …" with values
+// to 3 significant digits; other text is returned as it is.
+func shortParams(s string) string {
+	var m map[string]any
+	if json.Unmarshal([]byte(s), &m) != nil {
+		return s
+	}
+	var parts []string
+	for _, k := range sortedKeys(m) {
+		v := scalar(m[k])
+		if x, ok := m[k].(float64); ok {
+			v = strconv.FormatFloat(x, 'g', 3, 64)
+		}
+		parts = append(parts, k+"="+v)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// glance returns the header's key facts: models, corruptions, images,
+// human data and VIF flavours.
+func (f *found) glance() string {
+	var models, humans, vifs, versions []string
+	add := func(l *[]string, v string) {
+		if v != "" && !slices.Contains(*l, v) {
+			*l = append(*l, v)
+		}
+	}
+	for _, a := range f.analyses {
+		for _, m := range a.summary.Models {
+			add(&models, m.Model)
+		}
+		add(&humans, a.summary.Human)
+		add(&vifs, a.summary.VIFMethod)
+		if h := a.summary.HumanVIFMethod; h != "" && h != a.summary.VIFMethod {
+			add(&vifs, "humans: "+h)
+		}
+	}
+	images := 0
+	for _, t := range f.testsets {
+		if t.coverage != nil {
+			images += t.coverage.Overall.N
+			add(&vifs, t.coverage.VIFMethod)
+		}
+		if v, ok := t.run["version"].(string); ok {
+			add(&versions, v)
+		}
+	}
+	var b strings.Builder
+	b.WriteString("<ul class=\"glance\">\n")
+	item := func(k, v string) {
+		if v != "" {
+			fmt.Fprintf(&b, "<li><b>%s</b> %s</li>\n", esc(k), esc(v))
+		}
+	}
+	item("models", strings.Join(models, ", "))
+	item("corruptions", orNone(strings.Join(f.corruptions(), ", ")))
+	if images > 0 {
+		item("test images", strconv.Itoa(images))
+	}
+	item("human data", strings.Join(humans, ", "))
+	item("VIF flavour", strings.Join(vifs, ", "))
+	item("vcr version", strings.Join(versions, ", "))
+	b.WriteString("</ul>\n")
+	return b.String()
+}

@@ -1,0 +1,255 @@
+package report
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/xml"
+	"errors"
+	"image/jpeg"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/vcr-bench/vcr/imageio"
+	"github.com/vcr-bench/vcr/internal/atomicfile"
+)
+
+// htmlDoc is what CheckHTML found in a report.
+type htmlDoc struct {
+	ids      []string
+	imgs     int
+	missing  map[string]bool // section id → holds a "missing" note
+	sections []string        // section ids in order
+}
+
+// parseHTML checks that page is well-formed (a strict XML parse: every
+// element closed, attributes quoted, only XML entities), that it loads
+// nothing from outside (no scripts, links or non-data: images), and
+// returns its ids, images and sections.
+func parseHTML(t *testing.T, page []byte) htmlDoc {
+	t.Helper()
+	d := xml.NewDecoder(strings.NewReader(strings.TrimPrefix(string(page), "<!DOCTYPE html>")))
+	d.Strict = true
+	doc := htmlDoc{missing: map[string]bool{}}
+	var stack []string // the section each open element is in
+	section := ""
+	for {
+		tok, err := d.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("report is not well-formed: %v", err)
+		}
+		switch e := tok.(type) {
+		case xml.StartElement:
+			stack = append(stack, section)
+			attr := map[string]string{}
+			for _, a := range e.Attr {
+				attr[a.Name.Local] = a.Value
+			}
+			switch e.Name.Local {
+			case "script", "link", "iframe", "object", "embed":
+				t.Errorf("report has a <%s>", e.Name.Local)
+			case "img":
+				doc.imgs++
+				if !strings.HasPrefix(attr["src"], "data:image/") {
+					t.Errorf("image source %.40q is not a data: URI", attr["src"])
+				}
+			case "a":
+				if !strings.HasPrefix(attr["href"], "#") {
+					t.Errorf("link %q leaves the page", attr["href"])
+				}
+			case "section":
+				section = attr["id"]
+				doc.sections = append(doc.sections, section)
+			}
+			if attr["class"] == "missing" {
+				doc.missing[section] = true
+			}
+			if id := attr["id"]; id != "" {
+				if slices.Contains(doc.ids, id) {
+					t.Errorf("id %q twice", id)
+				}
+				doc.ids = append(doc.ids, id)
+			}
+			if strings.Contains(attr["style"], "url(") {
+				t.Errorf("style %q loads a resource", attr["style"])
+			}
+		case xml.EndElement:
+			section = stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+		}
+	}
+	if !slices.Equal(doc.sections, HTMLSections) {
+		t.Errorf("sections %q, want %q", doc.sections, HTMLSections)
+	}
+	return doc
+}
+
+func TestWriteHTMLNothing(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "notes.json"), []byte(`{"a": 1}`), 0o644)
+	out := filepath.Join(t.TempDir(), "r.html")
+	if err := WriteHTML(out, dir); !errors.Is(err, errNothing) {
+		t.Errorf("empty folder: %v", err)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("report written from nothing")
+	}
+	if err := WriteHTML(out, filepath.Join(dir, "absent")); err == nil {
+		t.Error("absent folder accepted")
+	}
+	if err := WriteHTML(out); err == nil {
+		t.Error("no folder accepted")
+	}
+}
+
+// TestWriteHTMLAnalysisOnly writes a report from the files of WriteJSON
+// and WritePlots alone: the analysis sections are filled, the others say
+// what is missing.
+func TestWriteHTMLAnalysisOnly(t *testing.T) {
+	a := analysis(t, 50)
+	a.Warnings = []string{"a <warning> & more"}
+	dir := filepath.Join(t.TempDir(), "an")
+	os.MkdirAll(dir, 0o755)
+	if err := atomicfile.Write(filepath.Join(dir, "summary.json"), a.WriteJSON); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.WritePlots(dir); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "r.html")
+	if err := WriteHTML(out, filepath.Dir(dir)); err != nil {
+		t.Fatal(err)
+	}
+	page, _ := os.ReadFile(out)
+	doc := parseHTML(t, page)
+	for _, s := range []string{"run", "coverage", "curves", "robustness", "human"} {
+		if doc.missing[s] {
+			t.Errorf("section %s says data is missing", s)
+		}
+	}
+	for _, s := range []string{"requirements", "examples"} {
+		if !doc.missing[s] {
+			t.Errorf("section %s has no note that its data is missing", s)
+		}
+	}
+	// 2 curve plots, 4 HMRI/MRSI bar charts, 1 coverage histogram.
+	if doc.imgs != 7 {
+		t.Errorf("%d images, want 7", doc.imgs)
+	}
+	for _, want := range []string{"a &lt;warning&gt; &amp; more", "HMRI = 1 − A(h&gt;m)/A(h)", "<td>humans</td><td>blur</td>"} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	// R̂a of model a with its intervals.
+	s := a.Summary()
+	if want := fnum(&s.Models[0].Ra) + `<span class="ci">83%: ` + fci(s.Models[0].RaCI83); !strings.Contains(string(page), want) {
+		t.Errorf("report lacks R̂a of model a: %q", want)
+	}
+}
+
+// TestWriteHTMLVerdicts: a verdicts file alone makes a report whose
+// verdict table colours the booleans.
+func TestWriteHTMLVerdicts(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, CheckFile), []byte(`{"version": 1, "results": [
+		{"satisfied": true, "model": "m1", "transformation": "frost", "threshold": 0.25},
+		{"satisfied": false, "model": "m2", "transformation": "frost", "threshold": 0.25, "detail": {"x": 1}}]}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "req.json"), []byte(`{"version": 1, "requirements": [
+		{"transformation": "frost", "task": "t", "dataset": "d", "vif_method": "vifvec", "t_c": 0.31, "t_p": 0.22, "rule": "script"}]}`), 0o644)
+	out := filepath.Join(t.TempDir(), "r.html")
+	if err := WriteHTML(out, dir); err != nil {
+		t.Fatal(err)
+	}
+	page, _ := os.ReadFile(out)
+	doc := parseHTML(t, page)
+	if doc.missing["requirements"] || !doc.missing["curves"] {
+		t.Errorf("missing notes: %v", doc.missing)
+	}
+	for _, want := range []string{
+		"<tr><th>model</th><th>transformation</th><th>threshold</th><th>satisfied</th></tr>",
+		`<td>m1</td><td>frost</td><td class="num">0.25</td><td class="pass">true</td>`,
+		`<td class="fail">false</td>`,
+		`<td>frost</td><td>t</td><td>d</td><td>vifvec</td><td class="num">0.310</td><td class="num">0.220</td>`,
+	} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+}
+
+func TestShortParams(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"sigma":0.0145678,"k":3}`: "k=3, sigma=0.0146",
+		`{}`:                        "",
+		`not json`:                  "not json",
+	} {
+		if got := shortParams(in); got != want {
+			t.Errorf("shortParams(%s) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestThumbnail checks shrink against the mean of each s×s block computed
+// directly, and that thumbnail writes a JPEG data: URI of the shrunk size.
+func TestThumbnail(t *testing.T) {
+	const w, h = 300, 200 // s = ⌈300/144⌉ = 3 → 100×66
+	m := imageio.New(w, h)
+	for c := range 3 {
+		for i := range m.Ch[c] {
+			m.Ch[c][i] = float32((i%w/5+i/w/4+c)%4) / 3 // 5×4 patches, straddling blocks
+		}
+	}
+	got := shrink(m, ThumbSize)
+	if b := got.Bounds(); b.Dx() != 100 || b.Dy() != 66 {
+		t.Fatalf("shrunk to %v, want 100×66", b)
+	}
+	for y := range 66 {
+		for x := range 100 {
+			for c := range 3 {
+				var want float64
+				for dy := range 3 {
+					for dx := range 3 {
+						want += float64(m.Ch[c][(3*y+dy)*w+3*x+dx])
+					}
+				}
+				if g := float64(got.Pix[got.PixOffset(x, y)+c]); math.Abs(g-255*want/9) > 0.51 {
+					t.Fatalf("pixel (%d, %d) channel %d: %v, want %.2f", x, y, c, g, 255*want/9)
+				}
+			}
+		}
+	}
+	thin := imageio.New(1000, 2)
+	for i := range thin.Ch[1] {
+		thin.Ch[1][i] = float32(i % 2) // green: 0, 1, 0, 1, … in each row
+	}
+	if g := shrink(thin, ThumbSize); g.Bounds().Dx() != 142 || g.Bounds().Dy() != 1 || g.Pix[1] != 109 { // round(255·3/7)
+		t.Errorf("1000×2 shrunk to %v, green %d; want 142×1, 109", g.Bounds(), g.Pix[1])
+	}
+	p := filepath.Join(t.TempDir(), "m.png")
+	if err := imageio.Save(p, m, imageio.EncodeOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	uri, err := thumbnail(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(uri, "data:image/jpeg;base64,"))
+	if err != nil || !strings.HasPrefix(uri, "data:image/jpeg;base64,") {
+		t.Fatalf("not a JPEG data URI: %v", err)
+	}
+	j, err := jpeg.Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := j.Bounds(); b.Dx() != 100 || b.Dy() != 66 {
+		t.Errorf("thumbnail %v, want 100×66", b)
+	}
+}

@@ -216,6 +216,9 @@ func openResults(cfg *Config, rows []*testset.Record, truth []int, sum *Summary)
 		}
 	}
 	w.cw = csv.NewWriter(&w.buf)
+	if err := os.MkdirAll(filepath.Dir(cfg.Out), 0o755); err != nil {
+		return nil, err
+	}
 	partial := Partial(cfg.Out)
 	_, errOut := os.Stat(cfg.Out)
 	_, errPart := os.Stat(partial)

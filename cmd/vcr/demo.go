@@ -18,7 +18,7 @@ func init() {
 }
 
 const demoUsage = `
-Usage: vcr demo --out DIR [--n 200] [--images 400] [--size 96] [--quick]
+Usage: vcr demo --out DIR [--n 800] [--images 400] [--size 96] [--sampling targeted] [--quick]
 
 Runs the whole benchmark in one command, on data and a model built into vcr:
 
@@ -28,7 +28,10 @@ Runs the whole benchmark in one command, on data and a model built into vcr:
   2. DIR/testset    vcr generate: --n draws for each of frost, brightness,
                     contrast, gaussian_noise, defocus_blur, jpeg_compression
                     over their whole parameter domains, with Δv measured by
-                    the vifvec VIF (the flavour of the human data)
+                    the vifvec VIF (the flavour of the human data); by
+                    default with --sampling targeted, which spreads Δv
+                    evenly over [0, 1] (uniform parameters, the VCR study's
+                    sampling, put most gaussian_noise draws near Δv = 1)
   3. DIR/eval       vcr eval with --model builtin:demo, a small pure-Go
                     demonstration model (edge-orientation features and a
                     linear softmax layer)
@@ -61,13 +64,14 @@ var demoReport func(ctx context.Context, dir string, stdout, stderr io.Writer) (
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("demo", demoUsage, stderr)
 	out := fs.String("out", "", "output `folder` (required; must be empty or absent)")
-	n := fs.Int("n", 200, "draws per corruption (`N`)")
+	n := fs.Int("n", 800, "draws per corruption (`N`)")
 	nImages := fs.Int("images", 400, "number of generated source `images`")
 	size := fs.Int("size", 96, "side of the generated images in `pixels`")
 	seed := fs.Uint64("seed", 2, "`seed` of the generated images (the demo model was fitted on seed 1)")
 	boot := fs.Int("bootstrap", 200, "bootstrap replicates of the analysis")
 	bins := fs.Int("bins", 20, "Δv `bins` of the analysis")
 	minPer := fs.Int("min-per-bin", 20, "minimum rows per bin of the analysis")
+	sampling := fs.String("sampling", "targeted", "parameter `sampling` of vcr generate: targeted or uniform")
 	quick := fs.Bool("quick", false, "a reduced run: --n 60 --images 40 --size 64 --bootstrap 20 --bins 8 --min-per-bin 5 (for tests)")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
@@ -117,9 +121,9 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return nil
 	}
 
-	step("2/4 generate: %d draws × %d corruptions (%s), Δv by vifvec → %s", *n, len(demoCorruptions), strings.Join(demoCorruptions, ", "), testSet)
+	step("2/4 generate: %d draws × %d corruptions (%s), %s sampling, Δv by vifvec → %s", *n, len(demoCorruptions), strings.Join(demoCorruptions, ", "), *sampling, testSet)
 	if err := sub("generate", runGenerate, "--images", images, "--corruptions", strings.Join(demoCorruptions, ","),
-		"--n", strconv.Itoa(*n), "--seed", "1", "--vif-method", "vifvec", "--out", testSet, "--progress", "never"); err != nil {
+		"--n", strconv.Itoa(*n), "--seed", "1", "--vif-method", "vifvec", "--sampling", *sampling, "--out", testSet, "--progress", "never"); err != nil {
 		return err
 	}
 	step("3/4 eval: %s → %s", demo.ModelName, results)

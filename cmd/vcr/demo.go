@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/vcr-bench/vcr/demo"
+	"github.com/vcr-bench/vcr/internal/demo"
 )
 
 func init() {

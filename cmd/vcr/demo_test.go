@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vcr-bench/vcr/demo"
+	"github.com/vcr-bench/vcr/internal/demo"
 	"github.com/vcr-bench/vcr/testset"
 )
 

@@ -15,7 +15,7 @@ import (
 	"strings"
 
 	"github.com/vcr-bench/vcr/dataset"
-	"github.com/vcr-bench/vcr/demo"
+	"github.com/vcr-bench/vcr/internal/demo"
 	"github.com/vcr-bench/vcr/evaluate"
 	"github.com/vcr-bench/vcr/model"
 	"github.com/vcr-bench/vcr/model/onnx"

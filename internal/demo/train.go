@@ -23,7 +23,7 @@ type TrainConfig struct {
 var DefaultTrain = TrainConfig{N: 2000, Size: 96, Seed: 1, Iterations: 800, Rate: 0.5, Lambda: 1e-3}
 
 // About is the description written into the weights file.
-const About = "Demonstration model of 'vcr demo': HOG-like edge-orientation features and a linear softmax layer, fitted on the procedurally generated demo shapes. Not a real image classifier. Regenerate with: go run ./demo/cmd/train"
+const About = "Demonstration model of 'vcr demo': HOG-like edge-orientation features and a linear softmax layer, fitted on the procedurally generated demo shapes. Not a real image classifier. Regenerate with: go run ./internal/demo/cmd/train"
 
 // FeatureSet returns the features and classes of cfg's training images.
 func FeatureSet(cfg TrainConfig) (x [][]float64, y []int) {

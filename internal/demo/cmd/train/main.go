@@ -1,8 +1,8 @@
-// Command train regenerates demo/weights.json, the embedded weights of the
+// Command train regenerates internal/demo/weights.json, the embedded weights of the
 // demonstration model of 'vcr demo', from the procedurally generated demo
 // images (demo.DefaultTrain). Run it from the repository root:
 //
-//	go run ./demo/cmd/train [-out demo/weights.json]
+//	go run ./internal/demo/cmd/train [-out internal/demo/weights.json]
 package main
 
 import (
@@ -11,11 +11,11 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/vcr-bench/vcr/demo"
+	"github.com/vcr-bench/vcr/internal/demo"
 )
 
 func main() {
-	out := flag.String("out", "demo/weights.json", "weights `file` to write")
+	out := flag.String("out", "internal/demo/weights.json", "weights `file` to write")
 	flag.Parse()
 	w := demo.Train(demo.DefaultTrain)
 	b, err := json.MarshalIndent(w, "", " ")

@@ -153,7 +153,7 @@ func TestEmbeddedWeights(t *testing.T) {
 		t.Fatal(err)
 	}
 	if w.Train != DefaultTrain {
-		t.Errorf("embedded weights were fitted with %+v, DefaultTrain is %+v; run go run ./demo/cmd/train", w.Train, DefaultTrain)
+		t.Errorf("embedded weights were fitted with %+v, DefaultTrain is %+v; run go run ./internal/demo/cmd/train", w.Train, DefaultTrain)
 	}
 	bad := *w
 	bad.Std = append([]float64{0}, w.Std[1:]...)
@@ -165,7 +165,7 @@ func TestEmbeddedWeights(t *testing.T) {
 	}
 }
 
-// TestWeightsReproducible refits the weights as go run ./demo/cmd/train
+// TestWeightsReproducible refits the weights as go run ./internal/demo/cmd/train
 // does and compares them with the embedded file.
 func TestWeightsReproducible(t *testing.T) {
 	if testing.Short() {
@@ -181,7 +181,7 @@ func TestWeightsReproducible(t *testing.T) {
 	cmp := func(name string, a, b []float64) {
 		for i := range a {
 			if math.Abs(a[i]-b[i]) > tol*math.Max(1, math.Abs(b[i])) {
-				t.Fatalf("%s[%d]: refitted %v, embedded %v; regenerate with go run ./demo/cmd/train", name, i, a[i], b[i])
+				t.Fatalf("%s[%d]: refitted %v, embedded %v; regenerate with go run ./internal/demo/cmd/train", name, i, a[i], b[i])
 			}
 		}
 	}

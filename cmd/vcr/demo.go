@@ -134,7 +134,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	step("4/4 analyze: against the human data %s (Hu et al., ICSE 2022) → %s", demoHuman, analysis)
-	if err := sub("analyze", runAnalyze, "--results", results, "--model-name", "demo-model", "--human", demoHuman,
+	if err := sub("analyze", runAnalyze, "--results", results, "--model-name", "demonstration-model", "--human", demoHuman,
 		"--bootstrap", strconv.Itoa(*boot), "--bins", strconv.Itoa(*bins), "--min-per-bin", strconv.Itoa(*minPer), "--out", analysis); err != nil {
 		return err
 	}

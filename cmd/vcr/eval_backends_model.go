@@ -15,8 +15,8 @@ import (
 	"strings"
 
 	"github.com/vcr-bench/vcr/dataset"
-	"github.com/vcr-bench/vcr/internal/demo"
 	"github.com/vcr-bench/vcr/evaluate"
+	"github.com/vcr-bench/vcr/internal/demo"
 	"github.com/vcr-bench/vcr/model"
 	"github.com/vcr-bench/vcr/model/onnx"
 	"github.com/vcr-bench/vcr/testset"

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/vcr-bench/vcr/internal/demo"
+	"github.com/vcr-bench/vcr/report"
 )
 
 func init() {
@@ -47,7 +49,8 @@ real model compares with humans. Use vcr generate, eval and analyze on your
 own data and model for that.
 
 --quick runs a reduced size (for tests). Each step is the same code as the
-command of that name, and prints the command line that repeats it.
+command of that name; DIR/demo.log holds each step's command line (to
+repeat it by hand) and its output.
 `
 
 // demoCorruptions are corruptions of the ICSE 2022 ImageNet human data.
@@ -138,6 +141,9 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		"--bootstrap", strconv.Itoa(*boot), "--bins", strconv.Itoa(*bins), "--min-per-bin", strconv.Itoa(*minPer), "--out", analysis); err != nil {
 		return err
 	}
+	if err := printDemoSummary(stdout, filepath.Join(analysis, "summary.json")); err != nil {
+		return err
+	}
 	fmt.Fprintf(stdout, "         compared: the demo model (shapes) and humans (car / not car on ImageNet) on the same Δv axis (vifvec);\n"+
 		"         the tasks differ, so the numbers demonstrate the pipeline, not a model-versus-human result\n")
 	fmt.Fprintf(stdout, "         requirements estimate/check: not run (vcr has no requirements command yet)\n")
@@ -150,5 +156,37 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return fmt.Errorf("report: %w (log: %s)", err, logPath)
 	}
 	step("done; report: %s", p)
+	return nil
+}
+
+// printDemoSummary prints R̂a of the model and the humans and HMRI (accuracy)
+// per corruption from the analysis' summary.json.
+func printDemoSummary(w io.Writer, path string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var sum report.Summary
+	if err := json.Unmarshal(b, &sum); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	human := map[string]float64{}
+	for _, h := range sum.Humans {
+		human[h.Corruption] = h.Ra
+	}
+	// Written out: "R̂" is two runes in one column, which %9s would miscount.
+	fmt.Fprintf(w, "         %-18s  R̂a model  R̂a human   HMRI_a\n", "corruption")
+	for _, m := range sum.Models {
+		hmri := "—"
+		if m.HMRIa != nil {
+			hmri = fmt.Sprintf("%.3f", *m.HMRIa)
+		}
+		hr, ok := human[m.HumanCorruption]
+		hs := "—"
+		if ok {
+			hs = fmt.Sprintf("%.3f", hr)
+		}
+		fmt.Fprintf(w, "         %-18s %9.3f %9s %8s\n", m.Corruption, m.Ra, hs, hmri)
+	}
 	return nil
 }

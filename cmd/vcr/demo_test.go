@@ -27,8 +27,8 @@ func TestDemoQuick(t *testing.T) {
 			t.Errorf("missing output: %v", err)
 		}
 	}
-	if !strings.Contains(stdout, filepath.Join(dir, "analysis")) {
-		t.Errorf("the output does not name the analysis folder:\n%s", stdout)
+	if !strings.Contains(stdout, filepath.Join(dir, "analysis")) || !strings.Contains(stdout, "gaussian_noise") {
+		t.Errorf("the output does not name the analysis folder or lacks the results table:\n%s", stdout)
 	}
 	var sum struct {
 		H      string `json:"human"`

@@ -41,6 +41,8 @@ The model is one of:
                          a model served over the Open Inference Protocol
                          (KServe v2: Triton, KServe, MLServer), e.g.
                          --server http://localhost:8000 --model-name resnet50
+  --model builtin:demo   the built-in demonstration model of 'vcr demo' (a toy
+                         shape classifier for the demo images; not a real model)
   --predictions FILE.csv predictions made elsewhere: a CSV with id (or path)
                          and pred columns for the corrupted images and rows
                          with source and pred for the clean ones

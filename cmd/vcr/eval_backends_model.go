@@ -12,9 +12,11 @@ import (
 	"math"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/vcr-bench/vcr/dataset"
 	"github.com/vcr-bench/vcr/evaluate"
+	"github.com/vcr-bench/vcr/internal/demo"
 	"github.com/vcr-bench/vcr/model"
 	"github.com/vcr-bench/vcr/model/onnx"
 	"github.com/vcr-bench/vcr/testset"
@@ -24,6 +26,9 @@ import (
 // --config first, then --preset, --labels and --probabilities override its
 // fields. Without --config and --preset the preprocessing is "imagenet".
 func openEvalModel(ctx context.Context, f *evalFlags, stderr io.Writer) (*evalModel, error) {
+	if f.modelPath == builtinDemoModel {
+		return openDemoModel(f)
+	}
 	cfg := &model.Config{}
 	if f.config != "" {
 		c, err := model.LoadConfig(f.config)
@@ -209,4 +214,23 @@ func (a predictionsFile) task(pr model.Prediction) evaluate.Prediction {
 		c = -1
 	}
 	return evaluate.Prediction{Class: c, Conf: conf}
+}
+
+// builtinDemoModel is the --model value of the built-in demonstration model.
+const builtinDemoModel = "builtin:demo"
+
+// openDemoModel opens the built-in demonstration model (package demo), which
+// brings its own preprocessing and classifies the demo shapes' classes.
+func openDemoModel(f *evalFlags) (*evalModel, error) {
+	if f.preset != "" || f.config != "" || f.labels != "" || f.probabilities {
+		return nil, usagef("--model %s brings its own preprocessing and classes; drop --preset, --config, --labels and --probabilities", builtinDemoModel)
+	}
+	c, err := demo.Open()
+	if err != nil {
+		return nil, err
+	}
+	return &evalModel{
+		classifier: c, preprocess: demo.Preprocess{}, classes: demo.Classes, truth: evaluate.TruthByName(demo.Classes),
+		describe: fmt.Sprintf("built-in %s on the classes %s", demo.ModelName, strings.Join(demo.Classes, ", ")),
+	}, nil
 }

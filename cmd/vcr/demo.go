@@ -59,10 +59,6 @@ var demoCorruptions = []string{"frost", "brightness", "contrast", "gaussian_nois
 // demoHuman is the built-in human data the demo compares with.
 const demoHuman = "icse2022-imagenet"
 
-// demoReport writes the report of the demo's output folder dir and returns
-// its path; nil while vcr has no report writer, in which case the demo
-// stops after the analysis.
-var demoReport func(ctx context.Context, dir string, stdout, stderr io.Writer) (string, error)
 
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("demo", demoUsage, stderr)
@@ -104,7 +100,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	results := filepath.Join(*out, "eval", "results.csv")
 	analysis := filepath.Join(*out, "analysis")
 
-	step("1/4 images: %d demo images of %d×%d (%s) → %s", *nImages, *size, *size, strings.Join(demo.Classes, ", "), images)
+	step("1/6 images: %d demo images of %d×%d (%s) → %s", *nImages, *size, *size, strings.Join(demo.Classes, ", "), images)
 	if err := demo.Dataset(ctx, images, *nImages, *size, *seed); err != nil {
 		return err
 	}
@@ -124,19 +120,19 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return nil
 	}
 
-	step("2/4 generate: %d draws × %d corruptions (%s), %s sampling, Δv by vifvec → %s", *n, len(demoCorruptions), strings.Join(demoCorruptions, ", "), *sampling, testSet)
+	step("2/6 generate: %d draws × %d corruptions (%s), %s sampling, Δv by vifvec → %s", *n, len(demoCorruptions), strings.Join(demoCorruptions, ", "), *sampling, testSet)
 	if err := sub("generate", runGenerate, "--images", images, "--corruptions", strings.Join(demoCorruptions, ","),
 		"--n", strconv.Itoa(*n), "--seed", "1", "--vif-method", "vifvec", "--sampling", *sampling, "--out", testSet, "--progress", "never"); err != nil {
 		return err
 	}
-	step("3/4 eval: %s → %s", demo.ModelName, results)
+	step("3/6 eval: %s → %s", demo.ModelName, results)
 	if err := os.MkdirAll(filepath.Dir(results), 0o755); err != nil {
 		return err
 	}
 	if err := sub("eval", runEval, "--testset", testSet, "--model", builtinDemoModel, "--out", results, "--progress", "never"); err != nil {
 		return err
 	}
-	step("4/4 analyze: against the human data %s (Hu et al., ICSE 2022) → %s", demoHuman, analysis)
+	step("4/6 analyze: against the human data %s (Hu et al., ICSE 2022) → %s", demoHuman, analysis)
 	if err := sub("analyze", runAnalyze, "--results", results, "--model-name", "demonstration-model", "--human", demoHuman,
 		"--bootstrap", strconv.Itoa(*boot), "--bins", strconv.Itoa(*bins), "--min-per-bin", strconv.Itoa(*minPer), "--out", analysis); err != nil {
 		return err
@@ -146,13 +142,19 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	fmt.Fprintf(stdout, "         compared: the demo model (shapes) and humans (car / not car on ImageNet) on the same Δv axis (vifvec);\n"+
 		"         the tasks differ, so the numbers demonstrate the pipeline, not a model-versus-human result\n")
-	fmt.Fprintf(stdout, "         requirements estimate/check: not run (vcr has no requirements command yet)\n")
-	if demoReport == nil {
-		step("done; no report writer in this build: the analysis is in %s (summary.json, curves_*.svg)", analysis)
-		return nil
+	reqDir := filepath.Join(*out, "requirements")
+	if err := os.MkdirAll(reqDir, 0o755); err != nil {
+		return err
 	}
-	p, err := demoReport(ctx, *out, logf, logf)
-	if err != nil {
+	reqFile := filepath.Join(reqDir, "requirements.json")
+	step("5/6 requirements: t_c and t_p from %s (the study's script rule) → %s", demoHuman, reqFile)
+	if err := sub("requirements", runRequirements, "estimate", "--human", "builtin:"+demoHuman,
+		"--transformation", "all", "--out", reqFile); err != nil {
+		return err
+	}
+	step("6/6 report")
+	p := filepath.Join(*out, "report.html")
+	if err := report.WriteHTML(p, *out); err != nil {
 		return fmt.Errorf("report: %w (log: %s)", err, logPath)
 	}
 	step("done; report: %s", p)

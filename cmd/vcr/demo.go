@@ -59,7 +59,6 @@ var demoCorruptions = []string{"frost", "brightness", "contrast", "gaussian_nois
 // demoHuman is the built-in human data the demo compares with.
 const demoHuman = "icse2022-imagenet"
 
-
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("demo", demoUsage, stderr)
 	out := fs.String("out", "", "output `folder` (required; must be empty or absent)")

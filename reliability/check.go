@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/vcr-bench/vcr/corrupt"
 	"github.com/vcr-bench/vcr/dataset"
@@ -163,6 +165,21 @@ type Verdict struct {
 	Failures  []Failure `json:"failures,omitempty"`
 	Repro     *Repro    `json:"repro,omitempty"`
 	Warnings  []string  `json:"warnings,omitempty"`
+	// Timing is where the time of this run went.
+	Timing Timing `json:"timing"`
+}
+
+// Timing sums the time spent per stage, in seconds, over all workers (so
+// with several workers the sums exceed the wall time).
+type Timing struct {
+	Load       float64 `json:"load"`
+	Corrupt    float64 `json:"corrupt"`
+	VIF        float64 `json:"vif"`
+	Preprocess float64 `json:"preprocess"`
+	// Model is the wall time of the Classify calls.
+	Model float64 `json:"model"`
+	// Wall is the run's wall time.
+	Wall float64 `json:"wall"`
 }
 
 // ZAlpha returns the one-sided standard normal quantile z with
@@ -288,6 +305,9 @@ type checker struct {
 	orig map[int]int // dataset index → predicted task class of the original
 
 	done, total int
+
+	// nanoseconds per stage of the current run
+	tLoad, tCorrupt, tVIF, tPre, tModel atomic.Int64
 }
 
 // pool keeps the dataset's items inside the task.
@@ -337,6 +357,10 @@ func (ck *checker) run(ctx context.Context, req Requirement, seed uint64) (*Verd
 	opt := ck.opt
 	n, k := opt.Batches, opt.BatchSize
 	t := [2]float64{req.TC, req.TP}
+	start := time.Now()
+	for _, a := range []*atomic.Int64{&ck.tLoad, &ck.tCorrupt, &ck.tVIF, &ck.tPre, &ck.tModel} {
+		a.Store(0)
+	}
 	m0 := make([]float64, n)
 	mt := make([]float64, n)
 	st := make([]float64, n)
@@ -428,6 +452,9 @@ func (ck *checker) run(ctx context.Context, req Requirement, seed uint64) (*Verd
 		v.Warnings = append(v.Warnings, fmt.Sprintf("%d image draw(s) did not reach their threshold within %d attempts and left their batches", len(v.Failures), opt.MaxAttempts))
 	}
 	v.Satisfied = v.Correctness.Satisfied && v.Preservation.Satisfied
+	sec := func(a *atomic.Int64) float64 { return float64(a.Load()) / 1e9 }
+	v.Timing = Timing{Load: sec(&ck.tLoad), Corrupt: sec(&ck.tCorrupt), VIF: sec(&ck.tVIF), Preprocess: sec(&ck.tPre),
+		Model: sec(&ck.tModel), Wall: time.Since(start).Seconds()}
 	return v, nil
 }
 
@@ -540,22 +567,28 @@ type transformer struct {
 
 func (ck *checker) transformSlot(w *transformer, seed uint64, b, j int, s *slot, t [2]float64) error {
 	idx := ck.items[s.pool]
+	t0 := time.Now()
 	src, err := ck.opt.Images.Load(idx)
 	if err != nil {
 		return err
 	}
+	ck.tLoad.Add(int64(time.Since(t0)))
 	source := ck.opt.Images.Item(idx).Source
 	ck.mu.Lock()
 	_, cached := ck.orig[idx]
 	ck.mu.Unlock()
 	if !cached {
+		t0 := time.Now()
 		ot, err := ck.opt.Preprocess.Apply(src)
+		ck.tPre.Add(int64(time.Since(t0)))
 		if err != nil {
 			return fmt.Errorf("%s: preprocessing: %w", source, err)
 		}
 		s.origT = &ot
 	}
+	t0 = time.Now()
 	ref := iqa.GrayFrom(src)
+	ck.tVIF.Add(int64(time.Since(t0)))
 	if w.dst == nil || !w.dst.SameSize(src) {
 		w.dst = imageio.New(src.Width, src.Height)
 		w.gray = iqa.NewGray(src.Width, src.Height)
@@ -565,12 +598,16 @@ func (ck *checker) transformSlot(w *transformer, seed uint64, b, j int, s *slot,
 		s.minDV[kd] = math.Inf(1)
 		for s.attempts[kd] < ck.opt.MaxAttempts {
 			s.attempts[kd]++
+			t0 := time.Now()
 			p := ck.c.Sample(rng)
 			ck.c.Apply(w.dst, src, p, rng)
 			// The model and Δv see the 8-bit image a saved file would hold.
 			w.dst.Quantize(imageio.Round)
+			t1 := time.Now()
+			ck.tCorrupt.Add(int64(t1.Sub(t0)))
 			w.dst.Luma(w.gray.Pix)
 			r, err := w.scorer.Score(ref, w.gray)
+			ck.tVIF.Add(int64(time.Since(t1)))
 			if err != nil {
 				return fmt.Errorf("%s: VIF: %w", source, err)
 			}
@@ -581,7 +618,9 @@ func (ck *checker) transformSlot(w *transformer, seed uint64, b, j int, s *slot,
 			}
 		}
 		if s.ok[kd] {
+			t0 := time.Now()
 			tn, err := ck.opt.Preprocess.Apply(w.dst)
+			ck.tPre.Add(int64(time.Since(t0)))
 			if err != nil {
 				return fmt.Errorf("%s (%s): preprocessing: %w", source, ck.c.Name, err)
 			}
@@ -622,7 +661,9 @@ func (ck *checker) predict(ctx context.Context, ss []slot) error {
 	classes := ck.opt.Classifier.Info().Classes
 	for lo := 0; lo < len(batch); lo += ck.opt.ModelBatch {
 		hi := min(lo+ck.opt.ModelBatch, len(batch))
+		t0 := time.Now()
 		scores, err := ck.opt.Classifier.Classify(ctx, batch[lo:hi])
+		ck.tModel.Add(int64(time.Since(t0)))
 		if err == nil && len(scores) != hi-lo {
 			err = fmt.Errorf("returned %d score vectors for %d images", len(scores), hi-lo)
 		}

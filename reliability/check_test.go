@@ -148,12 +148,15 @@ func TestCheckDeterministic(t *testing.T) {
 		opt := testOptions(d, nil)
 		opt.Classifier = fragile(t, d, opt.Preprocess.(model.Preprocess))
 		opt.Workers, opt.ModelBatch = workers, modelBatch
-		// A model wrong on half the changed images makes the numbers non-trivial.
-		opt.Mapping = halfMapper{}
+		opt.Mapping = argMapper{}
 		v, err := Check(context.Background(), testReq, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
+		if v.Timing.Wall <= 0 || v.Timing.VIF <= 0 {
+			t.Errorf("timing %+v", v.Timing)
+		}
+		v.Timing = Timing{}
 		return v
 	}
 	a, b := run(1, 1), run(3, 64)
@@ -162,10 +165,10 @@ func TestCheckDeterministic(t *testing.T) {
 	}
 }
 
-// halfMapper is the arg-max, used to exercise the Mapping path.
-type halfMapper struct{}
+// argMapper is the arg-max, used to exercise the Mapping path.
+type argMapper struct{}
 
-func (halfMapper) Map(s []float32) (int, float32) {
+func (argMapper) Map(s []float32) (int, float32) {
 	if s[0] >= s[1] {
 		return 0, s[0]
 	}
@@ -253,5 +256,55 @@ func TestStatistics(t *testing.T) {
 	fill(&d, []float64{0.9, 0.8, 1}, []float64{0.7, 0.8, 0.9}, 1.645)
 	if math.Abs(d.Delta-0.1) > 1e-12 || math.Abs(d.Sigma-math.Sqrt(0.02)) > 1e-12 || d.Satisfied {
 		t.Errorf("fill: %+v", d)
+	}
+}
+
+// nearModel predicts class 0 when the image is within mean squared
+// distance tau of one of the originals, else class 1: it tolerates small
+// changes only.
+type nearModel struct {
+	origs [][]float32
+	tau   float64
+}
+
+func (f *nearModel) Info() model.Info { return model.Info{Name: "near", Classes: 2} }
+func (f *nearModel) Close() error     { return nil }
+func (f *nearModel) Classify(ctx context.Context, batch []model.Tensor) ([][]float32, error) {
+	out := make([][]float32, len(batch))
+	for i, t := range batch {
+		out[i] = []float32{0, 1}
+		for _, o := range f.origs {
+			var d float64
+			for j, v := range o {
+				d += float64(v-t.Data[j]) * float64(v-t.Data[j])
+			}
+			if d/float64(len(o)) <= f.tau {
+				out[i] = []float32{1, 0}
+			}
+		}
+	}
+	return out, nil
+}
+
+func TestCheckPreservationViolated(t *testing.T) {
+	d := newMemSet(6, 24)
+	opt := testOptions(d, nil)
+	nm := &nearModel{tau: 0.002}
+	for _, m := range d.imgs {
+		tn, _ := opt.Preprocess.Apply(m)
+		nm.origs = append(nm.origs, tn.Data)
+	}
+	opt.Classifier = nm
+	opt.Batches, opt.BatchSize = 6, 8
+	v, err := Check(context.Background(), testReq, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := v.Preservation
+	if !(p.Baseline > p.Transformed) || p.Satisfied || v.Satisfied {
+		t.Errorf("preservation %+v (ε %v): want s0 > s_tp, violated", p, v.Epsilon)
+	}
+	if v.Correctness.Baseline != 1 {
+		t.Errorf("m0 = %v", v.Correctness.Baseline)
 	}
 }

@@ -111,8 +111,9 @@ type Distance struct {
 	Bound float64 `json:"bound"`
 	// Satisfied is Bound ≤ 0.
 	Satisfied bool `json:"satisfied"`
-	// Attempts is the total number of parameter draws, Images the images
-	// accepted, MaxAttempts the most draws one accepted image needed.
+	// Attempts is the total number of parameter draws until acceptance
+	// (or giving up), Images the images accepted, MaxAttempts the most
+	// draws one accepted image needed.
 	Attempts    int `json:"attempts"`
 	Images      int `json:"images"`
 	MaxAttempts int `json:"max_attempts"`
@@ -154,6 +155,10 @@ type Verdict struct {
 	Z           float64     `json:"z"`
 	// Epsilon is ε, the Quantile-th quantile of the preservation draws' Δv.
 	Epsilon float64 `json:"epsilon"`
+	// Draws is the number of transformations made and scored: one stream
+	// per image serves both thresholds, so Draws ≤ the distances' Attempts
+	// summed.
+	Draws int `json:"draws"`
 	// Pool is the number of images in the pool; Excluded those outside the task.
 	Pool     int `json:"pool"`
 	Excluded int `json:"excluded"`
@@ -345,7 +350,8 @@ type slot struct {
 	pool     int // index into checker.items
 	ok       [2]bool
 	dv       [2]float64
-	attempts [2]int
+	attempts [2]int // draws until acceptance (or until giving up)
+	draws    int    // draws made for the slot (both thresholds)
 	minDV    [2]float64
 	pred     [2]int
 	tensor   [2]model.Tensor
@@ -391,6 +397,7 @@ func (ck *checker) run(ctx context.Context, req Requirement, seed uint64) (*Verd
 			o := ck.orig[ck.items[s.pool]]
 			truth := ck.truth[s.pool]
 			right0 += b2f(o == truth)
+			v.Draws += s.draws
 			for kd := range 2 {
 				d := dist[kd]
 				d.Attempts += s.attempts[kd]
@@ -513,8 +520,8 @@ func quantile(x []float64, q float64) float64 {
 
 // drawRand derives the generator of one image draw; batch sampling uses
 // corrupt.NewRand(seed, batch) itself.
-func drawRand(seed uint64, batch, k, j, kind int) *rand.Rand {
-	return corrupt.NewRand(seed^(0x632be59bd9b4e019*uint64(kind+1)), uint64(batch)*uint64(k)+uint64(j))
+func drawRand(seed uint64, batch, k, j int) *rand.Rand {
+	return corrupt.NewRand(seed^0x632be59bd9b4e019, uint64(batch)*uint64(k)+uint64(j))
 }
 
 // transform draws, for every slot, parameters until Δv ≤ t for each kind
@@ -593,38 +600,52 @@ func (ck *checker) transformSlot(w *transformer, seed uint64, b, j int, s *slot,
 		w.dst = imageio.New(src.Width, src.Height)
 		w.gray = iqa.NewGray(src.Width, src.Height)
 	}
-	for kd := range 2 {
-		rng := drawRand(seed, b, ck.opt.BatchSize, j, kd)
-		s.minDV[kd] = math.Inf(1)
-		for s.attempts[kd] < ck.opt.MaxAttempts {
-			s.attempts[kd]++
-			t0 := time.Now()
-			p := ck.c.Sample(rng)
-			ck.c.Apply(w.dst, src, p, rng)
-			// The model and Δv see the 8-bit image a saved file would hold.
-			w.dst.Quantize(imageio.Round)
-			t1 := time.Now()
-			ck.tCorrupt.Add(int64(t1.Sub(t0)))
-			w.dst.Luma(w.gray.Pix)
-			r, err := w.scorer.Score(ref, w.gray)
-			ck.tVIF.Add(int64(time.Since(t1)))
-			if err != nil {
-				return fmt.Errorf("%s: VIF: %w", source, err)
-			}
-			s.minDV[kd] = min(s.minDV[kd], r.DV)
-			if r.DV <= t[kd] {
-				s.ok[kd], s.dv[kd] = true, r.DV
-				break
-			}
+	// One stream of draws serves both thresholds: the first draw with
+	// Δv ≤ t_c is the correctness image and the first with Δv ≤ t_p the
+	// preservation image. Each is, as in two separate rejection loops,
+	// uniform on the domain conditioned on its Δv range; sharing the
+	// stream saves the draws of the looser threshold.
+	rng := drawRand(seed, b, ck.opt.BatchSize, j)
+	minDV := math.Inf(1)
+	draws := 0
+	for draws < ck.opt.MaxAttempts && !(s.ok[kindC] && s.ok[kindP]) {
+		draws++
+		t0 := time.Now()
+		p := ck.c.Sample(rng)
+		ck.c.Apply(w.dst, src, p, rng)
+		// The model and Δv see the 8-bit image a saved file would hold.
+		w.dst.Quantize(imageio.Round)
+		t1 := time.Now()
+		ck.tCorrupt.Add(int64(t1.Sub(t0)))
+		w.dst.Luma(w.gray.Pix)
+		r, err := w.scorer.Score(ref, w.gray)
+		ck.tVIF.Add(int64(time.Since(t1)))
+		if err != nil {
+			return fmt.Errorf("%s: VIF: %w", source, err)
 		}
-		if s.ok[kd] {
-			t0 := time.Now()
-			tn, err := ck.opt.Preprocess.Apply(w.dst)
-			ck.tPre.Add(int64(time.Since(t0)))
-			if err != nil {
-				return fmt.Errorf("%s (%s): preprocessing: %w", source, ck.c.Name, err)
+		minDV = min(minDV, r.DV)
+		var tn *model.Tensor
+		for kd := range 2 {
+			if s.ok[kd] || r.DV > t[kd] {
+				continue
 			}
-			s.tensor[kd] = tn
+			if tn == nil {
+				t0 := time.Now()
+				x, err := ck.opt.Preprocess.Apply(w.dst)
+				ck.tPre.Add(int64(time.Since(t0)))
+				if err != nil {
+					return fmt.Errorf("%s (%s): preprocessing: %w", source, ck.c.Name, err)
+				}
+				tn = &x
+			}
+			s.ok[kd], s.dv[kd], s.attempts[kd], s.tensor[kd] = true, r.DV, draws, *tn
+		}
+	}
+	s.draws = draws
+	for kd := range 2 {
+		s.minDV[kd] = minDV
+		if !s.ok[kd] {
+			s.attempts[kd] = draws
 		}
 	}
 	return nil

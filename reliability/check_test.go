@@ -308,3 +308,22 @@ func TestCheckPreservationViolated(t *testing.T) {
 		t.Errorf("m0 = %v", v.Correctness.Baseline)
 	}
 }
+
+func TestCheckReproWarns(t *testing.T) {
+	d := newMemSet(6, 24)
+	opt := testOptions(d, nil)
+	nm := &nearModel{tau: 0.002}
+	for _, m := range d.imgs {
+		tn, _ := opt.Preprocess.Apply(m)
+		nm.origs = append(nm.origs, tn.Data)
+	}
+	opt.Classifier = nm
+	opt.ReproTolerance = 1e-9
+	v, err := Check(context.Background(), testReq, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Repro == nil || !v.Repro.Exceeded || !strings.Contains(strings.Join(v.Warnings, "\n"), "seeds 1 and 2") {
+		t.Errorf("repro %+v, warnings %q", v.Repro, v.Warnings)
+	}
+}

@@ -201,9 +201,9 @@ func requirementsCheck(ctx context.Context, args []string, stdout, stderr io.Wri
 		}
 		if !*quiet {
 			tm := v.Timing
-			fmt.Fprintf(stderr, "  %s: %.1fs wall; summed over workers: VIF %.1fs, corruption %.1fs, loading %.1fs, preprocessing %.1fs; model calls %.1fs; %d+%d draws for %d+%d images\n",
+			fmt.Fprintf(stderr, "  %s: %.1fs wall; summed over workers: VIF %.1fs, corruption %.1fs, loading %.1fs, preprocessing %.1fs; model calls %.1fs; %d draws (VIF computations) for %d+%d accepted images\n",
 				r.Transformation, tm.Wall, tm.VIF, tm.Corrupt, tm.Load, tm.Preprocess, tm.Model,
-				v.Correctness.Attempts, v.Preservation.Attempts, v.Correctness.Images, v.Preservation.Images)
+				v.Draws, v.Correctness.Images, v.Preservation.Images)
 		}
 		for _, w := range v.Warnings {
 			fmt.Fprintf(stderr, "vcr requirements check: %s: warning: %s\n", r.Transformation, w)

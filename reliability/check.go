@@ -65,8 +65,9 @@ type CheckOptions struct {
 	// Seed is the master seed: batch b's images and every draw depend only
 	// on (Seed, b, slot).
 	Seed uint64
-	// MaxAttempts bounds the parameter draws per image and threshold
-	// (default 200); an image that reaches it leaves its batch and is
+	// MaxAttempts bounds the parameter draws per image (default 200; one
+	// stream of draws serves both thresholds); an image that does not reach
+	// a threshold within it leaves its batch for that threshold and is
 	// reported in Verdict.Failures.
 	MaxAttempts int
 	// VIFMethod is the Δv flavour; "" means the requirement's. A method

@@ -318,13 +318,12 @@ type junitSuites struct {
 }
 
 type junitSuite struct {
-	Name     string          `xml:"name,attr"`
-	Tests    int             `xml:"tests,attr"`
-	Failures int             `xml:"failures,attr"`
-	Errors   int             `xml:"errors,attr"`
-	Time     string          `xml:"time,attr"`
-	Props    []junitProperty `xml:"properties>property,omitempty"`
-	Cases    []junitCase     `xml:"testcase"`
+	Name     string      `xml:"name,attr"`
+	Tests    int         `xml:"tests,attr"`
+	Failures int         `xml:"failures,attr"`
+	Errors   int         `xml:"errors,attr"`
+	Time     string      `xml:"time,attr"`
+	Cases    []junitCase `xml:"testcase"`
 }
 
 type junitCase struct {
@@ -356,7 +355,7 @@ func junitXML(vs []*reliability.Verdict, elapsed time.Duration) ([]byte, error) 
 		if r.Dataset != "" {
 			class += "." + r.Dataset
 		}
-		c := junitCase{Name: r.Transformation, ClassName: class, Time: "0"}
+		c := junitCase{Name: r.Transformation, ClassName: class, Time: fmt.Sprintf("%.3f", v.Timing.Wall)}
 		c.Props = []junitProperty{
 			{"vif_method", string(v.VIFMethod)}, {"batches", strconv.Itoa(v.Batches)}, {"batch_size", strconv.Itoa(v.BatchSize)},
 			{"seed", strconv.FormatUint(v.Seed, 10)}, {"alpha", g(v.Alpha)}, {"z", g(v.Z)}, {"epsilon", g(v.Epsilon)},

@@ -7,12 +7,14 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/vcr-bench/vcr/dataset"
 	"github.com/vcr-bench/vcr/evaluate"
@@ -21,6 +23,31 @@ import (
 	"github.com/vcr-bench/vcr/model/onnx"
 	"github.com/vcr-bench/vcr/testset"
 )
+
+// addModelFlags registers the flags that choose, run and map a classifier
+// into f (vcr eval and vcr requirements check share them); labels is the
+// name of the label-mapping flag.
+func addModelFlags(fs *flag.FlagSet, f *evalFlags, labels string) {
+	fs.StringVar(&f.modelPath, "model", "", "ONNX model `file` (with --server: use --model-name)")
+	fs.StringVar(&f.server, "server", "", "Open Inference Protocol server `URL`, e.g. http://localhost:8000")
+	fs.StringVar(&f.modelName, "model-name", "", "the served model's `name` (with --server)")
+	fs.StringVar(&f.version, "model-version", "", "the served model's `version` (with --server; default: the server's choice)")
+	fs.StringVar(&f.preset, "preset", "", "preprocessing `preset`: imagenet, cifar or none (default imagenet, or the --config file's)")
+	fs.StringVar(&f.config, "config", "", "model config `file` (JSON): preprocessing, labels, probabilities")
+	fs.StringVar(&f.labels, labels, "", "label `mapping`: identity, imagenet16, imagenet-car, cifar10-car or a mapping file (default identity)")
+	fs.BoolVar(&f.probabilities, "probabilities", false, "the model outputs probabilities (default: logits)")
+	fs.StringVar(&f.ortLib, "onnxruntime-lib", "", "ONNX Runtime shared library `path` (default: $VCR_ONNXRUNTIME_LIB, then common install locations)")
+	fs.BoolVar(&f.cuda, "cuda", false, "run the ONNX model on the CUDA execution provider")
+	fs.IntVar(&f.threads, "threads", 0, "ONNX Runtime intra-op `threads` (0: one per core)")
+	fs.IntVar(&f.batch, "batch", 32, "images per model call (`N`)")
+	fs.IntVar(&f.concurrency, "concurrency", 4, "--server: requests in flight")
+	fs.DurationVar(&f.timeout, "timeout", 60*time.Second, "--server: time limit per request")
+	fs.IntVar(&f.retries, "retries", 4, "--server: retries of a request after a transient error (connection, 429, 502, 503, 504)")
+	fs.Var(&f.headers, "header", "--server: HTTP `header` 'Name: value' sent with every request (repeatable)")
+	fs.StringVar(&f.inputName, "input-name", "", "the model's input tensor `name` (default: its first input)")
+	fs.StringVar(&f.outputName, "output-name", "", "the model's output tensor `name` (default: its first output)")
+	fs.StringVar(&f.layout, "layout", "", "input `layout` NCHW or NHWC (default: from the model's input shape)")
+}
 
 // openEvalModel opens the model, preprocessing and label mapping of f:
 // --config first, then --preset, --labels and --probabilities override its

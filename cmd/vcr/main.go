@@ -52,6 +52,16 @@ func (e usageError) Unwrap() error { return e.err }
 
 func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
 
+// exitError asks for a specific exit code (e.g. 1 for "requirements
+// violated" from a command whose other errors exit 2).
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e exitError) Error() string { return e.err.Error() }
+func (e exitError) Unwrap() error { return e.err }
+
 // run executes the command line args and returns the exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
@@ -87,6 +97,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if errors.As(err, &ue) {
 		fmt.Fprintf(stderr, "Run 'vcr %s --help' for usage.\n", c.name)
 		return exitUsage
+	}
+	var ee exitError
+	if errors.As(err, &ee) {
+		return ee.code
 	}
 	return exitFailure
 }

@@ -22,7 +22,7 @@ func TestDemoQuick(t *testing.T) {
 	for _, p := range []string{
 		"images/disc", "testset/" + testset.ManifestFile, "testset/run.json", "testset/status.json",
 		"eval/results.csv", "analysis/summary.json", "analysis/curves_frost_accuracy.svg", "demo.log",
-		"requirements/requirements.json", "report.html",
+		"requirements/requirements.json", "requirements/requirements-check.json", "requirements/junit.xml", "report.html",
 	} {
 		if _, err := os.Stat(filepath.Join(dir, p)); err != nil {
 			t.Errorf("missing output: %v", err)

@@ -14,6 +14,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -172,6 +173,14 @@ func requirementsCheck(ctx context.Context, args []string, stdout, stderr io.Wri
 	truth := func(it dataset.Item) (int, error) {
 		if it.Label < 0 && it.LabelName == "" {
 			return -1, fmt.Errorf("%w: unlabelled (give --labels or a labelled folder)", model.ErrOutsideTask)
+		}
+		if mp == nil {
+			// A model with its own classes and no mapping (the built-in
+			// demonstration model): labels are matched by class name.
+			if i := slices.Index(em.classes, it.LabelName); i >= 0 {
+				return i, nil
+			}
+			return -1, fmt.Errorf("%w: class %q is not one of the model's classes %s", model.ErrOutsideTask, it.LabelName, strings.Join(em.classes, ", "))
 		}
 		return model.LabelToTask(mp, it.Label, it.LabelName)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/vcr-bench/vcr/internal/atomicfile"
 	"github.com/vcr-bench/vcr/plot"
+	"github.com/vcr-bench/vcr/reliability"
 )
 
 // HTML section ids, in page order. Every report has all of them: a section
@@ -472,9 +473,47 @@ func (f *found) renderRequirements(p *page) {
 	}
 	for _, c := range f.checks {
 		p.f("<h3>Verdicts <code>%s</code></h3>\n", esc(c.path))
-		p.verdicts(c.v)
+		if !p.checkVerdicts(c.v) {
+			p.verdicts(c.v)
+		}
 	}
 	p.end()
+}
+
+// checkVerdicts shows the file 'vcr requirements check --json' writes as one
+// row per requirement and kind; it reports false for any other shape.
+func (p *page) checkVerdicts(v any) bool {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return false
+	}
+	var file struct {
+		Model    string                 `json:"model"`
+		Verdicts []*reliability.Verdict `json:"verdicts"`
+	}
+	if json.Unmarshal(raw, &file) != nil || len(file.Verdicts) == 0 || file.Verdicts[0].Requirement.Transformation == "" {
+		return false
+	}
+	if file.Model != "" {
+		p.f("<p>Model: %s. A requirement holds when mean Δ + z·σ ≤ 0 (one-sided), Δ being the model's loss from its baseline on images with Δv ≤ t.</p>\n", esc(file.Model))
+	}
+	p.s("<table><thead><tr><th>transformation</th><th>requirement</th><th>threshold</th><th>baseline</th><th>transformed</th><th>mean Δ</th><th>σ</th><th>bound</th><th>batches × images</th><th>verdict</th></tr></thead><tbody>\n")
+	for _, vd := range file.Verdicts {
+		for _, d := range []reliability.Distance{vd.Correctness, vd.Preservation} {
+			verdict, class := "violated", "fail"
+			if d.Satisfied {
+				verdict, class = "holds", "pass"
+			}
+			sym := "c"
+			if d.Kind == "preservation" {
+				sym = "p"
+			}
+			p.f("<tr><td>%s</td><td>%s</td><td class=\"num\">t<sub>%s</sub> = %.3f</td><td class=\"num\">%.4f</td><td class=\"num\">%.4f</td><td class=\"num\">%+.4f</td><td class=\"num\">%.4f</td><td class=\"num\">%+.4f</td><td class=\"num\">%d × %d</td><td class=\"%s\">%s</td></tr>\n",
+				esc(vd.Requirement.Transformation), esc(d.Kind), sym, d.Threshold, d.Baseline, d.Transformed, d.Delta, d.Sigma, d.Bound, vd.Batches, vd.BatchSize, class, verdict)
+		}
+	}
+	p.s("</tbody></table>\n")
+	return true
 }
 
 // verdicts shows a verdicts file generically: every array of objects in it

@@ -28,7 +28,10 @@ func TestDemoQuick(t *testing.T) {
 			t.Errorf("missing output: %v", err)
 		}
 	}
-	if !strings.Contains(stdout, filepath.Join(dir, "analysis")) || !strings.Contains(stdout, "gaussian_noise") {
+	if page, err := os.ReadFile(filepath.Join(dir, "report.html")); err != nil || !strings.Contains(string(page), "<td>frost</td><td>correctness</td>") {
+		t.Errorf("report.html lacks the requirement verdict rows (err %v)", err)
+	}
+	if !strings.Contains(stdout, "report.html") || !strings.Contains(stdout, "gaussian_noise") {
 		t.Errorf("the output does not name the analysis folder or lacks the results table:\n%s", stdout)
 	}
 	var sum struct {

@@ -19,7 +19,7 @@ type Row struct {
 	// Severity is the ImageNet-C severity (0: none recorded).
 	Severity int
 	// DV is Δv (NaN when empty).
-	DV                            float64
+	DV                             float64
 	CorrectClean, CorrectCorrupted bool
 }
 

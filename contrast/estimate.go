@@ -77,7 +77,10 @@ func Lab(r, g, b float64) [3]float64 {
 // Nearest returns the palette colour of the prototype nearest to the sRGB
 // colour (r, g, b) in CIELAB, or Others when it is farther than MaxDeltaE.
 func Nearest(r, g, b float64) string {
-	return prototypes[nearest(Lab(r, g, b))].name
+	if i := nearest(Lab(r, g, b)); i >= 0 {
+		return prototypes[i].name
+	}
+	return Others
 }
 
 // nearest returns the index of the nearest prototype, or -1.

@@ -14,7 +14,9 @@ type Row struct {
 	// the table has no source column.
 	Image string
 	// ID is the row id.
-	ID         string
+	ID string
+	// Model is the row's model column (empty without one).
+	Model      string
 	Corruption string
 	// Severity is the ImageNet-C severity (0: none recorded).
 	Severity int
@@ -25,7 +27,8 @@ type Row struct {
 
 // ReadResults reads a results table of 'vcr eval' (docs/eval.md): the
 // columns id, corruption, correct_clean and correct_corrupted are
-// required; source, severity, dv and error are used when present. Rows
+// required; source, severity, dv, error and model (tables holding several
+// models) are used when present. Rows
 // with an error or with empty correct_* (label outside the task) are
 // skipped and counted in skipped. Errors name the file and line.
 func ReadResults(r io.Reader, name string) (rows []Row, skipped int, err error) {
@@ -47,7 +50,7 @@ func ReadResults(r io.Reader, name string) (rows []Row, skipped int, err error) 
 		}
 		return -1
 	}
-	src, sev, dv, errc := opt("source"), opt("severity"), opt("dv"), opt("error")
+	src, sev, dv, errc, mod := opt("source"), opt("severity"), opt("dv"), opt("error"), opt("model")
 	for n := 2; ; n++ {
 		rec, err := cr.Read()
 		if err == io.EOF {
@@ -65,7 +68,7 @@ func ReadResults(r io.Reader, name string) (rows []Row, skipped int, err error) 
 			skipped++
 			continue
 		}
-		row := Row{ID: field(rec, col[0]), Corruption: field(rec, col[1]), DV: nan}
+		row := Row{ID: field(rec, col[0]), Corruption: field(rec, col[1]), DV: nan, Model: field(rec, mod)}
 		row.Image = row.ID
 		if s := field(rec, src); s != "" {
 			row.Image = s

@@ -35,8 +35,8 @@ gives the contrast group low, low-mid, high-mid, high (ordered) or others,
 from the published table or --groups TABLE.csv (columns background,
 foreground, group; its pairs replace the built-in ones).
 
-Per model (a results file; named by --model-name, else the file's name,
-for DIR/results.csv DIR's name) it computes the accuracy of every group on
+Per model (a results file, named by --model-name, else by its model
+column, else by the file's name, for DIR/results.csv DIR's name) it computes the accuracy of every group on
 the clean and the corrupted images, per corruption and per level (the
 rows' severity when every row has one, else --dv-bins equal Δv bins; --by
 chooses), the slope of the ordinary least-squares line of the ordered
@@ -223,7 +223,22 @@ func runContrast(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		if skipped > 0 {
 			fmt.Fprintf(stderr, "vcr contrast: warning: %s: %d rows skipped (errors or labels outside the task)\n", p, skipped)
 		}
-		ms = append(ms, contrast.Model{Name: name, Rows: rows})
+		// A table with a model column may hold several models.
+		byModel := map[string][]contrast.Row{}
+		var order []string
+		for _, r := range rows {
+			n := name
+			if r.Model != "" && len(models) == 0 {
+				n = r.Model
+			}
+			if _, ok := byModel[n]; !ok {
+				order = append(order, n)
+			}
+			byModel[n] = append(byModel[n], r)
+		}
+		for _, n := range order {
+			ms = append(ms, contrast.Model{Name: n, Rows: byModel[n]})
+		}
 	}
 	for i := range ms {
 		for j := range i {

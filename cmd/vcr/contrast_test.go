@@ -230,3 +230,37 @@ func TestContrastEstimateCLI(t *testing.T) {
 		t.Errorf("contrast.json does not mark estimates or Δv levels")
 	}
 }
+
+func TestContrastCLIModelColumn(t *testing.T) {
+	dir := t.TempDir()
+	labels, res := writeContrastInputs(t, dir)
+	// One table holding both models, told apart by a model column.
+	var b strings.Builder
+	for i, p := range res {
+		data, _ := os.ReadFile(p)
+		lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+		if i == 0 {
+			b.WriteString("model," + lines[0] + "\n")
+		}
+		for _, l := range lines[1:] {
+			b.WriteString([]string{"steep", "flat"}[i] + "," + l + "\n")
+		}
+	}
+	all := filepath.Join(dir, "all.csv")
+	os.WriteFile(all, []byte(b.String()), 0o644)
+	out := filepath.Join(dir, "out")
+	if code, _, stderr := runCmd(t, "contrast", "--labels", labels, "--results", all, "--out", out, "--bootstrap", "0"); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	data, _ := os.ReadFile(filepath.Join(out, "measures.csv"))
+	for _, want := range []string{"steep,clean,,,", "flat,clean,,,"} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("measures.csv lacks %q", want)
+		}
+	}
+	// The steep model: clean accuracy (4+6+8+10+10)/50 = 0.76 (others
+	// included), slope 0.2, intercept 0.4, weighted std sqrt(0.2/3).
+	if !strings.Contains(string(data), "steep,clean,,,0.76,0.2,,,0.4,0.258199,") {
+		t.Errorf("measures.csv:\n%s", data)
+	}
+}

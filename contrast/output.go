@@ -233,7 +233,7 @@ func (f *File) SensitivityChart() (c plot.ScatterChart, ok bool) {
 // pooled), with the clean accuracies as the first column.
 func (f *File) HeatMap(m *ModelResult) plot.HeatMap {
 	h := plot.HeatMap{
-		Title:  fmt.Sprintf("%s: accuracy by contrast group × %s", m.Model, f.LevelKind),
+		Title:  fmt.Sprintf("%s: accuracy by contrast group and %s", m.Model, f.LevelKind),
 		XLabel: f.LevelKind, YLabel: "contrast group",
 		Cols: append([]string{"clean"}, f.Levels...),
 	}

@@ -229,6 +229,16 @@ func TestContrastEstimateCLI(t *testing.T) {
 	if !strings.Contains(string(data), `"labels_estimated": true`) || !strings.Contains(string(data), `"level_kind": "dv"`) {
 		t.Errorf("contrast.json does not mark estimates or Δv levels")
 	}
+	// In one go: estimate into DIR/colors_estimated.csv, then analyse.
+	o2 := filepath.Join(dir, "o2")
+	code, _, stderr = runCmd(t, "contrast", "--estimate-colors", "--images", imgs, "--results", rp, "--out", o2, "--bootstrap", "0")
+	if code != 0 {
+		t.Fatalf("estimate and analyse: exit %d: %s", code, stderr)
+	}
+	data, _ = os.ReadFile(filepath.Join(o2, "contrast.json"))
+	if !strings.Contains(string(data), `"labels_estimated": true`) || !strings.Contains(string(data), "colors_estimated.csv") {
+		t.Errorf("one-go contrast.json:\n%s", data)
+	}
 }
 
 func TestContrastCLIModelColumn(t *testing.T) {

@@ -28,7 +28,8 @@ var HTMLSections = []string{"run", "coverage", "curves", "robustness", "human", 
 // images are skipped): 'vcr analyze' outputs (summary.json and its SVG
 // plots), 'vcr generate' test sets (run.json, coverage.json, manifest.csv
 // and images), 'vcr eval' results settings (results.csv.json), requirements
-// files and requirement verdicts (requirements-check.json). It returns an
+// files, requirement verdicts (requirements-check.json) and colour-contrast
+// analyses of 'vcr contrast' (contrast.json and its SVG plots). It returns an
 // error when dirs hold none of these.
 func WriteHTML(out string, dirs ...string) error {
 	if len(dirs) == 0 {
@@ -39,7 +40,7 @@ func WriteHTML(out string, dirs ...string) error {
 		return fmt.Errorf("report: %w", err)
 	}
 	if f.empty() {
-		return fmt.Errorf("report: %s: %w (want the output of vcr analyze, generate, eval or requirements)", strings.Join(dirs, ", "), errNothing)
+		return fmt.Errorf("report: %s: %w (want the output of vcr analyze, generate, eval, requirements or contrast)", strings.Join(dirs, ", "), errNothing)
 	}
 	return atomicfile.Write(out, func(w io.Writer) error { return f.render(w) })
 }
@@ -213,6 +214,9 @@ func (f *found) render(w io.Writer) error {
 	for _, id := range HTMLSections {
 		p.f("<li><a href=\"#%s\">%s</a></li>\n", id, esc(sectionTitles[id]))
 	}
+	if len(f.contrasts) > 0 {
+		p.f("<li><a href=\"#%s\">Colour contrast</a></li>\n", ContrastSection)
+	}
 	p.s("</ol></nav>\n")
 	f.renderRun(p)
 	if err := f.renderCoverage(p); err != nil {
@@ -221,6 +225,7 @@ func (f *found) render(w io.Writer) error {
 	f.renderCurves(p)
 	f.renderRobustness(p)
 	f.renderHuman(p)
+	f.renderContrast(p)
 	f.renderRequirements(p)
 	f.renderExamples(p)
 	renderGlossary(p)

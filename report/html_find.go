@@ -26,6 +26,8 @@ type found struct {
 	evals    []*foundEval
 	reqs     []*foundRequirements
 	checks   []*foundJSON
+	// contrasts are 'vcr contrast' folders (html_contrast.go).
+	contrasts []*foundContrast
 }
 
 // foundAnalysis is a folder written by 'vcr analyze'.
@@ -61,7 +63,7 @@ type foundJSON struct {
 }
 
 func (f *found) empty() bool {
-	return len(f.analyses) == 0 && len(f.testsets) == 0 && len(f.evals) == 0 && len(f.reqs) == 0 && len(f.checks) == 0
+	return len(f.analyses) == 0 && len(f.testsets) == 0 && len(f.evals) == 0 && len(f.reqs) == 0 && len(f.checks) == 0 && len(f.contrasts) == 0
 }
 
 // maxDepth bounds how deep WriteHTML looks below each folder.
@@ -125,6 +127,9 @@ func readJSONFile(p string, v any) error {
 func (f *found) scan(dir string) error {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
+		return err
+	}
+	if err := f.scanContrast(dir); err != nil {
 		return err
 	}
 	if p := filepath.Join(dir, "summary.json"); exists(p) {

@@ -1,0 +1,206 @@
+package plot
+
+import (
+	"bufio"
+	"fmt"
+	"image/png"
+	"io"
+	"slices"
+)
+
+// ScatterPoint is one point of a scatter chart.
+type ScatterPoint struct {
+	X, Y float64
+	// Label is written beside the point (empty: none).
+	Label string
+	// Series names the point's colour and legend entry.
+	Series string
+	// Large points are drawn bigger (e.g. a pooled value among
+	// per-corruption values).
+	Large bool
+}
+
+// ScatterChart is a 2-D scatter of labelled points, such as the CIFAR-CoCo
+// study's sensitivity to contrast against sensitivity to severity per model.
+type ScatterChart struct {
+	Title, XLabel, YLabel string
+	Points                []ScatterPoint
+	// XMin, XMax and YMin, YMax are the axis ranges; both zero means from
+	// the data's range (starting at 0 when the data are non-negative),
+	// widened by 5 %. Points outside are clipped.
+	XMin, XMax, YMin, YMax float64
+}
+
+// Validate reports whether c can be drawn: at least one point, finite
+// coordinates and finite increasing ranges.
+func (c ScatterChart) Validate() error {
+	if len(c.Points) == 0 {
+		return fmt.Errorf("%w: no points", ErrChart)
+	}
+	for _, p := range c.Points {
+		if !allFinite(p.X, p.Y) {
+			return fmt.Errorf("%w: point %q at (%v, %v)", ErrChart, p.Label, p.X, p.Y)
+		}
+	}
+	xl, xh, yl, yh := c.ranges()
+	if !allFinite(xl, xh, yl, yh) || !(xh > xl) || !(yh > yl) {
+		return fmt.Errorf("%w: ranges [%v, %v] × [%v, %v] must be finite and increasing", ErrChart, xl, xh, yl, yh)
+	}
+	return nil
+}
+
+// autoRange returns [lo, hi] covering v: from 0 when all v ≥ 0, widened
+// by 5 % (and to a unit width when all are equal).
+func autoRange(v []float64) (lo, hi float64) {
+	lo, hi = slices.Min(v), slices.Max(v)
+	if lo >= 0 {
+		lo = 0
+	}
+	if hi == lo {
+		return lo - 0.5, hi + 0.5
+	}
+	pad := 0.05 * (hi - lo)
+	if lo != 0 {
+		lo -= pad
+	}
+	return lo, hi + pad
+}
+
+func (c ScatterChart) ranges() (xl, xh, yl, yh float64) {
+	xs, ys := make([]float64, len(c.Points)), make([]float64, len(c.Points))
+	for i, p := range c.Points {
+		xs[i], ys[i] = p.X, p.Y
+	}
+	xl, xh, yl, yh = c.XMin, c.XMax, c.YMin, c.YMax
+	if xl == 0 && xh == 0 && len(xs) > 0 {
+		xl, xh = autoRange(xs)
+	}
+	if yl == 0 && yh == 0 && len(ys) > 0 {
+		yl, yh = autoRange(ys)
+	}
+	return xl, xh, yl, yh
+}
+
+// series returns the distinct series names in order of first appearance.
+func (c ScatterChart) series() []string {
+	var s []string
+	for _, p := range c.Points {
+		if !slices.Contains(s, p.Series) {
+			s = append(s, p.Series)
+		}
+	}
+	return s
+}
+
+// scatterLayout places a scatter chart; it reuses the curve layout's axes.
+type scatterLayout struct {
+	curveLayout
+	sc     ScatterChart
+	series []string
+}
+
+func newScatterLayout(c ScatterChart, w, h int) scatterLayout {
+	xl, xh, yl, yh := c.ranges()
+	series := c.series()
+	// The curve layout sizes the margins and the legend from the curves'
+	// names: one empty curve per series.
+	curves := make([]Curve, len(series))
+	for i, s := range series {
+		curves[i] = Curve{Name: s}
+	}
+	cl := newCurveLayout(Chart{Title: c.Title, XLabel: c.XLabel, YLabel: c.YLabel, Curves: curves, XMin: xl, XMax: xh, YMin: yl, YMax: yh}, w, h)
+	return scatterLayout{curveLayout: cl, sc: c, series: series}
+}
+
+func (l scatterLayout) draw(p painter) {
+	c := l.sc
+	if c.Title != "" {
+		p.text("title", c.Title, (l.left+l.right)/2, 22, alignCentre, black, true)
+	}
+	p.begin("grid")
+	for _, v := range l.yticks {
+		p.line("grid", []pt{{l.left, l.y(v)}, {l.right, l.y(v)}}, light, 1, nil)
+	}
+	for _, v := range l.xticks {
+		p.line("grid", []pt{{l.x(v), l.top}, {l.x(v), l.bot}}, light, 1, nil)
+	}
+	p.end()
+	p.begin("points")
+	for _, q := range c.Points {
+		col := l.styles[slices.Index(l.series, q.Series)].colour
+		r := 3.5
+		if q.Large {
+			r = 6
+		}
+		tip := fmt.Sprintf("%s (%s, %s)", q.Label, formatTick(q.X), formatTick(q.Y))
+		if q.Series != "" {
+			tip = q.Series + ": " + tip
+		}
+		p.circle("point", l.x(q.X), l.y(q.Y), r, col, 0.8, tip)
+		if q.Label != "" {
+			p.text("point-label", q.Label, l.x(q.X)+r+3, l.y(q.Y)+4, alignLeft, grey, false)
+		}
+	}
+	p.end()
+	p.begin("axes")
+	p.line("axis", []pt{{l.left, l.bot}, {l.right, l.bot}}, black, 1, nil)
+	p.line("axis", []pt{{l.left, l.top}, {l.left, l.bot}}, black, 1, nil)
+	for _, v := range l.xticks {
+		p.line("tick", []pt{{l.x(v), l.bot}, {l.x(v), l.bot + 5}}, black, 1, nil)
+		p.text("tick-label", formatTick(v), l.x(v), l.bot+18, alignCentre, black, false)
+	}
+	for _, v := range l.yticks {
+		p.line("tick", []pt{{l.left - 5, l.y(v)}, {l.left, l.y(v)}}, black, 1, nil)
+		p.text("tick-label", formatTick(v), l.left-8, l.y(v)+4, alignRight, black, false)
+	}
+	p.end()
+	if c.XLabel != "" {
+		p.text("x-label", c.XLabel, (l.left+l.right)/2, l.h-8, alignCentre, black, false)
+	}
+	if c.YLabel != "" {
+		p.vtext("y-label", c.YLabel, 4, (l.top+l.bot)/2, black)
+	}
+	p.begin("legend")
+	for i, s := range l.series {
+		y := l.top + 8 + 20*float64(i)
+		p.circle("legend-marker", l.legendX+15, y, 5, l.styles[i].colour, 0.8, "")
+		p.text("legend-label", s, l.legendX+36, y+4, alignLeft, black, false)
+	}
+	p.end()
+}
+
+// ScatterSVG writes c as a standalone SVG document: one circle per point
+// (class "point", with a tooltip; labels of class "point-label"), a colour
+// per series with a legend to the right. It returns an error wrapping
+// ErrChart if c is invalid, or the first write error.
+func ScatterSVG(w io.Writer, c ScatterChart) error {
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	names := 0
+	for _, s := range c.series() {
+		names = max(names, len([]rune(s)))
+	}
+	wd, ht := SVGWidth+names*charW+58, max(SVGHeight+40, 60+20*len(c.series()))
+	return svgDocument(bufio.NewWriter(w), wd, ht, newScatterLayout(c, wd, ht).draw)
+}
+
+// ScatterPNG draws c into a width×height PNG: the same chart as ScatterSVG.
+// It returns an error wrapping ErrChart if c is invalid, the size is
+// outside the PNG limits or leaves no room beside the legend, or the
+// encoder's error.
+func ScatterPNG(w io.Writer, c ScatterChart, width, height int) error {
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	if err := checkPNGSize(ErrChart, width, height); err != nil {
+		return err
+	}
+	l := newScatterLayout(c, width, height)
+	if l.right-l.left < 100 {
+		return fmt.Errorf("%w: a %d px wide PNG leaves no room for the plot beside the legend", ErrChart, width)
+	}
+	p := newPNGPainter(width, height)
+	l.draw(p)
+	return png.Encode(w, p.img)
+}

@@ -37,9 +37,12 @@ func init() {
 		Name:   "shot_noise",
 		Family: Noise,
 		Params: []Param{{
-			Name: "lambda", Min: 1, Max: 5, Trend: -1,
+			Name: "lambda", Min: 1, Max: 5, Trend: -1, TargetMax: 1e6, TargetLog: true,
 			Doc: "photon count scale λ: each element becomes Poisson(u·λ)/λ, so smaller λ is " +
-				"noisier; domain from the VCR toolbox, linspace(1, 5) (corruptions.md §2.2)",
+				"noisier; domain from the VCR toolbox, linspace(1, 5) (corruptions.md §2.2). " +
+				"Targeted sampling widens it to [1, 10⁶] (log scale): λ ≤ 5 gives Δv ≥ 0.7 on every " +
+				"image, and Δv falls about log-linearly to 0.45, 0.20, 0.05, 0.01 at λ = 10², 10³, " +
+				"10⁴, 10⁵ and to 0 at 10⁶ (224×224 generated images); the ImageNet-C severities reach 60",
 		}},
 		Severities: [][]float64{{60}, {25}, {12}, {5}, {3}},
 		Doc: "Shot (Poisson) noise (ImageNet-C): every element of u = x/255 is replaced by " +

@@ -41,7 +41,11 @@ func (p *pipeline) draw(t testing.TB, c *corrupt.Corruption, s ParamSampler, see
 	rng := corrupt.NewRand(seed, i)
 	k := rng.IntN(len(p.imgs))
 	params := s.Sample(rng)
-	if err := c.Check(params); err != nil {
+	check := c.Check
+	if s.Mode() != "uniform" {
+		check = c.CheckTarget
+	}
+	if err := check(params); err != nil {
 		t.Fatalf("%s sampler returned params outside the domain: %v", s.Mode(), err)
 	}
 	return PilotPoint{Params: params, DV: p.dv(t, c, k, params, rng)}

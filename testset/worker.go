@@ -209,7 +209,12 @@ func (w *worker) process(t task) result {
 		}
 	} else {
 		params[0], seeds[0] = st.samplers[ci].Sample(sel), ds
-		if err := c.Check(params[0]); err != nil {
+		// Targeted sampling may use the wider target ranges (Param.TargetMin).
+		check := c.Check
+		if st.cfg.Sampling == SamplingTargeted {
+			check = c.CheckTarget
+		}
+		if err := check(params[0]); err != nil {
 			r.err = fmt.Errorf("%s sampler drew invalid parameters: %w", st.samplers[ci].Mode(), err)
 			return r
 		}

@@ -308,8 +308,8 @@ func TestLearnTargeted(t *testing.T) {
 	if err != nil || len(pilot) != 100 || s.Driver != 0 {
 		t.Fatalf("LearnTargeted: %v, %d points, driver %d", err, len(pilot), s.Driver)
 	}
-	if modes["uniform"] != 50 || modes["targeted"] != 50 {
-		t.Errorf("draws by mode %v, want 50 uniform then 50 targeted", modes)
+	if modes["explore"] != 50 || modes["targeted"] != 50 {
+		t.Errorf("draws by mode %v, want 50 explore then 50 targeted", modes)
 	}
 	// The second stage puts about half its draws where f is steep (θ < 0.7,
 	// f < 0.5); a uniform pilot puts 14% there.

@@ -33,10 +33,11 @@ func (st *runState) makeSamplers(ctx context.Context) error {
 			continue
 		}
 		// The two-stage pilot of LearnTargeted, with the draws of each stage
-		// run in parallel: the first half uniform, the second half from a
-		// first fit (which puts draws where Δv changes fast), then a fit to all.
+		// run in parallel: the first half uniform over the target ranges
+		// (Explore), the second half from a first fit (which puts draws where
+		// Δv changes fast), then a fit to all.
 		half := st.cfg.Pilot / 2
-		pts, err := st.pilot(ctx, ci, Uniform{c}, 0, half)
+		pts, err := st.pilot(ctx, ci, Explore{c}, 0, half)
 		if err != nil {
 			return err
 		}

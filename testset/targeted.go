@@ -46,8 +46,13 @@ const (
 // below it are drawn uniformly.
 const MinShare = 0.05
 
-// dvCap bounds Δv before the link transform y = −log(1 − Δv).
-const dvCap = 0.99
+// MinSpan: an additive term is also targeted when its range is at least
+// MinSpan of the sum of all terms' ranges.
+const MinSpan = 0.05
+
+// dvCap bounds Δv before the link transform y = −log(1 − Δv): the link
+// stretches the top of the range, and with it the noise of Δv there.
+const dvCap = 0.95
 
 // backfitSweeps is the number of backfitting passes of the additive model.
 const backfitSweeps = 8
@@ -277,17 +282,23 @@ func NewTargeted(c *corrupt.Corruption, pilot []PilotPoint) (ParamSampler, error
 	}
 	var pred []float64 // fitted Δv of every pilot point
 	if varying >= 2 {
-		// The additive model is kept only where it predicts held-out pilot
-		// points better than the single driver does, and where its terms do
-		// not cancel each other (shares adding up to more than MaxShareSum:
-		// interacting parameters, as in snow, where no flakes at all make
-		// their size irrelevant). Its targets need the model's corners —
-		// every parameter at its weakest or strongest — which such a fit
-		// gets wrong; a driver with the other parameters uniform keeps their
+		// The additive model is kept where it predicts held-out pilot points
+		// clearly better than the single driver does (CVGain), or reaches a clearly wider Δv
+		// range (saturate: only add ≈ 0 gets below Δv ≈ 0.1, however small
+		// add's share of the variance) — unless its terms cancel each other
+		// (shares adding up to more than MaxShareSum: interacting
+		// parameters, as in snow, where no flakes at all make their size
+		// irrelevant). Its targets need the model's corners — every
+		// parameter at its weakest or strongest — which such a fit gets
+		// wrong; a driver with the other parameters uniform keeps their
 		// natural spread.
-		if pred = t.fitAdditive(zs, dv); pred != nil && (t.shareSum() > MaxShareSum ||
-			cvError(c, axes, zs, dv, MethodDriver) <= cvError(c, axes, zs, dv, MethodAdditive)) {
-			t.Method, t.Parts, t.Intercept, pred = MethodDriver, nil, 0, nil
+		if pred = t.fitAdditive(zs, dv); pred != nil {
+			d := &Targeted{C: c, Method: MethodDriver, Driver: -1, axes: axes}
+			wider := d.fitDriver(zs, dv) == nil ||
+				t.Achievable[1]-t.Achievable[0] >= d.Achievable[1]-d.Achievable[0]+WiderBy
+			if t.shareSum() > MaxShareSum || !wider && CVGain*cvError(c, axes, zs, dv, MethodDriver) <= cvError(c, axes, zs, dv, MethodAdditive) {
+				t.Method, t.Parts, t.Intercept, pred = MethodDriver, nil, 0, nil
+			}
 		}
 	}
 	if t.Method == MethodDriver {
@@ -320,6 +331,15 @@ func NewTargeted(c *corrupt.Corruption, pilot []PilotPoint) (ParamSampler, error
 	}
 	return t, nil
 }
+
+// CVGain: the additive model is preferred to the single driver when its
+// cross-validated squared error (cvError) is below CVGain times the
+// driver's.
+const CVGain = 0.8
+
+// WiderBy: the additive model is preferred to a better-predicting single
+// driver when its achievable Δv range is wider by at least this much.
+const WiderBy = 0.1
 
 // MaxShareSum is the largest sum of the additive terms' variance shares
 // NewTargeted accepts (1 for uncorrelated terms).
@@ -677,16 +697,23 @@ func backfit(c *corrupt.Corruption, pts [][]float64, y, zid []float64, use []boo
 		a += s / float64(m)
 	}
 	yv := sumSquares(y[:n], ones(n))
+	var span float64
 	for j := range parts {
 		pt := &parts[j]
 		if pt.Knots == nil {
 			continue
 		}
 		pt.Lo, pt.Hi = slices.Min(pt.Fit), slices.Max(pt.Fit)
+		span += pt.Hi - pt.Lo
 		if yv > 0 {
 			pt.Share = sumSquares(F[j][:n], ones(n)) / yv
 		}
-		pt.Active = pt.Share >= MinShare && pt.Hi-pt.Lo > 1e-9
+	}
+	for j := range parts {
+		pt := &parts[j]
+		// A term with little variance may still set an end of the range
+		// (saturate's add: the only way below Δv ≈ 0.1 is add ≈ 0).
+		pt.Active = pt.Knots != nil && pt.Hi-pt.Lo > 1e-9 && (pt.Share >= MinShare || pt.Hi-pt.Lo >= MinSpan*span)
 	}
 	return parts, F, a
 }

@@ -209,10 +209,10 @@ func reachable(v []float64, lo, hi float64) (covered, bins int) {
 // reaches: between the 1% and 99% quantiles of both samplers' Δv together.
 func TestTargetedPipeline(t *testing.T) {
 	pilotN, n := 200, 1600
-	// Shot noise's domain λ ∈ [1, 5] reaches only Δv ≈ 0.7–0.9: its
-	// coverage is checked against uniform sampling, not against 95%.
-	names := []string{"gaussian_noise", "impulse_noise", "shot_noise", "gaussian_blur", "brightness"}
-	narrow := map[string]bool{"shot_noise": true}
+	// Shot noise reaches small Δv only through its target range (λ up to
+	// 10⁶); saturate needs the additive model (small Δv needs both
+	// parameters near their identity).
+	names := []string{"gaussian_noise", "impulse_noise", "shot_noise", "gaussian_blur", "brightness", "saturate"}
 	if testing.Short() {
 		pilotN, n = 100, 500
 		names = []string{"gaussian_noise", "impulse_noise"}
@@ -240,10 +240,6 @@ func TestTargetedPipeline(t *testing.T) {
 		}
 		switch {
 		case testing.Short():
-		case narrow[name]:
-			if ct < cu {
-				t.Errorf("%s: targeted covers %d bins, uniform %d", name, ct, cu)
-			}
 		case float64(ct) < 0.95*float64(bins):
 			t.Errorf("%s: targeted covers %d of %d reachable bins, want ≥ 95%%", name, ct, bins)
 		}

@@ -14,8 +14,8 @@ import (
 // MinPilot is the smallest number of usable pilot points NewTargeted accepts.
 const MinPilot = 20
 
-// UniformShare is the fraction of a targeted sampler's draws that take the
-// driving parameter uniformly from its domain, as plain Algorithm 1 does. It
+// UniformShare is the fraction of a targeted sampler's draws that are
+// uniform over the target ranges (Explore), as plain Algorithm 1 is. It
 // is a safety net: a region the pilot fit wrongly believes flat (and would
 // never visit) still gets draws, and the next pilot can correct the fit.
 const UniformShare = 0.05

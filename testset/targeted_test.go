@@ -524,3 +524,14 @@ func BenchmarkTargetedSampleAdditive(b *testing.B) {
 		s.Sample(rng)
 	}
 }
+
+func BenchmarkNewTargetedAdditive(b *testing.B) {
+	c, f := multi()
+	pilot := synthetic(c, 200, 0.02, f)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := NewTargeted(c, pilot); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -46,6 +46,21 @@ const (
 // below it are drawn uniformly.
 const MinShare = 0.05
 
+// Candidates is the number of parameter vectors the additive method draws
+// for each target when it targets three or more parameters (all with the
+// target's fitted Δv); the one where the
+// model is most accurate nearby — the smallest mean residual of the KNN
+// nearest pilot points — is kept. It avoids what the additive model cannot
+// express (interactions), as far as the pilot shows them.
+const Candidates = 4
+
+// EdgeShare: targets within this share of the achievable range from either
+// end take the first candidate.
+const EdgeShare = 0.1
+
+// KNN is the number of neighbours of the candidates' check.
+const KNN = 7
+
 // MinSpan: an additive term is also targeted when its range is at least
 // MinSpan of the sum of all terms' ranges.
 const MinSpan = 0.05
@@ -106,7 +121,12 @@ const backfitSweeps = 8
 // error of each carried over to the next) and inverts each f_j for its
 // share. Every parameter thus takes part, and low Δv — which needs all
 // parameters near their identity at once, a region uniform draws almost
-// never visit — is as likely as high.
+// never visit — is as likely as high. With three or more targeted
+// parameters, Candidates such vectors are drawn and the one whose KNN
+// nearest pilot points have the smallest mean residual is kept (not for
+// targets within EdgeShare of the range's ends): interactions the model
+// cannot express (RGB shifts of opposite sign cancel in the luma) are
+// avoided as far as the pilot shows them.
 //
 // In both methods a share UniformShare of the draws is uniform over the
 // target ranges instead (a safety net for regions the fit wrongly believes
@@ -151,6 +171,12 @@ type Targeted struct {
 
 	axes []axis
 	zk   []float64 // driver knots in z
+	// The additive method's pilot points in weighted coordinates (flat, one
+	// row per point), their residuals, and the weights.
+	pilotWZ  []float64
+	pilotRes []float64
+	knnW     []float64
+	active   int // number of targeted parameters
 }
 
 // Part is one parameter's term f_j of the additive model, on the link scale
@@ -572,7 +598,19 @@ func (t *Targeted) fitAdditive(zs [][]float64, dv []float64) []float64 {
 	if active < 2 || r2 < MinR2 || !(hi-lo > 1e-9) {
 		return nil
 	}
-	t.Method, t.Parts, t.Intercept, t.R2 = MethodAdditive, parts, a, r2
+	t.Method, t.Parts, t.Intercept, t.R2, t.active = MethodAdditive, parts, a, r2, active
+	t.knnW = make([]float64, len(parts))
+	for j, pt := range parts {
+		if use[j] {
+			t.knnW[j] = pt.Hi - pt.Lo
+		}
+	}
+	for i, z := range zs {
+		for j, w := range t.knnW {
+			t.pilotWZ = append(t.pilotWZ, w*z[j])
+		}
+		t.pilotRes = append(t.pilotRes, dv[i]-pred[i])
+	}
 	t.Achievable = [2]float64{linkInv(lo), linkInv(hi)}
 	best := -1
 	for j, pt := range parts {
@@ -936,11 +974,83 @@ func (t *Targeted) sampleAdditive(rng *rand.Rand) []float64 {
 	if rng.Float64() < UniformShare {
 		return Explore{t.C}.Sample(rng)
 	}
+	target := t.target(rng.Float64())
+	lo, hi := t.Achievable[0], t.Achievable[1]
+	if edge := EdgeShare * (hi - lo); t.active < 3 || target < lo+edge || target > hi-edge {
+		// With two targeted parameters the candidates lie on one curve
+		// and the check only biases draws along it (measured: worse for
+		// saturate); near the ends of the range the nearest pilot points
+		// lie on one side only, and their residuals mislead.
+		return t.split(target, rng)
+	}
+	best, bestErr := []float64(nil), math.Inf(1)
+	wz := make([]float64, len(t.C.Params))
+	for range Candidates {
+		p := t.split(target, rng)
+		for j, v := range p {
+			wz[j] = t.knnW[j] * t.axes[j].z(v)
+		}
+		if d := math.Abs(t.localResidual(wz)); d < bestErr {
+			best, bestErr = p, d
+		}
+	}
+	return best
+}
+
+// localResidual returns the mean residual Δv − fitted Δv of the KNN pilot
+// points nearest to the weighted coordinates wz (z_j times the range of
+// parameter j's term, so that parameters the model finds irrelevant do not
+// count): where the model is wrong nearby, e.g. RGB shifts of opposite sign
+// whose effects on the luma cancel.
+func (t *Targeted) localResidual(wz []float64) float64 {
+	var nd, nr [KNN]float64
+	far, farD := 0, math.Inf(1)
+	n := 0
+	d := len(wz)
+	for i, r := range t.pilotRes {
+		q := t.pilotWZ[i*d : i*d+d : i*d+d]
+		var s float64
+		for j, v := range wz {
+			x := q[j] - v
+			s += x * x
+		}
+		if n < KNN {
+			nd[n], nr[n] = s, r
+			n++
+			if n == KNN {
+				far, farD = farthest(&nd)
+			}
+			continue
+		}
+		if s < farD {
+			nd[far], nr[far] = s, r
+			far, farD = farthest(&nd)
+		}
+	}
+	var s float64
+	for k := range n {
+		s += nr[k]
+	}
+	return s / float64(n)
+}
+
+func farthest(nd *[KNN]float64) (int, float64) {
+	k := 0
+	for i := 1; i < KNN; i++ {
+		if nd[i] > nd[k] {
+			k = i
+		}
+	}
+	return k, nd[k]
+}
+
+// split draws one parameter vector whose additive-model Δv is target.
+func (t *Targeted) split(target float64, rng *rand.Rand) []float64 {
 	np := len(t.C.Params)
 	p := make([]float64, np)
 	// The excess over the model's minimum that the parameters must add up to.
-	e := -math.Log(1-t.target(rng.Float64())) - t.Intercept
-	var order []int
+	e := -math.Log(1-target) - t.Intercept
+	order := make([]int, 0, np)
 	discrete := 0
 	for j, pt := range t.Parts {
 		a := t.axes[j]

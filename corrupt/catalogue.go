@@ -61,6 +61,39 @@ type Param struct {
 	Trend int `json:"trend"`
 	// Doc says what the parameter does and where its domain comes from.
 	Doc string `json:"doc"`
+	// TargetMin and TargetMax widen the domain for Δv-targeted sampling
+	// only (testset.NewTargeted; `vcr corrupt --extended`), where the
+	// published domain [Min, Max] cannot reach small Δv: shot noise's
+	// λ ∈ [1, 5] never gets below Δv ≈ 0.7, and larger λ — the same
+	// operation, weaker — reaches Δv ≈ 0. Zero means the same as Min
+	// (TargetMin) or Max (TargetMax); when set, the target range contains
+	// [Min, Max]. Sample, Check and ParseParams keep [Min, Max]; Target,
+	// CheckTarget and Extended use the target range. Rows of a targeted test
+	// set record the parameters actually used, which may lie outside [Min, Max].
+	TargetMin float64 `json:"target_min,omitempty"`
+	TargetMax float64 `json:"target_max,omitempty"`
+	// TargetLog asks targeted sampling to explore the target range on a log
+	// scale: it spans decades, and Δv changes per decade (λ from 1 to 10⁶).
+	TargetLog bool `json:"target_log,omitempty"`
+}
+
+// Target returns p with [Min, Max] replaced by its target range (see
+// TargetMin) and the target fields cleared except TargetLog.
+func (p Param) Target() Param {
+	if p.TargetMin != 0 {
+		p.Min = p.TargetMin
+	}
+	if p.TargetMax != 0 {
+		p.Max = p.TargetMax
+	}
+	p.TargetMin, p.TargetMax = 0, 0
+	return p
+}
+
+// Widened reports whether p's target range is wider than [Min, Max].
+func (p Param) Widened() bool {
+	t := p.Target()
+	return t.Min != p.Min || t.Max != p.Max
 }
 
 // Contains reports whether v is a valid value of p: inside [Min, Max] and, for
@@ -88,6 +121,20 @@ func (p Param) DomainString() string {
 		return "odd integers in " + r
 	}
 	return r
+}
+
+// TargetString formats the target range for listings, e.g. "[1, 1e+06]
+// log"; empty when it is not wider than the domain.
+func (p Param) TargetString() string {
+	if !p.Widened() {
+		return ""
+	}
+	t := p.Target()
+	s := "[" + fmtNum(t.Min) + ", " + fmtNum(t.Max) + "]"
+	if p.TargetLog {
+		s += " log"
+	}
+	return s
 }
 
 func fmtNum(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
@@ -177,6 +224,32 @@ func (c *Corruption) Check(p []float64) error {
 		}
 	}
 	return nil
+}
+
+// CheckTarget is Check against every parameter's target range (Param.Target):
+// the domain of Δv-targeted sampling.
+func (c *Corruption) CheckTarget(p []float64) error {
+	if len(p) != len(c.Params) {
+		return c.Check(p)
+	}
+	for i, d := range c.Params {
+		if t := d.Target(); !t.Contains(p[i]) {
+			return &DomainError{Corruption: c.Name, Param: t, Value: p[i]}
+		}
+	}
+	return nil
+}
+
+// Extended returns a copy of c whose parameter domains are the target
+// ranges (Param.Target): its Sample, Check and ParseParams accept what
+// targeted sampling may draw. The copy applies the same operation.
+func (c *Corruption) Extended() *Corruption {
+	e := *c
+	e.Params = make([]Param, len(c.Params))
+	for i, p := range c.Params {
+		e.Params[i] = p.Target()
+	}
+	return &e
 }
 
 // DomainError reports a parameter value outside its domain.
@@ -282,6 +355,9 @@ func register(c *Corruption) {
 	for _, p := range c.Params {
 		if !(p.Min <= p.Max) {
 			panic("corrupt: " + c.Name + ": empty domain for " + p.Name)
+		}
+		if t := p.Target(); t.Min > p.Min || t.Max < p.Max || (p.TargetLog && !(t.Min > 0)) {
+			panic("corrupt: " + c.Name + ": target range of " + p.Name + " must contain the domain (and be positive for TargetLog)")
 		}
 	}
 	registry[c.Name] = c

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"flag"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -267,5 +268,87 @@ func BenchmarkCorruptions(b *testing.B) {
 				c.Apply(dst, src, p, rng)
 			}
 		})
+	}
+}
+
+// TestTargetRanges checks every widened parameter (Param.TargetMin/Max):
+// the change keeps following the declared trend over the whole target
+// range (log-spaced when TargetLog), so the wider values are the same
+// operation, weaker or stronger; CheckTarget and Extended accept the target
+// range and Check does not.
+func TestTargetRanges(t *testing.T) {
+	src := testimg.Natural(96, 80, 11)
+	const steps = 9
+	widened := 0
+	for _, c := range All() {
+		if err := c.CheckTarget(mid(c)); err != nil {
+			t.Errorf("%s: CheckTarget rejects mid-domain: %v", c.Name, err)
+		}
+		for pi, d := range c.Params {
+			if !d.Widened() {
+				continue
+			}
+			widened++
+			tr := d.Target()
+			t.Run(c.Name+"/"+d.Name, func(t *testing.T) {
+				if d.Trend == 0 {
+					t.Fatalf("widened parameter without trend")
+				}
+				at := func(s int) float64 {
+					f := float64(s) / (steps - 1)
+					if d.TargetLog {
+						return tr.Min * math.Pow(tr.Max/tr.Min, f)
+					}
+					return tr.Min + (tr.Max-tr.Min)*f
+				}
+				for _, v := range []float64{tr.Min, tr.Max} {
+					p := mid(c)
+					p[pi] = v
+					if err := c.CheckTarget(p); err != nil {
+						t.Errorf("CheckTarget(%v): %v", p, err)
+					}
+					if err := c.Extended().Check(p); err != nil {
+						t.Errorf("Extended().Check(%v): %v", p, err)
+					}
+					if d.Contains(v) {
+						continue
+					}
+					if c.Check(p) == nil {
+						t.Errorf("Check accepts %v outside the published domain", p)
+					}
+					if _, err := c.ParseParams([]string{fmt.Sprintf("%s=%v", d.Name, v)}, NewRand(1, 1)); err == nil {
+						t.Errorf("ParseParams accepts %s=%v", d.Name, v)
+					}
+					if _, err := c.Extended().ParseParams([]string{fmt.Sprintf("%s=%v", d.Name, v)}, NewRand(1, 1)); err != nil {
+						t.Errorf("Extended().ParseParams: %v", err)
+					}
+				}
+				var mse [steps]float64
+				for s := range steps {
+					p := mid(c)
+					p[pi] = at(s)
+					for seed := range uint64(3) {
+						mse[s] += imageio.MeanSquaredDiff(apply(c, src, p, seed, 0), src)
+					}
+				}
+				if d.Trend < 0 {
+					for i, j := 0, steps-1; i < j; i, j = i+1, j-1 {
+						mse[i], mse[j] = mse[j], mse[i]
+					}
+				}
+				up := 0
+				for s := 1; s < steps; s++ {
+					if mse[s] >= mse[s-1] {
+						up++
+					}
+				}
+				if !(mse[steps-1] > mse[0]) || up < (steps-1)*2/3 {
+					t.Errorf("MSE along %s's target range (trend %+d) does not grow: %v", d.Name, d.Trend, mse)
+				}
+			})
+		}
+	}
+	if widened == 0 {
+		t.Error("no parameter has a target range")
 	}
 }

@@ -35,10 +35,11 @@ func init() {
 		Name:   "contrast",
 		Family: Colour,
 		Params: []Param{{
-			Name: "c", Min: 0.01, Max: 0.9, Trend: -1,
+			Name: "c", Min: 0.01, Max: 0.9, Trend: -1, TargetMax: 1,
 			Doc: "contrast factor; smaller is stronger. Domain of the ICSE checker, " +
 				"linspace(0.01, 0.9), since ICSE is the paper that uses contrast; the VCR " +
-				"toolbox samples linspace(0.0001, 0.3) (corruptions.md §1, §2.14)",
+				"toolbox samples linspace(0.0001, 0.3) (corruptions.md §1, §2.14). Targeted sampling " +
+				"widens it to [0.01, 1], up to the identity: c = 0.9 still gives Δv ≈ 0.04",
 		}},
 		Severities: [][]float64{{0.4}, {0.3}, {0.2}, {0.1}, {0.05}},
 		Identity:   []float64{1},

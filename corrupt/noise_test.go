@@ -3,8 +3,10 @@ package corrupt
 import (
 	"math"
 	"testing"
+	"time"
 
 	"github.com/vcr-bench/vcr/imageio"
+	"github.com/vcr-bench/vcr/internal/testimg"
 )
 
 // flat returns a w×h image with every sample equal to v.
@@ -355,5 +357,183 @@ func TestZigguratWedgeChord(t *testing.T) {
 				t.Fatalf("layer %d (x in [%v, %v]): accept(%v, %v) = %v, want %v", i, w.xl, w.xr, x, y, got, want)
 			}
 		}
+	}
+}
+
+// poissonCDFBins returns P(lo ≤ N < hi) for N ~ Poisson(mu), summed term by
+// term in log space (no underflow for large mu).
+func poissonRange(lo, hi int, mu float64) float64 {
+	var p float64
+	for k := max(lo, 0); k < hi; k++ {
+		p += poissonPMF(k, mu)
+	}
+	return p
+}
+
+// TestShotNoiseLargeLambda checks the large-λ path (PTRS, and short tables
+// for μ < 10) against Poisson(u·λ): mean, variance and a χ² test over bins
+// a quarter of a standard deviation wide, for 8-bit levels and an off-grid
+// input.
+func TestShotNoiseLargeLambda(t *testing.T) {
+	c, _ := Lookup("shot_noise")
+	for _, lambda := range []float64{1e3, 1e4, 1e5} {
+		// Level 3/255 at λ = 1000 is μ ≈ 11.8, just inside PTRS, where a bias
+		// of a fraction of a count is many standard errors.
+		for _, level := range []float32{128.0 / 255, 2.0 / 255, 3.0 / 255, 0.3001, 1} {
+			src := flat(128, 96, level)
+			out := apply(c, src, []float64{lambda}, 17, 0)
+			mu := float64(level) * lambda
+			var ks []int
+			var s, s2 float64
+			for ch := range 3 {
+				for _, v := range out.Ch[ch] {
+					k := int(math.Round(float64(v) * lambda))
+					if math.Abs(float64(v)*lambda-float64(k)) > 1e-2 && v != 1 {
+						t.Fatalf("λ %v: output %v is not k/λ", lambda, v)
+					}
+					ks = append(ks, k)
+					s += float64(k)
+					s2 += float64(k) * float64(k)
+				}
+			}
+			n := float64(len(ks))
+			sd := math.Sqrt(mu)
+			if level < 1 { // unclipped: moments
+				mean := s / n
+				variance := s2/n - mean*mean
+				if math.Abs(mean-mu) > 5*math.Sqrt(mu/n) || math.Abs(variance/mu-1) > 0.05 {
+					t.Errorf("λ %v level %v: mean %.2f variance %.2f, want both %.2f", lambda, level, mean, variance, mu)
+				}
+			}
+			// χ²: bins of width w counts from μ − 6σ to μ + 6σ, plus two tails;
+			// with level 1 the upper half clips at λ.
+			w := max(1, int(sd/4))
+			lo := max(0, int(mu-6*sd))
+			nb := int(12*sd)/w + 1
+			counts := make([]int, nb+2)
+			for _, k := range ks {
+				b := (k - lo) / w
+				switch {
+				case k < lo:
+					b = 0
+				case b >= nb:
+					b = nb + 1
+				default:
+					b++
+				}
+				counts[b]++
+			}
+			var chi2 float64
+			dof := 0
+			for b := range counts {
+				var p float64
+				switch {
+				case b == 0:
+					p = poissonRange(0, lo, mu)
+				case b == nb+1:
+					p = 1 - poissonRange(0, lo+nb*w, mu)
+				default:
+					p = poissonRange(lo+(b-1)*w, lo+b*w, mu)
+				}
+				if level == 1 && lo+(b-1)*w > int(lambda) {
+					continue // clipped: all in the bin holding λ
+				}
+				e := p * n
+				if e < 5 {
+					continue
+				}
+				d := float64(counts[b]) - e
+				chi2 += d * d / e
+				dof++
+			}
+			if level == 1 {
+				// Half the draws clip to exactly λ; check only that share.
+				clipped := 0
+				for _, k := range ks {
+					if k >= int(lambda) {
+						clipped++
+					}
+				}
+				if !binomialOK(clipped, len(ks), 1-poissonRange(0, int(lambda), mu)) {
+					t.Errorf("λ %v level 1: %d of %d clipped", lambda, clipped, len(ks))
+				}
+				continue
+			}
+			t.Logf("λ %v level %v: χ² %.1f dof %d", lambda, level, chi2, dof)
+			if chi2 > 2*float64(dof)+30 {
+				t.Errorf("λ %v level %v: χ² = %.1f over %d bins", lambda, level, chi2, dof)
+			}
+		}
+	}
+}
+
+// TestShotNoiseMSEFalls checks that the noise keeps falling as λ grows
+// beyond the published domain, up to 10^6 (it rose again above λ ≈ 1000
+// when the inversion tables underflowed).
+func TestShotNoiseMSEFalls(t *testing.T) {
+	c, _ := Lookup("shot_noise")
+	src := testimg.Natural(64, 64, 3)
+	prev := math.Inf(1)
+	for _, lambda := range []float64{5, 60, 100, 101, 300, 1e3, 2e3, 5e3, 1e4, 1e5, 1e6} {
+		mse := imageio.MeanSquaredDiff(apply(c, src, []float64{lambda}, 5, 0), src) * 255 * 255
+		// Poisson noise on u = x/255: E(MSE) = mean(u)/λ (ignoring clipping).
+		if mse >= prev {
+			t.Errorf("λ %v: MSE·255² = %.4g, not below %.4g at the previous λ", lambda, mse, prev)
+		}
+		prev = mse
+	}
+}
+
+// TestShotNoiseLargeSpeed: one 224×224 image at λ = 10^5 (PTRS) takes at
+// most 5 times as long as at λ = 5 (one table lookup per element), best of
+// 7 runs each, measured together so that machine load cancels out. On an
+// idle core λ = 10^5 takes about 2 ms; the old tables took seconds.
+func TestShotNoiseLargeSpeed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("timing")
+	}
+	c, _ := Lookup("shot_noise")
+	src := testimg.Natural(224, 224, 1)
+	dst := imageio.New(224, 224)
+	best := func(lambda float64) time.Duration {
+		b := time.Duration(math.MaxInt64)
+		for i := range 7 {
+			start := time.Now()
+			c.Apply(dst, src, []float64{lambda}, NewRand(1, uint64(i)))
+			b = min(b, time.Since(start))
+		}
+		return b
+	}
+	small, large := best(5), best(1e5)
+	t.Logf("224×224: λ = 5 %v, λ = 1e5 %v", small, large)
+	if large > 5*small {
+		t.Errorf("λ = 1e5 takes %v, more than 5 × %v (λ = 5)", large, small)
+	}
+}
+
+// TestShotLogFactorial checks the Stirling series against math.Lgamma.
+func TestShotLogFactorial(t *testing.T) {
+	for k := 0.0; k < 2e6; k = math.Floor(k*1.1) + 1 {
+		lg, _ := math.Lgamma(k + 1)
+		if got := shotLogFactorial(k); math.Abs(got-lg) > 1e-12*max(1, math.Abs(lg)) {
+			t.Errorf("log %v! = %v, Lgamma %v", k, got, lg)
+		}
+	}
+}
+
+// BenchmarkShotNoiseLambda times shot noise on 224×224 across λ: tables
+// (5, 60) and PTRS (1e3, 1e5, 1e6).
+func BenchmarkShotNoiseLambda(b *testing.B) {
+	c, _ := Lookup("shot_noise")
+	src := testimg.Natural(224, 224, 1)
+	dst := imageio.New(224, 224)
+	for _, l := range []float64{5, 60, 1e3, 1e5, 1e6} {
+		b.Run(fmtNum(l), func(b *testing.B) {
+			rng := NewRand(1, 0)
+			b.ReportAllocs()
+			for b.Loop() {
+				c.Apply(dst, src, []float64{l}, rng)
+			}
+		})
 	}
 }

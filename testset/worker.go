@@ -33,10 +33,11 @@ func (st *runState) makeSamplers(ctx context.Context) error {
 			continue
 		}
 		// The two-stage pilot of LearnTargeted, with the draws of each stage
-		// run in parallel: the first half uniform, the second half from a
-		// first fit (which puts draws where Δv changes fast), then a fit to all.
+		// run in parallel: the first half uniform over the target ranges
+		// (Explore), the second half from a first fit (which puts draws where
+		// Δv changes fast), then a fit to all.
 		half := st.cfg.Pilot / 2
-		pts, err := st.pilot(ctx, ci, Uniform{c}, 0, half)
+		pts, err := st.pilot(ctx, ci, Explore{c}, 0, half)
 		if err != nil {
 			return err
 		}
@@ -209,7 +210,12 @@ func (w *worker) process(t task) result {
 		}
 	} else {
 		params[0], seeds[0] = st.samplers[ci].Sample(sel), ds
-		if err := c.Check(params[0]); err != nil {
+		// Targeted sampling may use the wider target ranges (Param.TargetMin).
+		check := c.Check
+		if st.cfg.Sampling == SamplingTargeted {
+			check = c.CheckTarget
+		}
+		if err := check(params[0]); err != nil {
 			r.err = fmt.Errorf("%s sampler drew invalid parameters: %w", st.samplers[ci].Mode(), err)
 			return r
 		}

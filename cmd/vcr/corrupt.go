@@ -21,12 +21,15 @@ func init() {
 
 const corruptUsage = `
 Usage: vcr corrupt --corruption NAME [--param name=value]... [--seed N]
-                   [--frost-textures DIR] IN OUT
+                   [--extended] [--frost-textures DIR] IN OUT
 
 Applies one corruption to the image IN and writes the result to OUT (.png or
 .jpg). Parameters not given with --param are drawn uniformly from their domain
 (see 'vcr corruptions'); every random draw — parameters, noise, textures —
-comes from --seed, so the same command writes the same bytes.
+comes from --seed, so the same command writes the same bytes. With --extended,
+the domains are the wider target ranges of Δv-targeted sampling where a
+corruption has them (shown as "targeted" by 'vcr corruptions'), e.g. shot noise
+up to lambda=1e6: the values a targeted test set's manifest may record.
 
 IN may be JPEG, PNG, GIF, BMP, TIFF or WebP. Alpha is discarded (the stored
 colour is kept, as Pillow's convert("RGB") does). OUT is written atomically:
@@ -44,6 +47,7 @@ Examples:
   vcr corrupt --corruption gaussian_noise --seed 7 in.png out.png
   vcr corrupt --corruption defocus_blur --param radius=4 --param alias=0.5 in.jpg out.png
   vcr corrupt --corruption frost --json in.png out.png
+  vcr corrupt --corruption shot_noise --extended --param lambda=20000 in.png out.png
 `
 
 func runCorrupt(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -56,6 +60,7 @@ func runCorrupt(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	truncate := fs.Bool("truncate", false, "cast to 8 bit by truncation, as the VCR toolbox does (default: round to nearest)")
 	quality := fs.Int("quality", 95, "JPEG `quality` 1–100 when OUT is .jpg")
 	maxPixels := fs.Int("max-pixels", imageio.DefaultMaxPixels, "refuse input images with more `pixels` than this (decompression-bomb guard)")
+	extended := fs.Bool("extended", false, "accept (and sample from) the wider target ranges of Δv-targeted sampling")
 	frostDir := fs.String("frost-textures", "", "for --corruption frost: use the first five image files of `DIR` (name order) as frost textures instead of the built-in ones")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
@@ -91,6 +96,9 @@ func runCorrupt(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		if c, err = corrupt.NewFrost(tex); err != nil {
 			return fmt.Errorf("--frost-textures %s: %w", *frostDir, err)
 		}
+	}
+	if *extended {
+		c = c.Extended()
 	}
 	rng := corrupt.NewRand(*seed, 0)
 	p, err := c.ParseParams(params, rng)

@@ -251,3 +251,43 @@ func TestCorruptFrostTextures(t *testing.T) {
 		}
 	}
 }
+
+// TestCorruptExtended: a value in shot noise's target range but outside its
+// published domain is refused unless --extended, and 'vcr corruptions
+// --json' shows the target range.
+func TestCorruptExtended(t *testing.T) {
+	dir := t.TempDir()
+	in := writeTestImage(t, dir, "in.png", 40, 40, 2)
+	out := filepath.Join(dir, "out.png")
+	if code, _, errs := runCLI(t, "corrupt", "--corruption", "shot_noise", "--param", "lambda=20000", in, out); code != 2 || !strings.Contains(errs, "outside its domain") {
+		t.Errorf("lambda=20000 without --extended: exit %d, %s", code, errs)
+	}
+	code, stdout, errs := runCLI(t, "corrupt", "--json", "--extended", "--corruption", "shot_noise", "--param", "lambda=20000", in, out)
+	if code != 0 {
+		t.Fatalf("--extended: exit %d: %s", code, errs)
+	}
+	var rec struct {
+		Params map[string]float64 `json:"params"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &rec); err != nil || rec.Params["lambda"] != 20000 {
+		t.Errorf("json %q: %v", stdout, err)
+	}
+	_, js, _ := runCLI(t, "corruptions", "--json", "--family", "noise")
+	var list []struct {
+		Name   string `json:"name"`
+		Params []struct {
+			Min       float64 `json:"min"`
+			Max       float64 `json:"max"`
+			TargetMax float64 `json:"target_max"`
+			TargetLog bool    `json:"target_log"`
+		} `json:"params"`
+	}
+	if err := json.Unmarshal([]byte(js), &list); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range list {
+		if c.Name == "shot_noise" && (c.Params[0].Max != 5 || c.Params[0].TargetMax != 1e6 || !c.Params[0].TargetLog) {
+			t.Errorf("shot_noise JSON params %+v", c.Params)
+		}
+	}
+}

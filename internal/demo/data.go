@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/vcr-bench/vcr/imageio"
+	"github.com/vcr-bench/vcr/internal/testimg"
 )
 
 // Classes are the demo task's classes, by index: the shape of the image's
@@ -124,31 +125,10 @@ func Image(class, size int, seed uint64) *imageio.Image {
 	return m
 }
 
-// texture adds to acc (w×h) a sum of 32 oriented cosines with random
-// frequency f (1…48 cycles per image, log-uniform) and amplitude amp/f: a
-// 1/f texture.
+// texture adds to acc (w×h) a 1/f texture of 32 oriented cosines with
+// frequencies of 1…48 cycles per image (testimg.Texture).
 func texture(acc []float64, w, h int, rng *rand.Rand, amp float64) {
-	colc := make([]float64, w)
-	cols := make([]float64, w)
-	for range 32 {
-		f := math.Exp(rng.Float64() * math.Log(48))
-		theta := rng.Float64() * math.Pi
-		fx, fy := f*math.Cos(theta)*2*math.Pi/float64(w), f*math.Sin(theta)*2*math.Pi/float64(h)
-		ph := rng.Float64() * 2 * math.Pi
-		a := amp / f
-		for x := range colc {
-			colc[x] = math.Cos(fx * float64(x))
-			cols[x] = math.Sin(fx * float64(x))
-		}
-		for y := range h {
-			cy := a * math.Cos(fy*float64(y)+ph)
-			sy := a * math.Sin(fy*float64(y)+ph)
-			row := acc[y*w : (y+1)*w]
-			for x := range row {
-				row[x] += cy*colc[x] - sy*cols[x]
-			}
-		}
-	}
+	testimg.Texture(acc, w, h, rng, amp, 32, 48)
 }
 
 // ItemSeed is the seed of image i of a set drawn with seed, and ItemClass

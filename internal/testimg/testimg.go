@@ -66,10 +66,18 @@ func Natural(w, h int, seed uint64) *imageio.Image {
 // texture adds to acc (w×h) a sum of 48 oriented cosines with random
 // frequency f (1…64 cycles per image, log-uniform) and amplitude amp/f.
 func texture(acc []float64, w, h int, rng *rand.Rand, amp float64) {
+	Texture(acc, w, h, rng, amp, 48, 64)
+}
+
+// Texture adds to acc (w×h, row-major) a 1/f texture: a sum of n oriented
+// cosines with random frequency f (1…maxCycles cycles per image,
+// log-uniform), random orientation and phase, and amplitude amp/f, all drawn
+// from rng.
+func Texture(acc []float64, w, h int, rng *rand.Rand, amp float64, n int, maxCycles float64) {
 	colc := make([]float64, w)
 	cols := make([]float64, w)
-	for range 48 {
-		f := math.Exp(rng.Float64() * math.Log(64))
+	for range n {
+		f := math.Exp(rng.Float64() * math.Log(maxCycles))
 		theta := rng.Float64() * math.Pi
 		fx, fy := f*math.Cos(theta)*2*math.Pi/float64(w), f*math.Sin(theta)*2*math.Pi/float64(h)
 		ph := rng.Float64() * 2 * math.Pi

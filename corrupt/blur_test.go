@@ -3,6 +3,7 @@ package corrupt
 import (
 	"math"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/vcr-bench/vcr/imageio"
@@ -71,7 +72,7 @@ func TestMedianBlurMatchesSort(t *testing.T) {
 	src := testimg.Natural(29, 31, 6)
 	c, _ := Lookup("median_blur")
 	w, h := src.Width, src.Height
-	for _, k := range []int{3, 7, 21} {
+	for _, k := range []int{3, 5, 7, 21} {
 		got := apply(c, src, []float64{float64(k)}, 1, 0)
 		win := make([]int, 0, k*k)
 		for ch := range 3 {
@@ -344,5 +345,20 @@ func TestAliasTaps(t *testing.T) {
 				break
 			}
 		}
+	}
+}
+
+// BenchmarkMedianBlurK times median_blur on a 224×224 image per window side.
+func BenchmarkMedianBlurK(b *testing.B) {
+	src := testimg.Natural(224, 224, 1)
+	dst := imageio.New(224, 224)
+	c, _ := Lookup("median_blur")
+	for _, k := range []int{3, 5, 7, 13, 21} {
+		b.Run("k="+strconv.Itoa(k), func(b *testing.B) {
+			p := []float64{float64(k)}
+			for b.Loop() {
+				c.Apply(dst, src, p, NewRand(1, 0))
+			}
+		})
 	}
 }

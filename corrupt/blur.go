@@ -32,7 +32,7 @@ func init() {
 		}},
 		Doc: "Median blur: each channel of the 8-bit image (rounded to nearest) is replaced by the median of its k×k " +
 			"window with replicated edges, as OpenCV medianBlur does inside albumentations MedianBlur (VCR paper's " +
-			"Median Blur; corruptions.md §2.12). Computed with Perreault & Hébert's constant-time histogram method; the result is exact.",
+			"Median Blur; corruptions.md §2.12). Computed exactly: by selection for k = 3, Huang's sliding histogram for k = 5 and Perreault & Hébert's constant-time histogram method above.",
 		Papers: []string{"vcr"},
 		apply:  applyMedianBlur,
 	})
@@ -363,18 +363,16 @@ func medianCTMF(dst []float32, pad []int32, w, h, k int, hf, hc []uint64) {
 			nw := pad[(y+k-1)*pw:][:len(old)]
 			for X, o := range old {
 				n := nw[X]
-				f := (*[64]uint64)(hf[X*64:])
-				c := (*[4]uint64)(hc[X*4:])
-				f[n>>2&63] += 1 << (uint(n&3) * 16)
-				f[o>>2&63] -= 1 << (uint(o&3) * 16)
-				c[n>>6&3] += 1 << (uint(n>>4&3) * 16)
-				c[o>>6&3] -= 1 << (uint(o>>4&3) * 16)
+				hf[X*64+int(n>>2)] += 1 << (uint(n&3) * 16)
+				hf[X*64+int(o>>2)] -= 1 << (uint(o&3) * 16)
+				hc[X*4+int(n>>6)] += 1 << (uint(n>>4&3) * 16)
+				hc[X*4+int(o>>6)] -= 1 << (uint(o>>4&3) * 16)
 			}
 		}
-		var kc0, kc1, kc2, kc3 uint64 // kernel coarse histogram
+		var kc [4]uint64
 		for X := range k {
-			c := (*[4]uint64)(hc[X*4:])
-			kc0, kc1, kc2, kc3 = kc0+c[0], kc1+c[1], kc2+c[2], kc3+c[3]
+			c := hc[X*4 : X*4+4 : X*4+4]
+			kc[0], kc[1], kc[2], kc[3] = kc[0]+c[0], kc[1]+c[1], kc[2]+c[2], kc[3]+c[3]
 		}
 		for b := range luc {
 			luc[b] = -2 * k
@@ -382,12 +380,12 @@ func medianCTMF(dst []float32, pad []int32, w, h, k int, hf, hc []uint64) {
 		out := dst[y*w:][:w]
 		for x := range out {
 			if x > 0 {
-				nc := (*[4]uint64)(hc[(x+k-1)*4:])
-				oc := (*[4]uint64)(hc[(x-1)*4:])
-				kc0 = kc0 + nc[0] - oc[0]
-				kc1 = kc1 + nc[1] - oc[1]
-				kc2 = kc2 + nc[2] - oc[2]
-				kc3 = kc3 + nc[3] - oc[3]
+				nc := hc[(x+k-1)*4:][:4]
+				oc := hc[(x-1)*4:][:4]
+				kc[0] = kc[0] + nc[0] - oc[0]
+				kc[1] = kc[1] + nc[1] - oc[1]
+				kc[2] = kc[2] + nc[2] - oc[2]
+				kc[3] = kc[3] + nc[3] - oc[3]
 			}
 			// Coarse bin: the first of the 16 packed lanes at which the running
 			// count exceeds th. A word's lane prefix sums are one multiply by
@@ -396,13 +394,13 @@ func medianCTMF(dst []float32, pad []int32, w, h, k int, hf, hc []uint64) {
 			// ≤ 441); lane i of p<<16 is the prefix before lane i.
 			b, sum := 0, 0
 			{
-				wi, p := 0, kc0*ones
+				wi, p := 0, kc[0]*ones
 				if s := int(p >> 48); s <= th {
-					sum, wi, p = s, 1, kc1*ones
+					sum, wi, p = s, 1, kc[1]*ones
 					if s := sum + int(p>>48); s <= th {
-						sum, wi, p = s, 2, kc2*ones
+						sum, wi, p = s, 2, kc[2]*ones
 						if s := sum + int(p>>48); s <= th {
-							sum, wi, p = s, 3, kc3*ones
+							sum, wi, p = s, 3, kc[3]*ones
 						}
 					}
 				}
@@ -410,18 +408,18 @@ func medianCTMF(dst []float32, pad []int32, w, h, k int, hf, hc []uint64) {
 				lane := uint(bits.TrailingZeros64((p+(0x8000-t)*ones)&0x8000800080008000|1<<63)) / 16
 				b, sum = wi*4+int(lane), sum+int((p<<16)>>(16*lane)&0xffff)
 			}
-			fb := (*[4]uint64)(kf[b*4&63:])
+			fb := kf[b*4 : b*4+4 : b*4+4]
 			if L := luc[b]; 2*(x-L) > k {
 				// Stale: rebuild this coarse bin's fine histogram.
 				fb[0], fb[1], fb[2], fb[3] = 0, 0, 0, 0
 				for X := x; X < x+k; X++ {
-					c := (*[4]uint64)(hf[X*64+b*4:])
+					c := hf[X*64+b*4:][:4]
 					fb[0], fb[1], fb[2], fb[3] = fb[0]+c[0], fb[1]+c[1], fb[2]+c[2], fb[3]+c[3]
 				}
 			} else {
 				for X := L; X < x; X++ {
-					nc := (*[4]uint64)(hf[(X+k)*64+b*4:])
-					oc := (*[4]uint64)(hf[X*64+b*4:])
+					nc := hf[(X+k)*64+b*4:][:4]
+					oc := hf[X*64+b*4:][:4]
 					fb[0] = fb[0] + nc[0] - oc[0]
 					fb[1] = fb[1] + nc[1] - oc[1]
 					fb[2] = fb[2] + nc[2] - oc[2]

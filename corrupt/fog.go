@@ -46,11 +46,12 @@ func fogApply(dst, src *imageio.Image, p []float64, rng *rand.Rand) {
 	side := fogSide(W, H)
 	bp := fogPool.Get().(*[]float32)
 	defer fogPool.Put(bp)
-	if cap(*bp) < 2*side*side {
-		*bp = make([]float32, 2*side*side)
+	need := side*side + side/2 + 1
+	if cap(*bp) < need {
+		*bp = make([]float32, need)
 	}
 	plasma := (*bp)[:side*side]
-	lo, inv := fogPlasmaBuf(plasma, side, decay, rng.Uint64(), (*bp)[side*side:2*side*side])
+	lo, inv := fogPlasmaBuf(plasma, side, decay, rng.Uint64(), (*bp)[side*side:need])
 	var m float32
 	for c := range 3 {
 		m = max(m, weatherMax(src.Ch[c]))
@@ -140,17 +141,15 @@ func (r *fogRand) fill(u []float32) {
 // fractal of ImageNet-C's plasma_fractal (corruptions.md §2.20) before its
 // rescaling to [0, 1], which is (v − lo)·inv with the returned lo and inv.
 func fogPlasma(m []float32, n int, decay float64, seed uint64) (lo, inv float32) {
-	return fogPlasmaBuf(m, n, decay, seed, make([]float32, n*n))
+	return fogPlasmaBuf(m, n, decay, seed, make([]float32, n/2+1))
 }
 
-// fogPlasmaBuf is fogPlasma with a scratch buffer u of n·n samples for the
-// random draws, which are generated up front in the order the levels use
-// them.
+// fogPlasmaBuf is fogPlasma with a scratch buffer u of at least n/2+1
+// samples for the random draws, which are generated a row at a time in the
+// order the loops use them.
 func fogPlasmaBuf(m []float32, n int, decay float64, seed uint64, u []float32) (lo, inv float32) {
 	r := fogRand{s: seed}
-	u = u[:n*n-1] // one draw per sample but the corner
-	r.fill(u)
-	k := 0
+	u = u[:n/2+1] // the draws of one row, made just before it is filled
 	mask := n - 1
 	m[0] = 0
 	wibble := float32(100)
@@ -162,11 +161,13 @@ func fogPlasmaBuf(m []float32, n int, decay float64, seed uint64, u []float32) (
 			row0 := m[y*n : (y+1)*n]
 			row1 := m[((y+step)&mask)*n:][:n]
 			mid := m[(y+h)*n:][:n]
-			for x := 0; x < n; x += step {
+			ur := u[:n/step]
+			r.fill(ur)
+			for j, v := range ur {
+				x := j * step
 				x1 := (x + step) & mask
 				s := row0[x] + row0[x1] + row1[x] + row1[x1]
-				mid[x+h] = s/4 + ww*u[k]
-				k++
+				mid[x+h] = s/4 + ww*v
 			}
 		}
 		// Diamonds on the corner rows: (y, x+h) between corners left/right
@@ -175,10 +176,12 @@ func fogPlasmaBuf(m []float32, n int, decay float64, seed uint64, u []float32) (
 			row := m[y*n : (y+1)*n]
 			up := m[((y-h)&mask)*n:][:n]
 			down := m[(y+h)*n:][:n]
-			for x := 0; x < n; x += step {
+			ur := u[:n/step]
+			r.fill(ur)
+			for j, v := range ur {
+				x := j * step
 				s := row[x] + row[(x+step)&mask] + up[x+h] + down[x+h]
-				row[x+h] = s/4 + ww*u[k]
-				k++
+				row[x+h] = s/4 + ww*v
 			}
 		}
 		// Diamonds on the centre rows: (y+h, x) between centres left/right
@@ -187,10 +190,12 @@ func fogPlasmaBuf(m []float32, n int, decay float64, seed uint64, u []float32) (
 			row := m[(y+h)*n:][:n]
 			up := m[y*n:][:n]
 			down := m[((y+step)&mask)*n:][:n]
-			for x := 0; x < n; x += step {
+			ur := u[:n/step]
+			r.fill(ur)
+			for j, v := range ur {
+				x := j * step
 				s := row[x+h] + row[(x-h)&mask] + up[x] + down[x]
-				row[x] = s/4 + ww*u[k]
-				k++
+				row[x] = s/4 + ww*v
 			}
 		}
 		wibble /= float32(decay)

@@ -336,8 +336,12 @@ func elasticGaussSym(f []float32, w, h int, k []float32, tmp, line []float32) {
 }
 
 // elasticSymAccumulate sets out = Σ_d k[r+d]·at(d) for the symmetric kernel
-// k (radius r), adding the samples at ±d before multiplying and two taps
-// per pass over out.
+// k (radius r), adding the samples at ±d before multiplying, in the order
+// ((k[r]·m + k[r+1]·(a₁+b₁)) + (k[r+2]·(a₂+b₂) + k[r+3]·(a₃+b₃))) + …
+// (tap pairs, a last single tap when r is even). Up to two tap pairs share a
+// pass over out, the running sum kept in a register between them (the same
+// float32 operations as one pass per pair; elasticSymAccumulateRef in
+// elastic_test.go is that plain version).
 func elasticSymAccumulate(out, k []float32, at func(d int) []float32) {
 	r := len(k) / 2
 	k0 := k[r]
@@ -350,10 +354,32 @@ func elasticSymAccumulate(out, k []float32, at func(d int) []float32) {
 	}
 	g := k[r+1]
 	a, b := at(1)[:len(out)], at(-1)[:len(out)]
-	for x, v := range mid {
-		out[x] = k0*v + g*(a[x]+b[x])
-	}
 	d := 2
+	if r >= 3 {
+		g1, g2 := k[r+2], k[r+3]
+		a1, b1 := at(2)[:len(out)], at(-2)[:len(out)]
+		a2, b2 := at(3)[:len(out)], at(-3)[:len(out)]
+		for x, v := range mid {
+			t := k0*v + g*(a[x]+b[x])
+			out[x] = t + (g1*(a1[x]+b1[x]) + g2*(a2[x]+b2[x]))
+		}
+		d = 4
+	} else {
+		for x, v := range mid {
+			out[x] = k0*v + g*(a[x]+b[x])
+		}
+	}
+	for ; d+3 <= r; d += 4 {
+		g1, g2, g3, g4 := k[r+d], k[r+d+1], k[r+d+2], k[r+d+3]
+		a1, b1 := at(d)[:len(out)], at(-d)[:len(out)]
+		a2, b2 := at(d + 1)[:len(out)], at(-d - 1)[:len(out)]
+		a3, b3 := at(d + 2)[:len(out)], at(-d - 2)[:len(out)]
+		a4, b4 := at(d + 3)[:len(out)], at(-d - 3)[:len(out)]
+		for x := range out {
+			t := out[x] + (g1*(a1[x]+b1[x]) + g2*(a2[x]+b2[x]))
+			out[x] = t + (g3*(a3[x]+b3[x]) + g4*(a4[x]+b4[x]))
+		}
+	}
 	for ; d+1 <= r; d += 2 {
 		g1, g2 := k[r+d], k[r+d+1]
 		a1, b1 := at(d)[:len(out)], at(-d)[:len(out)]

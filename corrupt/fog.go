@@ -61,18 +61,27 @@ func fogApply(dst, src *imageio.Image, p []float64, rng *rand.Rand) {
 	// rounding: only the upper bound needs a clip.
 	k := m / (m + float32(scale))
 	a := float32(scale) * k * inv
-	for c := range 3 {
-		for y := range H {
-			sr := src.Ch[c][y*W : (y+1)*W]
-			dr := dst.Ch[c][y*W : (y+1)*W][:len(sr)]
-			pr := plasma[y*side:][:len(sr)]
-			for x, v := range sr {
-				o := v*k + a*(pr[x]-lo)
-				if o > 1 {
-					o = 1
-				}
-				dr[x] = o
+	for y := range H {
+		s0 := src.Ch[0][y*W : (y+1)*W]
+		s1 := src.Ch[1][y*W : (y+1)*W][:len(s0)]
+		s2 := src.Ch[2][y*W : (y+1)*W][:len(s0)]
+		d0 := dst.Ch[0][y*W : (y+1)*W][:len(s0)]
+		d1 := dst.Ch[1][y*W : (y+1)*W][:len(s0)]
+		d2 := dst.Ch[2][y*W : (y+1)*W][:len(s0)]
+		pr := plasma[y*side:][:len(s0)]
+		for x, p := range pr {
+			f := a * (p - lo) // the fog term, shared by the three channels
+			o0, o1, o2 := s0[x]*k+f, s1[x]*k+f, s2[x]*k+f
+			if o0 > 1 {
+				o0 = 1
 			}
+			if o1 > 1 {
+				o1 = 1
+			}
+			if o2 > 1 {
+				o2 = 1
+			}
+			d0[x], d1[x], d2[x] = o0, o1, o2
 		}
 	}
 }

@@ -54,7 +54,15 @@ func fogApply(dst, src *imageio.Image, p []float64, rng *rand.Rand) {
 	lo, inv := fogPlasmaBuf(plasma, side, decay, rng.Uint64(), (*bp)[side*side:need])
 	var m float32
 	for c := range 3 {
-		m = max(m, weatherMax(src.Ch[c]))
+		p := src.Ch[c]
+		if hi, done := fogMaxVec(p); done > 0 {
+			if done < len(p) {
+				hi = max(hi, weatherMax(p[done:]))
+			}
+			m = max(m, hi)
+			continue
+		}
+		m = max(m, weatherMax(p))
 	}
 	// out = (u + scale·(P − lo)·inv)·m/(m + scale), P the raw map. Every
 	// term is ≥ 0 (P ≥ lo exactly) and u ≤ m, so out ∈ [0, m] ⊂ [0, 1] up to
@@ -69,7 +77,8 @@ func fogApply(dst, src *imageio.Image, p []float64, rng *rand.Rand) {
 		d1 := dst.Ch[1][y*W : (y+1)*W][:len(s0)]
 		d2 := dst.Ch[2][y*W : (y+1)*W][:len(s0)]
 		pr := plasma[y*side:][:len(s0)]
-		for x, p := range pr {
+		for x := fogBlendVec(d0, d1, d2, s0, s1, s2, pr, k, a, lo); x < len(pr); x++ {
+			p := pr[x]
 			f := a * (p - lo) // the fog term, shared by the three channels
 			o0, o1, o2 := s0[x]*k+f, s1[x]*k+f, s2[x]*k+f
 			if o0 > 1 {

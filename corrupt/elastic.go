@@ -103,26 +103,25 @@ func elasticApply(dst, src *imageio.Image, p []float64, rng *rand.Rand) {
 
 	// (2) Displacement fields.
 	r := fogRand{s: rng.Uint64()}
-	for i := range dxf {
-		dxf[i] = r.uniform()
-	}
-	for i := range dyf {
-		dyf[i] = r.uniform()
-	}
+	r.fill(dxf)
+	r.fill(dyf)
 	elasticSmooth(dxf, W, H, c2, tmp, line)
 	elasticSmooth(dyf, W, H, c2, tmp, line)
 
 	// (3) Bilinear resampling with symmetric borders.
 	a := float32(c1)
+	s0, s1, s2 := warped[:n], warped[n:2*n], warped[2*n:3*n]
 	for y := range H {
 		drow := dxf[y*W : (y+1)*W]
 		dcol := dyf[y*W : (y+1)*W][:len(drow)]
+		o0 := dst.Ch[0][y*W : (y+1)*W][:len(drow)]
+		o1 := dst.Ch[1][y*W : (y+1)*W][:len(drow)]
+		o2 := dst.Ch[2][y*W : (y+1)*W][:len(drow)]
 		for x := range drow {
 			sx := float32(x) + a*drow[x]
 			sy := float32(y) + a*dcol[x]
-			fx, fy := float32(math.Floor(float64(sx))), float32(math.Floor(float64(sy)))
-			tx, ty := sx-fx, sy-fy
-			x0, y0 := int(fx), int(fy)
+			x0, y0 := elasticFloor(sx), elasticFloor(sy)
+			tx, ty := sx-float32(x0), sy-float32(y0)
 			x1, y1 := x0+1, y0+1
 			if x0 < 0 || x1 >= W {
 				x0, x1 = borderIndex(x0, W, Symmetric), borderIndex(x1, W, Symmetric)
@@ -132,17 +131,34 @@ func elasticApply(dst, src *imageio.Image, p []float64, rng *rand.Rand) {
 			}
 			i00, i01, i10, i11 := y0*W+x0, y0*W+x1, y1*W+x0, y1*W+x1
 			w00, w01, w10, w11 := (1-tx)*(1-ty), tx*(1-ty), (1-tx)*ty, tx*ty
-			o := y*W + x
-			for c := range 3 {
-				s := warpedImg.Ch[c]
-				v := w00*s[i00] + w01*s[i01] + w10*s[i10] + w11*s[i11]
-				if v > 1 { // convex weights of samples in [0, 1]: only rounding can exceed 1
-					v = 1
-				}
-				dst.Ch[c][o] = v
+			// Convex weights of samples in [0, 1]: only rounding can exceed 1.
+			v := w00*s0[i00] + w01*s0[i01] + w10*s0[i10] + w11*s0[i11]
+			if v > 1 {
+				v = 1
 			}
+			o0[x] = v
+			v = w00*s1[i00] + w01*s1[i01] + w10*s1[i10] + w11*s1[i11]
+			if v > 1 {
+				v = 1
+			}
+			o1[x] = v
+			v = w00*s2[i00] + w01*s2[i01] + w10*s2[i10] + w11*s2[i11]
+			if v > 1 {
+				v = 1
+			}
+			o2[x] = v
 		}
 	}
+}
+
+// elasticFloor returns ⌊v⌋ for a finite v well inside the int range (the
+// same value as int(math.Floor(v)), without the float64 round trip).
+func elasticFloor(v float32) int {
+	i := int(v)
+	if float32(i) > v {
+		i--
+	}
+	return i
 }
 
 // elasticAffineInverse returns the 2×3 matrix mapping destination points to
@@ -320,8 +336,12 @@ func elasticGaussSym(f []float32, w, h int, k []float32, tmp, line []float32) {
 }
 
 // elasticSymAccumulate sets out = Σ_d k[r+d]·at(d) for the symmetric kernel
-// k (radius r), adding the samples at ±d before multiplying and two taps
-// per pass over out.
+// k (radius r), adding the samples at ±d before multiplying, in the order
+// ((k[r]·m + k[r+1]·(a₁+b₁)) + (k[r+2]·(a₂+b₂) + k[r+3]·(a₃+b₃))) + …
+// (tap pairs, a last single tap when r is even). Up to two tap pairs share a
+// pass over out, the running sum kept in a register between them (the same
+// float32 operations as one pass per pair; elasticSymAccumulateRef in
+// elastic_test.go is that plain version).
 func elasticSymAccumulate(out, k []float32, at func(d int) []float32) {
 	r := len(k) / 2
 	k0 := k[r]
@@ -334,10 +354,34 @@ func elasticSymAccumulate(out, k []float32, at func(d int) []float32) {
 	}
 	g := k[r+1]
 	a, b := at(1)[:len(out)], at(-1)[:len(out)]
-	for x, v := range mid {
-		out[x] = k0*v + g*(a[x]+b[x])
-	}
 	d := 2
+	if r >= 3 {
+		g1, g2 := k[r+2], k[r+3]
+		a1, b1 := at(2)[:len(out)], at(-2)[:len(out)]
+		a2, b2 := at(3)[:len(out)], at(-3)[:len(out)]
+		x0 := elasticSym3Vec(out, [7][]float32{mid, a, b, a1, b1, a2, b2}, [4]float32{k0, g, g1, g2})
+		for x := x0; x < len(out); x++ {
+			t := k0*mid[x] + g*(a[x]+b[x])
+			out[x] = t + (g1*(a1[x]+b1[x]) + g2*(a2[x]+b2[x]))
+		}
+		d = 4
+	} else {
+		for x, v := range mid {
+			out[x] = k0*v + g*(a[x]+b[x])
+		}
+	}
+	for ; d+3 <= r; d += 4 {
+		g1, g2, g3, g4 := k[r+d], k[r+d+1], k[r+d+2], k[r+d+3]
+		a1, b1 := at(d)[:len(out)], at(-d)[:len(out)]
+		a2, b2 := at(d + 1)[:len(out)], at(-d - 1)[:len(out)]
+		a3, b3 := at(d + 2)[:len(out)], at(-d - 2)[:len(out)]
+		a4, b4 := at(d + 3)[:len(out)], at(-d - 3)[:len(out)]
+		x0 := elasticPair2Vec(out, [8][]float32{a1, b1, a2, b2, a3, b3, a4, b4}, [4]float32{g1, g2, g3, g4})
+		for x := x0; x < len(out); x++ {
+			t := out[x] + (g1*(a1[x]+b1[x]) + g2*(a2[x]+b2[x]))
+			out[x] = t + (g3*(a3[x]+b3[x]) + g4*(a4[x]+b4[x]))
+		}
+	}
 	for ; d+1 <= r; d += 2 {
 		g1, g2 := k[r+d], k[r+d+1]
 		a1, b1 := at(d)[:len(out)], at(-d)[:len(out)]

@@ -263,3 +263,60 @@ func BenchmarkElastic224Sev3(b *testing.B) { benchElastic(b, 3) }
 
 // BenchmarkElastic224Sev1 has σ ≈ 171 px, wider than the image.
 func BenchmarkElastic224Sev1(b *testing.B) { benchElastic(b, 1) }
+
+// elasticSymAccumulateRef is the plain version of elasticSymAccumulate:
+// out = Σ_d k[r+d]·at(d), the samples at ±d added before multiplying, one
+// pass over out per pair of taps.
+func elasticSymAccumulateRef(out, k []float32, at func(d int) []float32) {
+	r := len(k) / 2
+	mid := at(0)
+	if r == 0 {
+		for x := range out {
+			out[x] = k[r] * mid[x]
+		}
+		return
+	}
+	a, b := at(1), at(-1)
+	for x := range out {
+		out[x] = k[r]*mid[x] + k[r+1]*(a[x]+b[x])
+	}
+	d := 2
+	for ; d+1 <= r; d += 2 {
+		a1, b1, a2, b2 := at(d), at(-d), at(d+1), at(-d-1)
+		for x := range out {
+			out[x] += k[r+d]*(a1[x]+b1[x]) + k[r+d+1]*(a2[x]+b2[x])
+		}
+	}
+	if d <= r {
+		a, b := at(d), at(-d)
+		for x := range out {
+			out[x] += k[r+d] * (a[x] + b[x])
+		}
+	}
+}
+
+// TestElasticSymAccumulate checks the kernel, which runs up to two tap
+// pairs per pass, against the plain one-pass-per-pair version bit for bit,
+// for radii 0…13.
+func TestElasticSymAccumulate(t *testing.T) {
+	r := fogRand{s: 5}
+	for rad := range 14 {
+		k := gaussianTaps(float64(rad)/3+0.3, rad)
+		for _, n := range []int{1, 7, 224} {
+			rows := make([][]float32, 2*rad+1)
+			for i := range rows {
+				rows[i] = make([]float32, n)
+				r.fill(rows[i])
+			}
+			at := func(d int) []float32 { return rows[rad+d] }
+			got, want := make([]float32, n), make([]float32, n)
+			elasticSymAccumulate(got, k, at)
+			elasticSymAccumulateRef(want, k, at)
+			for x := range got {
+				if math.Float32bits(got[x]) != math.Float32bits(want[x]) {
+					t.Fatalf("r=%d n=%d x=%d: %v, want %v", rad, n, x, got[x], want[x])
+				}
+			}
+		}
+	}
+}

@@ -46,33 +46,51 @@ func fogApply(dst, src *imageio.Image, p []float64, rng *rand.Rand) {
 	side := fogSide(W, H)
 	bp := fogPool.Get().(*[]float32)
 	defer fogPool.Put(bp)
-	if cap(*bp) < side*side {
-		*bp = make([]float32, side*side)
+	need := side*side + side/2 + 1
+	if cap(*bp) < need {
+		*bp = make([]float32, need)
 	}
 	plasma := (*bp)[:side*side]
-	lo, inv := fogPlasma(plasma, side, decay, rng.Uint64())
+	lo, inv := fogPlasmaBuf(plasma, side, decay, rng.Uint64(), (*bp)[side*side:need])
 	var m float32
 	for c := range 3 {
-		_, hi := weatherMinMax(src.Ch[c])
-		m = max(m, hi)
+		p := src.Ch[c]
+		if hi, done := fogMaxVec(p); done > 0 {
+			if done < len(p) {
+				hi = max(hi, weatherMax(p[done:]))
+			}
+			m = max(m, hi)
+			continue
+		}
+		m = max(m, weatherMax(p))
 	}
 	// out = (u + scale·(P − lo)·inv)·m/(m + scale), P the raw map. Every
 	// term is ≥ 0 (P ≥ lo exactly) and u ≤ m, so out ∈ [0, m] ⊂ [0, 1] up to
 	// rounding: only the upper bound needs a clip.
 	k := m / (m + float32(scale))
 	a := float32(scale) * k * inv
-	for c := range 3 {
-		for y := range H {
-			sr := src.Ch[c][y*W : (y+1)*W]
-			dr := dst.Ch[c][y*W : (y+1)*W][:len(sr)]
-			pr := plasma[y*side:][:len(sr)]
-			for x, v := range sr {
-				o := v*k + a*(pr[x]-lo)
-				if o > 1 {
-					o = 1
-				}
-				dr[x] = o
+	for y := range H {
+		s0 := src.Ch[0][y*W : (y+1)*W]
+		s1 := src.Ch[1][y*W : (y+1)*W][:len(s0)]
+		s2 := src.Ch[2][y*W : (y+1)*W][:len(s0)]
+		d0 := dst.Ch[0][y*W : (y+1)*W][:len(s0)]
+		d1 := dst.Ch[1][y*W : (y+1)*W][:len(s0)]
+		d2 := dst.Ch[2][y*W : (y+1)*W][:len(s0)]
+		pr := plasma[y*side:][:len(s0)]
+		for x := fogBlendVec(d0, d1, d2, s0, s1, s2, pr, k, a, lo); x < len(pr); x++ {
+			p := pr[x]
+			f := a * (p - lo) // the fog term, shared by the three channels
+			o0, o1, o2 := s0[x]*k+f, s1[x]*k+f, s2[x]*k+f
+			if o0 > 1 {
+				o0 = 1
 			}
+			if o1 > 1 {
+				o1 = 1
+			}
+			if o2 > 1 {
+				o2 = 1
+			}
+			d0[x], d1[x], d2[x] = o0, o1, o2
 		}
 	}
 }
@@ -97,7 +115,7 @@ type fogRand struct {
 func (r *fogRand) uniform() float32 {
 	if r.have {
 		r.have = false
-		return float32(r.spare&(1<<24-1))*(2.0/(1<<24)) - 1
+		return float32(int32(r.spare&(1<<24-1)))*(2.0/(1<<24)) - 1
 	}
 	r.s += 0x9e3779b97f4a7c15
 	z := r.s
@@ -105,14 +123,51 @@ func (r *fogRand) uniform() float32 {
 	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
 	z ^= z >> 31
 	r.spare, r.have = z, true
-	return float32(z>>40)*(2.0/(1<<24)) - 1
+	return float32(int32(z>>40))*(2.0/(1<<24)) - 1
+}
+
+// fill sets u to the next len(u) values of uniform, in order, two per
+// generator step without the per-call branch.
+func (r *fogRand) fill(u []float32) {
+	if len(u) == 0 {
+		return
+	}
+	if r.have {
+		r.have = false
+		u[0] = float32(int32(r.spare&(1<<24-1)))*(2.0/(1<<24)) - 1
+		u = u[1:]
+	}
+	s := r.s
+	i := 0
+	for ; i+2 <= len(u); i += 2 {
+		s += 0x9e3779b97f4a7c15
+		z := s
+		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+		z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+		z ^= z >> 31
+		q := u[i : i+2 : i+2]
+		q[0] = float32(int32(z>>40))*(2.0/(1<<24)) - 1
+		q[1] = float32(int32(z&(1<<24-1)))*(2.0/(1<<24)) - 1
+	}
+	r.s = s
+	if i < len(u) {
+		u[i] = r.uniform()
+	}
 }
 
 // fogPlasma fills m (n×n, n a power of two) with the diamond-square plasma
 // fractal of ImageNet-C's plasma_fractal (corruptions.md §2.20) before its
 // rescaling to [0, 1], which is (v − lo)·inv with the returned lo and inv.
 func fogPlasma(m []float32, n int, decay float64, seed uint64) (lo, inv float32) {
+	return fogPlasmaBuf(m, n, decay, seed, make([]float32, n/2+1))
+}
+
+// fogPlasmaBuf is fogPlasma with a scratch buffer u of at least n/2+1
+// samples for the random draws, which are generated a row at a time in the
+// order the loops use them.
+func fogPlasmaBuf(m []float32, n int, decay float64, seed uint64, u []float32) (lo, inv float32) {
 	r := fogRand{s: seed}
+	u = u[:n/2+1] // the draws of one row, made just before it is filled
 	mask := n - 1
 	m[0] = 0
 	wibble := float32(100)
@@ -124,10 +179,13 @@ func fogPlasma(m []float32, n int, decay float64, seed uint64) (lo, inv float32)
 			row0 := m[y*n : (y+1)*n]
 			row1 := m[((y+step)&mask)*n:][:n]
 			mid := m[(y+h)*n:][:n]
-			for x := 0; x < n; x += step {
+			ur := u[:n/step]
+			r.fill(ur)
+			for j, v := range ur {
+				x := j * step
 				x1 := (x + step) & mask
 				s := row0[x] + row0[x1] + row1[x] + row1[x1]
-				mid[x+h] = s/4 + ww*r.uniform()
+				mid[x+h] = s/4 + ww*v
 			}
 		}
 		// Diamonds on the corner rows: (y, x+h) between corners left/right
@@ -136,9 +194,12 @@ func fogPlasma(m []float32, n int, decay float64, seed uint64) (lo, inv float32)
 			row := m[y*n : (y+1)*n]
 			up := m[((y-h)&mask)*n:][:n]
 			down := m[(y+h)*n:][:n]
-			for x := 0; x < n; x += step {
+			ur := u[:n/step]
+			r.fill(ur)
+			for j, v := range ur {
+				x := j * step
 				s := row[x] + row[(x+step)&mask] + up[x+h] + down[x+h]
-				row[x+h] = s/4 + ww*r.uniform()
+				row[x+h] = s/4 + ww*v
 			}
 		}
 		// Diamonds on the centre rows: (y+h, x) between centres left/right
@@ -147,9 +208,12 @@ func fogPlasma(m []float32, n int, decay float64, seed uint64) (lo, inv float32)
 			row := m[(y+h)*n:][:n]
 			up := m[y*n:][:n]
 			down := m[((y+step)&mask)*n:][:n]
-			for x := 0; x < n; x += step {
+			ur := u[:n/step]
+			r.fill(ur)
+			for j, v := range ur {
+				x := j * step
 				s := row[x+h] + row[(x-h)&mask] + up[x] + down[x]
-				row[x] = s/4 + ww*r.uniform()
+				row[x] = s/4 + ww*v
 			}
 		}
 		wibble /= float32(decay)
@@ -173,6 +237,52 @@ func weatherClamp01(v float32) float32 {
 		return 1
 	}
 	return v
+}
+
+// weatherMax returns the largest of the non-empty p, with eight independent
+// accumulators for instruction-level parallelism.
+func weatherMax(p []float32) float32 {
+	h0 := p[0]
+	h1, h2, h3, h4, h5, h6, h7 := h0, h0, h0, h0, h0, h0, h0
+	i := 0
+	for ; i+8 <= len(p); i += 8 {
+		q := p[i : i+8 : i+8]
+		if q[0] > h0 {
+			h0 = q[0]
+		}
+		if q[1] > h1 {
+			h1 = q[1]
+		}
+		if q[2] > h2 {
+			h2 = q[2]
+		}
+		if q[3] > h3 {
+			h3 = q[3]
+		}
+		if q[4] > h4 {
+			h4 = q[4]
+		}
+		if q[5] > h5 {
+			h5 = q[5]
+		}
+		if q[6] > h6 {
+			h6 = q[6]
+		}
+		if q[7] > h7 {
+			h7 = q[7]
+		}
+	}
+	for _, v := range p[i:] {
+		if v > h0 {
+			h0 = v
+		}
+	}
+	for _, v := range [...]float32{h1, h2, h3, h4, h5, h6, h7} {
+		if v > h0 {
+			h0 = v
+		}
+	}
+	return h0
 }
 
 // weatherMinMax returns the smallest and largest of the non-empty p, with

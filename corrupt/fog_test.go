@@ -183,3 +183,47 @@ func BenchmarkFog224(b *testing.B) {
 		c.Apply(dst, src, c.Severities[2], rng)
 	}
 }
+
+// TestFogBitExact checks fog's output bit for bit against the float32
+// expression written out plainly (in the GOEXPERIMENT=simd build this
+// compares the vector blend and maximum with scalar code): m the image's
+// maximum, k = m/(m+s), a = s·k·inv, out = min(u·k + a·(P − lo), 1).
+func TestFogBitExact(t *testing.T) {
+	c, err := Lookup("fog")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sz := range [][2]int{{224, 224}, {37, 21}} {
+		W, H := sz[0], sz[1]
+		src := testimg.Natural(W, H, 6)
+		p := []float64{2.5, 1.7}
+		got := apply(c, src, p, 3, 9)
+		side := fogSide(W, H)
+		P := make([]float32, side*side)
+		lo, inv := fogPlasma(P, side, p[1], NewRand(3, 9).Uint64())
+		var m float32
+		for ch := range 3 {
+			for _, v := range src.Ch[ch] {
+				if v > m {
+					m = v
+				}
+			}
+		}
+		k := m / (m + float32(p[0]))
+		a := float32(p[0]) * k * inv
+		for ch := range 3 {
+			for y := range H {
+				for x := range W {
+					u := src.Ch[ch][y*W+x]
+					want := u*k + a*(P[y*side+x]-lo)
+					if want > 1 {
+						want = 1
+					}
+					if g := got.Ch[ch][y*W+x]; math.Float32bits(g) != math.Float32bits(want) {
+						t.Fatalf("%dx%d ch %d (%d, %d): %v, want %v", W, H, ch, x, y, g, want)
+					}
+				}
+			}
+		}
+	}
+}

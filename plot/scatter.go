@@ -142,24 +142,7 @@ func (l scatterLayout) draw(p painter) {
 		}
 	}
 	p.end()
-	p.begin("axes")
-	p.line("axis", []pt{{l.left, l.bot}, {l.right, l.bot}}, black, 1, nil)
-	p.line("axis", []pt{{l.left, l.top}, {l.left, l.bot}}, black, 1, nil)
-	for _, v := range l.xticks {
-		p.line("tick", []pt{{l.x(v), l.bot}, {l.x(v), l.bot + 5}}, black, 1, nil)
-		p.text("tick-label", formatTick(v), l.x(v), l.bot+18, alignCentre, black, false)
-	}
-	for _, v := range l.yticks {
-		p.line("tick", []pt{{l.left - 5, l.y(v)}, {l.left, l.y(v)}}, black, 1, nil)
-		p.text("tick-label", formatTick(v), l.left-8, l.y(v)+4, alignRight, black, false)
-	}
-	p.end()
-	if c.XLabel != "" {
-		p.text("x-label", c.XLabel, (l.left+l.right)/2, l.h-8, alignCentre, black, false)
-	}
-	if c.YLabel != "" {
-		p.vtext("y-label", c.YLabel, 4, (l.top+l.bot)/2, black)
-	}
+	l.drawAxes(p, c.XLabel, c.YLabel)
 	p.begin("legend")
 	for i, s := range l.series {
 		y := l.top + 8 + 20*float64(i)

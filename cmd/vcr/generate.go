@@ -252,8 +252,6 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	switch {
 	case sum.WasComplete:
 		fmt.Fprintf(stderr, "vcr generate: %s was complete already\n", dir)
-	case sum.Resumed > 0:
-		fmt.Fprintf(stderr, "vcr generate: resumed after %d rows\n", sum.Resumed)
 	}
 	fmt.Fprintf(stdout, "%d rows in %s", sum.Rows, pathJoin(dir, testset.ManifestFile))
 	if sum.Failures > 0 {
@@ -262,6 +260,14 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fmt.Fprintf(stdout, "\nΔv coverage (%s):\n", pathJoin(dir, testset.CoverageFile))
 	if err := sum.Coverage.WriteTable(stdout); err != nil {
 		return err
+	}
+	if *sampling == testset.SamplingUniform && !*imagenetC {
+		for _, c := range sum.Coverage.Corruptions {
+			if c.N >= c.Bins*c.MinPerBin && c.Fraction < 0.5 {
+				fmt.Fprintf(stdout, "Low coverage (%s %.0f%%): uniform parameters leave much of the Δv range empty; --sampling targeted spreads Δv over [0, 1] (docs/targeted.md).\n", c.Corruption, 100*c.Fraction)
+				break
+			}
+		}
 	}
 	if shard.Count > 1 {
 		fmt.Fprintf(stdout, "This is shard %s; when all %d shards are complete, run: vcr merge %s\n", shard, shard.Count, *out)

@@ -340,3 +340,38 @@ type Store interface {
 
 	Close() error
 }
+
+// ServerConfig is the server section of an experiment config: how the web
+// app is served. It is not part of the Design (changing it never changes
+// what participants see).
+type ServerConfig struct {
+	// Addr is the listen address (default 127.0.0.1:8080; the command's
+	// --addr overrides it).
+	Addr string `json:"addr,omitempty"`
+	// AdminToken guards the admin pages; the environment variable
+	// VCR_ADMIN_TOKEN overrides it. Required: at least 16 characters.
+	AdminToken string `json:"admin_token,omitempty"`
+	// Title is shown on every participant page.
+	Title string `json:"title,omitempty"`
+	// ConsentFile and InstructionsFile are HTML fragments (paths relative
+	// to the config file) shown on the consent and instructions pages;
+	// defaults describe the task in plain words.
+	ConsentFile      string `json:"consent_file,omitempty"`
+	InstructionsFile string `json:"instructions_file,omitempty"`
+	// RefuseMobile refuses phones and tablets; MinWidth and MinHeight (CSS
+	// pixels) refuse smaller windows.
+	RefuseMobile bool `json:"refuse_mobile,omitempty"`
+	MinWidth     int  `json:"min_width,omitempty"`
+	MinHeight    int  `json:"min_height,omitempty"`
+	// RatePerIP (requests per second) and BurstPerIP limit each client
+	// address; RatePerSession and BurstPerSession each participant.
+	RatePerIP       float64 `json:"rate_per_ip,omitempty"`
+	BurstPerIP      int     `json:"burst_per_ip,omitempty"`
+	RatePerSession  float64 `json:"rate_per_session,omitempty"`
+	BurstPerSession int     `json:"burst_per_session,omitempty"`
+	// SecureCookies marks cookies Secure (serve behind HTTPS).
+	SecureCookies bool `json:"secure_cookies,omitempty"`
+	// TrustProxy takes the client address from X-Forwarded-For (behind a
+	// reverse proxy only).
+	TrustProxy bool `json:"trust_proxy,omitempty"`
+}

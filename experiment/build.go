@@ -487,25 +487,38 @@ func (b *builder) recognition(d *Design) error {
 	for i := range inBatch {
 		inBatch[i] = map[string]bool{}
 	}
-	{
-		full, cursor := 0, 0
-		for _, r := range order {
-			if full == nb {
-				break
-			}
-			for k := range nb {
-				i := (cursor + k) % nb
-				if len(batches[i]) < nCorr && !inBatch[i][r.Source] {
-					batches[i] = append(batches[i], r)
-					inBatch[i][r.Source] = true
-					if len(batches[i]) == nCorr {
-						full++
-					}
-					cursor = (i + 1) % nb
-					break
-				}
-			}
+	// Deal the rows in order: each to the next open batch (in turn) that
+	// does not hold its source yet.
+	open := make([]int, nb)
+	for i := range open {
+		open[i] = i
+	}
+	pos := 0
+	for _, r := range order {
+		if len(open) == 0 {
+			break
 		}
+		for k := range len(open) {
+			j := (pos + k) % len(open)
+			i := open[j]
+			if inBatch[i][r.Source] {
+				continue
+			}
+			batches[i] = append(batches[i], r)
+			inBatch[i][r.Source] = true
+			pos = j + 1
+			if len(batches[i]) == nCorr {
+				open = slices.Delete(open, j, j+1)
+				pos = j
+			}
+			if len(open) > 0 {
+				pos %= len(open)
+			}
+			break
+		}
+	}
+	{
+		full := nb - len(open)
 		if full < nb {
 			if !all {
 				return b.bad("batches", "the test set fills only %d batches of %d corrupted stimuli with distinct source images (asked for %d); use fewer batches or \"all\"", full, nCorr, nb)

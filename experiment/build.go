@@ -121,13 +121,14 @@ type builder struct {
 	dir  string // test-set folder
 	ri   *testset.RunInfo
 	root string // cache folder = Design.Root
-	runID,
-	dsID string
-	rows     []*testset.Record // eligible rows (selected corruption, mapped label, file present)
-	catOf    map[*testset.Record]string
-	srcs     *evaluate.DatasetSources
-	srcErr   error
-	rounding imageio.Rounding
+	// runID names the test set (hash of run.json), dsID its source dataset
+	// as preprocessed (kind, fingerprint, resize, crop, rounding).
+	runID, dsID string
+	rows        []*testset.Record // eligible rows (selected corruption, mapped label, file present)
+	catOf       map[*testset.Record]string
+	srcs        *evaluate.DatasetSources
+	srcErr      error
+	rounding    imageio.Rounding
 	// clean originals: index.json of clean/<dsID>/
 	cleanIdx   map[string]cleanEntry
 	cleanDirty bool
@@ -162,6 +163,9 @@ func (b *builder) open() error {
 		return b.bad("testset", "%s is not a vcr generate output folder: %v", b.dir, err)
 	}
 	b.ri = ri
+	if st, err := testset.ReadStatus(b.dir); err == nil && !st.Complete {
+		b.warn("the test set in %s is not complete (vcr generate has not finished or was interrupted); the design uses the rows written so far", b.dir)
+	}
 	runJSON, err := os.ReadFile(filepath.Join(b.dir, testset.RunFile))
 	if err != nil {
 		return err
@@ -791,7 +795,7 @@ func (b *builder) clean(s *source) (string, error) {
 			return rel, nil
 		}
 	}
-	srcs, err := b.sources0()
+	srcs, err := b.openSources()
 	if err != nil {
 		return "", err
 	}
@@ -823,8 +827,8 @@ func (b *builder) clean(s *source) (string, error) {
 	return rel, nil
 }
 
-// sources0 opens the dataset the clean originals are read from, once.
-func (b *builder) sources0() (*evaluate.DatasetSources, error) {
+// openSources opens the dataset the clean originals are read from, once.
+func (b *builder) openSources() (*evaluate.DatasetSources, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.srcs == nil && b.srcErr == nil {

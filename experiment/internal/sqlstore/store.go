@@ -30,9 +30,6 @@ type Dialect struct {
 	// must be serialised against other processes: Init, Join, SetStatus
 	// and Abandon.
 	Lock string
-	// LockRow is appended to the query that reads the participant row in
-	// Respond, e.g. " FOR UPDATE OF p".
-	LockRow string
 	// Time converts a time (UTC, µs precision) to the stored value.
 	Time func(time.Time) any
 	// ReadTx are the options of the read-only snapshot Progress reads.
@@ -226,7 +223,7 @@ func (s *Store) Init(ctx context.Context, d *experiment.Design) error {
 	if err := s.migrate(ctx); err != nil {
 		return s.wrap("migrate", err)
 	}
-	for _, q := range []string{s.respondCheck(), respondUpdate, respondTouch} {
+	for _, q := range []string{respondTouch, respondCheck, respondUpdate} {
 		if _, err := s.stmt(ctx, s.w, q); err != nil {
 			return s.wrap("prepare", err)
 		}
@@ -515,22 +512,21 @@ func (s *Store) TrialByToken(ctx context.Context, token string) (*experiment.Tri
 	return t, nil
 }
 
-// The statements of Respond, prepared by Init.
+// The statements of Respond, prepared by Init. respondTouch comes first:
+// it locks the participant's row (PostgreSQL; SQLite's writer is serial
+// anyway), so the statements after it see every answer committed before,
+// and submissions for one participant queue there.
 const (
+	respondTouch = `UPDATE participants SET last_seen = ? WHERE id = ? RETURNING status`
+	// respondCheck reads whether the trial is answered and the
+	// participant's next unanswered trial (from the partial index
+	// trials_open).
+	respondCheck = `SELECT t.answered_at IS NOT NULL,
+			(SELECT MIN(u.idx) FROM trials u WHERE u.participant = t.participant AND u.answered_at IS NULL)
+		FROM trials t WHERE t.participant = ? AND t.idx = ?`
 	respondUpdate = `UPDATE trials SET response = ?, rt_ms = ?, shown_ms = ?, mask_ms = ?, refresh_hz = ?,
 		frames = ?, timing_ok = ?, input = ?, answered_at = ? WHERE participant = ? AND idx = ? AND answered_at IS NULL`
-	respondTouch = `UPDATE participants SET last_seen = ? WHERE id = ?`
 )
-
-// respondCheck reads, in one statement, the participant's status, whether
-// the trial exists and is answered, and the participant's next unanswered
-// trial (from the partial index trials_open).
-func (s *Store) respondCheck() string {
-	return `SELECT p.status, t.idx, t.answered_at IS NOT NULL,
-			(SELECT MIN(u.idx) FROM trials u WHERE u.participant = p.id AND u.answered_at IS NULL)
-		FROM participants p LEFT JOIN trials t ON t.participant = p.id AND t.idx = ?
-		WHERE p.id = ?` + s.d.LockRow
-}
 
 // Respond implements experiment.Store. The checks, in order: unknown
 // participant or index → ErrNotFound; answered already → ErrAnswered (so a
@@ -546,22 +542,29 @@ func (s *Store) Respond(ctx context.Context, participant int64, index int, r exp
 	}
 	at := s.now(r.At)
 	err := s.write(ctx, false, func(tx *sql.Tx) error {
-		check, err := s.txStmt(ctx, tx, s.respondCheck())
+		touch, err := s.txStmt(ctx, tx, respondTouch)
 		if err != nil {
 			return err
 		}
 		var status string
-		var idx, next sql.NullInt64
-		var answered sql.NullBool
-		err = check.QueryRowContext(ctx, index, participant).Scan(&status, &idx, &answered, &next)
+		if err := touch.QueryRowContext(ctx, s.d.Time(at), participant).Scan(&status); errors.Is(err, sql.ErrNoRows) {
+			return experiment.ErrNotFound
+		} else if err != nil {
+			return err
+		}
+		check, err := s.txStmt(ctx, tx, respondCheck)
+		if err != nil {
+			return err
+		}
+		var answered bool
+		var next sql.NullInt64
+		err = check.QueryRowContext(ctx, participant, index).Scan(&answered, &next)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 			return experiment.ErrNotFound
 		case err != nil:
 			return err
-		case !idx.Valid:
-			return experiment.ErrNotFound
-		case answered.Bool:
+		case answered:
 			return experiment.ErrAnswered
 		case status != string(experiment.StatusActive):
 			return experiment.ErrClosed
@@ -580,16 +583,11 @@ func (s *Store) Respond(ctx context.Context, participant int64, index int, r exp
 		if n, err := res.RowsAffected(); err != nil {
 			return err
 		} else if n != 1 {
-			// Unreachable while the participant row is locked; kept so a
-			// lost race can never overwrite an answer.
+			// Unreachable while the participant row is locked; kept so
+			// that a lost race can never overwrite an answer.
 			return experiment.ErrAnswered
 		}
-		touch, err := s.txStmt(ctx, tx, respondTouch)
-		if err != nil {
-			return err
-		}
-		_, err = touch.ExecContext(ctx, s.d.Time(at), participant)
-		return err
+		return nil
 	})
 	return s.wrap(op, err)
 }

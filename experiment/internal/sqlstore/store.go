@@ -298,9 +298,9 @@ func (s *Store) Join(ctx context.Context, req experiment.JoinRequest) (*experime
 	var created bool
 	err = s.write(ctx, true, func(tx *sql.Tx) error {
 		p, created = nil, false
-		old, err := scanParticipant(tx.QueryRowContext(ctx, s.q(`SELECT `+participantCols+` FROM participants WHERE external_id = ?`), req.ExternalID))
+		old, err := scanParticipant(tx.QueryRowContext(ctx, s.q(qByExternalID), req.ExternalID))
 		if err == nil {
-			if _, err := tx.ExecContext(ctx, s.q(`UPDATE participants SET session_hash = ?, last_seen = ? WHERE id = ?`),
+			if _, err := tx.ExecContext(ctx, s.q(qRejoin),
 				req.SessionHash, s.d.Time(now), old.ID); err != nil {
 				return err
 			}
@@ -318,7 +318,7 @@ func (s *Store) Join(ctx context.Context, req experiment.JoinRequest) (*experime
 		np := &experiment.Participant{ExternalID: req.ExternalID, Platform: req.Platform, StudyID: req.StudyID,
 			SessionID: req.SessionID, Batch: batch, Status: experiment.StatusActive, UserAgent: req.UserAgent,
 			Created: now, LastSeen: now}
-		if err := tx.QueryRowContext(ctx, s.q(`SELECT COALESCE(MAX(seq) + 1, 0) FROM participants`)).Scan(&np.Seq); err != nil {
+		if err := tx.QueryRowContext(ctx, s.q(qNextSeq)).Scan(&np.Seq); err != nil {
 			return err
 		}
 		var dbBatch any
@@ -351,8 +351,7 @@ func (s *Store) pickBatch(ctx context.Context, tx *sql.Tx, d *experiment.Design)
 		return -1, nil
 	}
 	holders := make([]int, len(d.Batches))
-	rows, err := tx.QueryContext(ctx, s.q(`SELECT batch, COUNT(*) FROM participants
-		WHERE batch IS NOT NULL AND status IN ('active', 'completed') GROUP BY batch`))
+	rows, err := tx.QueryContext(ctx, s.q(qHolders))
 	if err != nil {
 		return 0, err
 	}
@@ -415,7 +414,7 @@ func (s *Store) BySession(ctx context.Context, h []byte) (*experiment.Participan
 	if len(h) == 0 {
 		return nil, s.wrap("by session", experiment.ErrNotFound)
 	}
-	st, err := s.stmt(ctx, s.r, `SELECT `+participantCols+` FROM participants WHERE session_hash = ? ORDER BY id LIMIT 1`)
+	st, err := s.stmt(ctx, s.r, qBySession)
 	if err != nil {
 		return nil, s.wrap("by session", err)
 	}
@@ -455,7 +454,7 @@ func scanTrial(row scanner) (*experiment.Trial, error) {
 
 // Trials implements experiment.Store.
 func (s *Store) Trials(ctx context.Context, participant int64) ([]experiment.Trial, error) {
-	st, err := s.stmt(ctx, s.r, `SELECT `+trialCols+` FROM trials WHERE participant = ? ORDER BY idx`)
+	st, err := s.stmt(ctx, s.r, qTrials)
 	if err != nil {
 		return nil, s.wrap("trials", err)
 	}
@@ -470,7 +469,7 @@ func (s *Store) Trials(ctx context.Context, participant int64) ([]experiment.Tri
 	})
 	if err == nil && len(out) == 0 {
 		var one int
-		err = s.r.QueryRowContext(ctx, s.q(`SELECT 1 FROM participants WHERE id = ?`), participant).Scan(&one)
+		err = s.r.QueryRowContext(ctx, s.q(qExists), participant).Scan(&one)
 		if errors.Is(err, sql.ErrNoRows) {
 			err = experiment.ErrNotFound
 		}
@@ -498,7 +497,7 @@ func each(ctx context.Context, st *sql.Stmt, args []any, fn func(*sql.Rows) erro
 
 // TrialByToken implements experiment.Store.
 func (s *Store) TrialByToken(ctx context.Context, token string) (*experiment.Trial, error) {
-	st, err := s.stmt(ctx, s.r, `SELECT `+trialCols+` FROM trials WHERE token = ?`)
+	st, err := s.stmt(ctx, s.r, qByToken)
 	if err != nil {
 		return nil, s.wrap("trial by token", err)
 	}
@@ -511,22 +510,6 @@ func (s *Store) TrialByToken(ctx context.Context, token string) (*experiment.Tri
 	}
 	return t, nil
 }
-
-// The statements of Respond, prepared by Init. respondTouch comes first:
-// it locks the participant's row (PostgreSQL; SQLite's writer is serial
-// anyway), so the statements after it see every answer committed before,
-// and submissions for one participant queue there.
-const (
-	respondTouch = `UPDATE participants SET last_seen = ? WHERE id = ? RETURNING status`
-	// respondCheck reads whether the trial is answered and the
-	// participant's next unanswered trial (from the partial index
-	// trials_open).
-	respondCheck = `SELECT t.answered_at IS NOT NULL,
-			(SELECT MIN(u.idx) FROM trials u WHERE u.participant = t.participant AND u.answered_at IS NULL)
-		FROM trials t WHERE t.participant = ? AND t.idx = ?`
-	respondUpdate = `UPDATE trials SET response = ?, rt_ms = ?, shown_ms = ?, mask_ms = ?, refresh_hz = ?,
-		frames = ?, timing_ok = ?, input = ?, answered_at = ? WHERE participant = ? AND idx = ? AND answered_at IS NULL`
-)
 
 // Respond implements experiment.Store. The checks, in order: unknown
 // participant or index → ErrNotFound; answered already → ErrAnswered (so a
@@ -603,7 +586,7 @@ func (s *Store) SetStatus(ctx context.Context, participant int64, st experiment.
 	}
 	now = s.now(now)
 	err := s.write(ctx, true, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, s.q(`UPDATE participants SET status = ?, reason = ?, last_seen = ? WHERE id = ?`),
+		res, err := tx.ExecContext(ctx, s.q(qSetStatus),
 			string(st), reason, s.d.Time(now), participant)
 		if err != nil {
 			return err
@@ -625,7 +608,7 @@ const AbandonReason = "abandoned"
 func (s *Store) Abandon(ctx context.Context, before time.Time) (int, error) {
 	var n int64
 	err := s.write(ctx, true, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, s.q(`UPDATE participants SET status = ?, reason = ? WHERE status = ? AND last_seen < ?`),
+		res, err := tx.ExecContext(ctx, s.q(qAbandon),
 			string(experiment.StatusAbandoned), AbandonReason, string(experiment.StatusActive), s.d.Time(before.UTC()))
 		if err != nil {
 			return err

@@ -34,7 +34,7 @@ CREATE TABLE participants (
 	last_seen TEXT NOT NULL
 );
 CREATE INDEX participants_session ON participants (session_hash);
-CREATE INDEX participants_batch ON participants (batch, status);
+CREATE INDEX participants_batch ON participants (status, batch);
 CREATE INDEX participants_seen ON participants (status, last_seen);
 
 -- The plans; the answer columns are NULL until answered_at is set.

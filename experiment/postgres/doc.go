@@ -20,7 +20,7 @@
 // (synchronous_commit on, the default). Progress reads one REPEATABLE READ
 // snapshot.
 //
-// The schema is in migrations/*.sql, embedded and applied by Init; the
-// SQLite backend (experiment/sqlite) keeps the same tables and shares the
-// Go code (experiment/internal/sqlstore).
+// The schema (experiment/internal/sqlstore/migrations/*.sql, embedded,
+// applied by Init and recorded in schema_migrations) and the Go code are
+// shared with the SQLite backend (experiment/sqlite); only the column types and the locking differ.
 package postgres

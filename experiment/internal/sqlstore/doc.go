@@ -4,8 +4,9 @@
 // placeholder syntax, how write transactions are serialised, how times are
 // stored and which errors are worth a retry.
 //
-// Tables (each backend's migrations/*.sql create them, applied in order by
-// Init and recorded in schema_migrations):
+// Tables (migrations/*.sql create them, text/template templates filled
+// with the dialect's column Types, applied in version order by Init and
+// recorded in schema_migrations):
 //
 //	design        the one recorded design: hash, name, canonical JSON
 //	batches       one row per design batch (id, number of stimuli)

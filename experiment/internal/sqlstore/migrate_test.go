@@ -9,15 +9,15 @@ import (
 func TestMigrations(t *testing.T) {
 	fsys := fstest.MapFS{
 		"0002_more.sql": {Data: []byte("-- a comment; with a semicolon\nALTER TABLE a ADD b TEXT;\n")},
-		"0001_init.sql": {Data: []byte("CREATE TABLE a (\n\tx TEXT DEFAULT 'p;q'\n);\nCREATE INDEX i ON a (x);")},
+		"0001_init.sql": {Data: []byte("CREATE TABLE a (\n\tx {{.Time}} DEFAULT 'p;q'\n){{.ClusteredTable}};\nCREATE INDEX i ON a (x);")},
 		"README":        {Data: []byte("not a migration")},
 	}
-	got, err := Migrations(fsys)
+	got, err := Migrations(fsys, Types{Time: "TEXT", ClusteredTable: " WITHOUT ROWID"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []Migration{
-		{1, "init", []string{"CREATE TABLE a (\n\tx TEXT DEFAULT 'p;q'\n)", "CREATE INDEX i ON a (x)"}},
+		{1, "init", []string{"CREATE TABLE a (\n\tx TEXT DEFAULT 'p;q'\n) WITHOUT ROWID", "CREATE INDEX i ON a (x)"}},
 		{2, "more", []string{"ALTER TABLE a ADD b TEXT"}},
 	}
 	if len(got) != len(want) {
@@ -31,8 +31,9 @@ func TestMigrations(t *testing.T) {
 	for _, bad := range []fstest.MapFS{
 		{"init.sql": {Data: []byte("SELECT 1;")}},
 		{"0001_a.sql": {Data: []byte("SELECT 1;")}, "01_b.sql": {Data: []byte("SELECT 2;")}},
+		{"0001_a.sql": {Data: []byte("CREATE TABLE a (x {{.Nope}});")}},
 	} {
-		if _, err := Migrations(bad); err == nil {
+		if _, err := Migrations(bad, Types{}); err == nil {
 			t.Errorf("Migrations(%v) succeeded", bad)
 		}
 	}

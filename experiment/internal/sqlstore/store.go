@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"math"
 	"slices"
 	"strings"
@@ -37,10 +36,8 @@ type Dialect struct {
 	// Retryable reports whether a failed write transaction may be retried
 	// (deadlock, serialisation failure); nil for never.
 	Retryable func(error) bool
-	// Migrations holds the schema migrations, NNNN_name.sql, applied in
-	// version order by Init; statements are separated by a ';' at the end
-	// of a line.
-	Migrations fs.FS
+	// Types are the column types of the schema.
+	Types Types
 }
 
 // TimeLayout is how SQLite stores times: fixed width, UTC, microseconds, so
@@ -414,18 +411,21 @@ func (s *Store) BySession(ctx context.Context, h []byte) (*experiment.Participan
 	if len(h) == 0 {
 		return nil, s.wrap("by session", experiment.ErrNotFound)
 	}
-	st, err := s.stmt(ctx, s.r, qBySession)
-	if err != nil {
-		return nil, s.wrap("by session", err)
+	return one(ctx, s, "by session", qBySession, scanParticipant, h)
+}
+
+// one reads the row of a point query with scan: ErrNotFound when there is
+// none.
+func one[T any](ctx context.Context, s *Store, op, query string, scan func(scanner) (T, error), args ...any) (T, error) {
+	var v T
+	st, err := s.stmt(ctx, s.r, query)
+	if err == nil {
+		v, err = scan(st.QueryRowContext(ctx, args...))
 	}
-	p, err := scanParticipant(st.QueryRowContext(ctx, h))
 	if errors.Is(err, sql.ErrNoRows) {
 		err = experiment.ErrNotFound
 	}
-	if err != nil {
-		return nil, s.wrap("by session", err)
-	}
-	return p, nil
+	return v, s.wrap(op, err)
 }
 
 const trialCols = `participant, idx, role, stimulus_id, token, mask, response, rt_ms, shown_ms, mask_ms, refresh_hz, frames, timing_ok, input, answered_at`
@@ -497,18 +497,7 @@ func each(ctx context.Context, st *sql.Stmt, args []any, fn func(*sql.Rows) erro
 
 // TrialByToken implements experiment.Store.
 func (s *Store) TrialByToken(ctx context.Context, token string) (*experiment.Trial, error) {
-	st, err := s.stmt(ctx, s.r, qByToken)
-	if err != nil {
-		return nil, s.wrap("trial by token", err)
-	}
-	t, err := scanTrial(st.QueryRowContext(ctx, token))
-	if errors.Is(err, sql.ErrNoRows) {
-		err = experiment.ErrNotFound
-	}
-	if err != nil {
-		return nil, s.wrap("trial by token", err)
-	}
-	return t, nil
+	return one(ctx, s, "trial by token", qByToken, scanTrial, token)
 }
 
 // Respond implements experiment.Store. The checks, in order: unknown
@@ -741,40 +730,33 @@ func (s *Store) progress(ctx context.Context, tx *sql.Tx, d *experiment.Design) 
 
 // Participants implements experiment.Store.
 func (s *Store) Participants(ctx context.Context, fn func(*experiment.Participant) error) error {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+participantCols+` FROM participants ORDER BY id`)
-	if err != nil {
-		return s.wrap("participants", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		p, err := scanParticipant(rows)
-		if err != nil {
-			return s.wrap("participants", err)
-		}
-		if err := fn(p); err != nil {
-			return err
-		}
-	}
-	return s.wrap("participants", rows.Err())
+	return iterate(ctx, s, "participants", `SELECT `+participantCols+` FROM participants ORDER BY id`, scanParticipant, fn)
 }
 
 // Answered implements experiment.Store.
 func (s *Store) Answered(ctx context.Context, fn func(*experiment.Trial) error) error {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+trialCols+` FROM trials WHERE answered_at IS NOT NULL ORDER BY participant, idx`)
+	return iterate(ctx, s, "answered trials",
+		`SELECT `+trialCols+` FROM trials WHERE answered_at IS NOT NULL ORDER BY participant, idx`, scanTrial, fn)
+}
+
+// iterate calls fn for each row of query, read with scan; fn's error is
+// returned as it is.
+func iterate[T any](ctx context.Context, s *Store, op, query string, scan func(scanner) (T, error), fn func(T) error) error {
+	rows, err := s.r.QueryContext(ctx, query)
 	if err != nil {
-		return s.wrap("answered trials", err)
+		return s.wrap(op, err)
 	}
 	defer rows.Close()
 	for rows.Next() {
-		t, err := scanTrial(rows)
+		v, err := scan(rows)
 		if err != nil {
-			return s.wrap("answered trials", err)
+			return s.wrap(op, err)
 		}
-		if err := fn(t); err != nil {
+		if err := fn(v); err != nil {
 			return err
 		}
 	}
-	return s.wrap("answered trials", rows.Err())
+	return s.wrap(op, rows.Err())
 }
 
 // Close implements experiment.Store.

@@ -1,7 +1,6 @@
--- The experiment schema (SQLite). experiment/postgres/migrations holds the
--- same tables in PostgreSQL's types; keep the two in step.
--- Times are TEXT in UTC, 2006-01-02T15:04:05.000000Z (fixed width, so text
--- order is time order).
+-- The experiment schema. Migrations are text/template templates filled
+-- with the dialect's Types, so that SQLite and PostgreSQL get the same
+-- tables, each in its own column types (see Types).
 
 -- The one recorded design (id is always 1).
 CREATE TABLE design (
@@ -9,7 +8,7 @@ CREATE TABLE design (
 	hash TEXT NOT NULL,
 	name TEXT NOT NULL,
 	design TEXT NOT NULL,
-	created TEXT NOT NULL
+	created {{.Time}} NOT NULL
 );
 
 -- One row per batch of the design; id is the batch's index.
@@ -19,8 +18,8 @@ CREATE TABLE batches (
 );
 
 CREATE TABLE participants (
-	id INTEGER PRIMARY KEY,
-	seq INTEGER NOT NULL UNIQUE,
+	id {{.ID}},
+	seq {{.Int64}} NOT NULL UNIQUE,
 	external_id TEXT NOT NULL UNIQUE,
 	platform TEXT NOT NULL,
 	study_id TEXT NOT NULL DEFAULT '',
@@ -29,32 +28,34 @@ CREATE TABLE participants (
 	status TEXT NOT NULL CHECK (status IN ('active', 'completed', 'screened_out', 'excluded', 'abandoned')),
 	reason TEXT NOT NULL DEFAULT '',
 	user_agent TEXT NOT NULL DEFAULT '',
-	session_hash BLOB,
-	created TEXT NOT NULL,
-	last_seen TEXT NOT NULL
+	session_hash {{.Blob}},
+	created {{.Time}} NOT NULL,
+	last_seen {{.Time}} NOT NULL
 );
 CREATE INDEX participants_session ON participants (session_hash);
+-- Covers the holder counts of Join.
 CREATE INDEX participants_batch ON participants (status, batch);
+-- Abandon's search.
 CREATE INDEX participants_seen ON participants (status, last_seen);
 
 -- The plans; the answer columns are NULL until answered_at is set.
 CREATE TABLE trials (
-	participant INTEGER NOT NULL REFERENCES participants (id),
+	participant {{.Int64}} NOT NULL REFERENCES participants (id),
 	idx INTEGER NOT NULL,
 	role TEXT NOT NULL,
 	stimulus_id TEXT NOT NULL,
 	token TEXT NOT NULL UNIQUE,
 	mask INTEGER NOT NULL,
 	response TEXT,
-	rt_ms REAL,
-	shown_ms REAL,
-	mask_ms REAL,
-	refresh_hz REAL,
+	rt_ms {{.Float}},
+	shown_ms {{.Float}},
+	mask_ms {{.Float}},
+	refresh_hz {{.Float}},
 	frames INTEGER,
-	timing_ok INTEGER,
+	timing_ok {{.Bool}},
 	input TEXT,
-	answered_at TEXT,
+	answered_at {{.Time}},
 	PRIMARY KEY (participant, idx)
-) WITHOUT ROWID;
+){{.ClusteredTable}};
 -- Each participant's unanswered trials: the next one is the first.
 CREATE INDEX trials_open ON trials (participant, idx) WHERE answered_at IS NULL;

@@ -11,7 +11,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/vcr-bench/vcr/experiment"
 	"github.com/vcr-bench/vcr/experiment/postgres"
@@ -139,51 +138,6 @@ func openSchema(tb testing.TB, schema string) experiment.Store {
 
 func TestStore(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) experiment.Store { return open(t) })
-}
-
-// TestTwoProcesses joins through two stores (two connection pools, as two
-// server processes have) at once and checks the balancing still holds.
-func TestTwoProcesses(t *testing.T) {
-	ctx := context.Background()
-	d := storetest.NewDesign("two", 6, 3, 4)
-	a := open(t)
-	defer a.Close()
-	b := open(t)
-	defer b.Close()
-	for _, s := range []experiment.Store{a, b} {
-		if err := s.Init(ctx, d); err != nil {
-			t.Fatal(err)
-		}
-	}
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	holders := map[int]int{}
-	full := 0
-	for i := range 60 {
-		s := []experiment.Store{a, b}[i%2]
-		wg.Go(func() {
-			p, _, err := s.Join(ctx, experiment.JoinRequest{ExternalID: fmt.Sprint("x", i), Now: time.Now()})
-			mu.Lock()
-			defer mu.Unlock()
-			switch {
-			case err == nil:
-				holders[p.Batch]++
-			case strings.Contains(err.Error(), experiment.ErrFull.Error()):
-				full++
-			default:
-				t.Error(err)
-			}
-		})
-	}
-	wg.Wait()
-	if full != 60-6*4 {
-		t.Errorf("%d joins full, want %d", full, 60-6*4)
-	}
-	for bt := range 6 {
-		if holders[bt] != 4 {
-			t.Errorf("batch %d has %d participants, want 4", bt, holders[bt])
-		}
-	}
 }
 
 func TestOpenErrors(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
 
+	"github.com/vcr-bench/vcr/experiment"
 	"github.com/vcr-bench/vcr/experiment/internal/sqlstore"
 )
 
@@ -66,3 +67,5 @@ func retryable(err error) bool {
 	var pe *pgconn.PgError
 	return errors.As(err, &pe) && (pe.Code == "40001" || pe.Code == "40P01")
 }
+
+var _ experiment.Store = (*Store)(nil)

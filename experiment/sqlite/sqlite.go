@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vcr-bench/vcr/experiment"
 	"github.com/vcr-bench/vcr/experiment/internal/sqlstore"
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
 )
@@ -70,3 +71,5 @@ func Open(path string) (*Store, error) {
 	})
 	return &Store{s}, nil
 }
+
+var _ experiment.Store = (*Store)(nil)

@@ -101,18 +101,27 @@ func (s *Store) q(query string) string {
 	return b.String()
 }
 
-// stmt returns query prepared on db, s.w or s.r (prepared once, then
-// reused; database/sql prepares it on each connection as needed).
+// stmt returns query prepared on db, s.w or s.r. Init prepares the
+// statements of the frequent operations; one asked for before is prepared
+// here (database/sql then prepares it on each connection as needed).
 func (s *Store) stmt(ctx context.Context, db *sql.DB, query string) (*sql.Stmt, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	k := stmtKey{db, query}
-	if st, ok := s.stmts[k]; ok {
+	s.mu.Lock()
+	st, ok := s.stmts[k]
+	s.mu.Unlock()
+	if ok {
 		return st, nil
 	}
+	// Prepare without holding mu: it may wait for a connection.
 	st, err := db.PrepareContext(ctx, s.q(query))
 	if err != nil {
 		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if old, ok := s.stmts[k]; ok {
+		st.Close()
+		return old, nil
 	}
 	s.stmts[k] = st
 	return st, nil
@@ -220,8 +229,11 @@ func (s *Store) Init(ctx context.Context, d *experiment.Design) error {
 	if err := s.migrate(ctx); err != nil {
 		return s.wrap("migrate", err)
 	}
-	for _, q := range []string{respondTouch, respondCheck, respondUpdate} {
-		if _, err := s.stmt(ctx, s.w, q); err != nil {
+	for _, q := range []struct {
+		db    *sql.DB
+		query string
+	}{{s.w, respondTouch}, {s.w, respondCheck}, {s.w, respondUpdate}, {s.r, qBySession}, {s.r, qTrials}, {s.r, qByToken}} {
+		if _, err := s.stmt(ctx, q.db, q.query); err != nil {
 			return s.wrap("prepare", err)
 		}
 	}

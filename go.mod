@@ -10,3 +10,5 @@ require (
 	gonum.org/v1/gonum v0.17.0
 	google.golang.org/protobuf v1.36.12
 )
+
+require golang.org/x/time v0.16.0 // indirect

@@ -625,4 +625,3 @@ func smallInt(v string, n int) (int, bool) {
 	}
 	return i, i < n
 }
-

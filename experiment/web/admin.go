@@ -136,7 +136,7 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
 	http.NewResponseController(w).SetWriteDeadline(time.Now().Add(30 * time.Minute))
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 	w.Header().Set("Content-Disposition", `attachment; filename="trials.csv"`)
-	if _, err := export(r.Context(), s.store, s.d, w); err != nil {
+	if _, err := experiment.Export(r.Context(), s.store, s.d, w); err != nil {
 		// Headers may be gone already; log it and cut the response short.
 		s.log.Error("export", "err", err)
 		panic(http.ErrAbortHandler)

@@ -275,7 +275,7 @@ func TestResume(t *testing.T) {
 }
 
 // TestAbandoned: a participant marked abandoned sees the session as
-// closed and cannot answer.
+// abandoned and cannot answer.
 func TestAbandoned(t *testing.T) {
 	e := newEnv(t, nil)
 	c := e.client()
@@ -284,7 +284,7 @@ func TestAbandoned(t *testing.T) {
 		t.Fatalf("abandoned %d", n)
 	}
 	st := c.state()
-	if st.Phase != "closed" || st.Trial != nil || st.Completion != nil {
+	if st.Phase != "abandoned" || st.Trial != nil || st.Completion != nil {
 		t.Errorf("state %+v", st)
 	}
 	if res, _ := c.respondRaw(answer(0, "cat"), nil); res.StatusCode != http.StatusConflict {

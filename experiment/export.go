@@ -103,20 +103,9 @@ func Export(ctx context.Context, s Store, d *Design, w io.Writer) (ExportSummary
 			sum.Participants++
 			sum.ByStatus[p.Status]++
 		}
-		excluded, reason := false, ""
-		switch p.Status {
-		case StatusExcluded, StatusScreenedOut, StatusAbandoned:
-			excluded, reason = true, string(p.Status)
-			if p.Reason != "" {
-				reason += ": " + p.Reason
-			}
-		}
+		excluded, reason := exclusion(d, p, a)
 		if !a.TimingOK {
 			sum.TimingMisses++
-			if d.ExcludeTimingMisses && !excluded {
-				excluded = true
-				reason = fmt.Sprintf("timing: stimulus shown %s ms at %s Hz, target %d ms", fnum(a.ShownMS), fnum(a.RefreshHz), d.Timing.Stimulus.Milliseconds())
-			}
 		}
 		sum.Rows++
 		if excluded {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -191,6 +192,9 @@ func (c *curveCache) get(ctx context.Context, s *Server) (*curveData, error) {
 
 // curveName is the curve a stimulus belongs to ("" for clean originals).
 func curveName(st *experiment.Stimulus) string {
+	if st.Pair != "" {
+		return strings.Replace(st.Pair, "|", " vs ", 1)
+	}
 	if st.Corruption == "" && st.Corruption2 == "" {
 		return ""
 	}

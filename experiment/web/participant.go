@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"html/template"
 	"io"
 	"math"
@@ -579,6 +580,10 @@ func (s *Server) handleMask(w http.ResponseWriter, r *http.Request) {
 	wh, err := s.imageSize(stim.Path)
 	if err != nil {
 		s.fail(w, r, err)
+		return
+	}
+	if wh[0] < 1 || wh[1] < 1 || wh[0]*wh[1] > experiment.MaxMaskPixels {
+		s.fail(w, r, fmt.Errorf("stimulus %s is %d×%d, too large for a mask", stim.ID, wh[0], wh[1]))
 		return
 	}
 	b := s.mask(t.Mask, wh[0], wh[1])

@@ -346,7 +346,8 @@ func curveChart(c *curveSeries, cleanN, cleanK int) plot.Chart {
 	if len(x) >= curveMinFit {
 		if f, err := spline.FitMonotone(x, y, wt, opt); err == nil {
 			hi := x[len(x)-1]
-			for v := 0.0; v <= hi+1e-9; v += 0.01 {
+			for i := 0; float64(i)/100 <= hi+1e-9; i++ {
+				v := float64(i) / 100
 				cv.X, cv.Y = append(cv.X, v), append(cv.Y, f.Eval(v))
 			}
 			ch.Curves = []plot.Curve{cv}

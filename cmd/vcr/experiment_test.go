@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -18,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vcr-bench/vcr/experiment/postgres"
 	"github.com/vcr-bench/vcr/imageio"
 	"github.com/vcr-bench/vcr/internal/testimg"
 )
@@ -363,5 +366,54 @@ func TestExperimentUsage(t *testing.T) {
 	}
 	if got := storeName("postgres://vcr:secret@db.internal/study"); strings.Contains(got, "secret") {
 		t.Errorf("storeName leaks the password: %s", got)
+	}
+}
+
+// TestExperimentServePostgres serves and exports with PostgreSQL: two
+// server processes' worth of serve commands (one after the other) on one
+// database at $VCR_TEST_POSTGRES (skipped without it unless
+// VCR_REQUIRE_POSTGRES=1, as in CI).
+func TestExperimentServePostgres(t *testing.T) {
+	base := os.Getenv("VCR_TEST_POSTGRES")
+	if base == "" {
+		if os.Getenv("VCR_REQUIRE_POSTGRES") == "1" {
+			t.Fatal("VCR_REQUIRE_POSTGRES=1 but VCR_TEST_POSTGRES is not set")
+		}
+		t.Skip("set VCR_TEST_POSTGRES to a postgres:// URL of a role that may create databases")
+	}
+	ctx := context.Background()
+	admin, err := postgres.Open(ctx, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	b := make([]byte, 6)
+	rand.Read(b)
+	name := "vcr_cli_test_" + hex.EncodeToString(b)
+	if _, err := admin.DB().ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
+		t.Fatal(err)
+	}
+	defer admin.DB().ExecContext(ctx, "DROP DATABASE "+name+" WITH (FORCE)")
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/" + name
+	dsn := u.String()
+
+	cfg := experimentFixture(t, "")
+	url1, stop1 := startServe(t, "--config", cfg, "--db", dsn)
+	n := participate(t, url1, "pg-1")
+	if code, _, errOut := stop1(); code != exitOK {
+		t.Fatalf("serve: exit %d\n%s", code, errOut)
+	}
+	// A second server (a restart, or another instance) continues the study.
+	url2, stop2 := startServe(t, "--config", cfg, "--db", dsn)
+	n += participate(t, url2, "pg-2")
+	stop2()
+	out := filepath.Join(t.TempDir(), "trials.csv")
+	mustRun(t, "experiment", "export", "--db", dsn, "--out", out)
+	if rows := readCSV(t, out); len(rows) != 1+n {
+		t.Errorf("%d rows, want %d", len(rows)-1, n)
 	}
 }

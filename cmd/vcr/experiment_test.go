@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/rand"
@@ -8,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -415,5 +417,53 @@ func TestExperimentServePostgres(t *testing.T) {
 	mustRun(t, "experiment", "export", "--db", dsn, "--out", out)
 	if rows := readCSV(t, out); len(rows) != 1+n {
 		t.Errorf("%d rows, want %d", len(rows)-1, n)
+	}
+}
+
+// TestExperimentGracefulShutdown: on interruption the server stops
+// accepting connections but finishes a request in flight.
+func TestExperimentGracefulShutdown(t *testing.T) {
+	cfg := experimentFixture(t, "")
+	base, stop := startServe(t, "--config", cfg, "--db", filepath.Join(t.TempDir(), "exp.sqlite"))
+	host := strings.TrimPrefix(base, "http://")
+	conn, err := net.Dial("tcp", host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	body := "csrf=x&token=wrong-token-0123456789"
+	fmt.Fprintf(conn, "POST /admin/login HTTP/1.1\r\nHost: %s\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: %d\r\n\r\n%s", host, len(body), body[:5])
+	time.Sleep(200 * time.Millisecond) // the handler now waits for the body
+	stopped := make(chan int, 1)
+	go func() { code, _, _ := stop(); stopped <- code }()
+	// New connections are refused once the shutdown began.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		c, err := net.DialTimeout("tcp", host, time.Second)
+		if err != nil {
+			break
+		}
+		c.Close()
+		if time.Now().After(deadline) {
+			t.Fatal("the server still accepts connections")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	select {
+	case code := <-stopped:
+		t.Fatalf("serve exited (%d) with a request in flight", code)
+	default:
+	}
+	io.WriteString(conn, body[5:])
+	res, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("the request in flight got no response: %v", err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusForbidden { // no CSRF cookie
+		t.Errorf("in-flight request: %d, want 403", res.StatusCode)
+	}
+	if code := <-stopped; code != exitOK {
+		t.Errorf("serve exit %d, want 0", code)
 	}
 }

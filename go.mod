@@ -7,9 +7,11 @@ require (
 	golang.org/x/image v0.47.0
 	golang.org/x/sys v0.49.0
 	golang.org/x/term v0.47.0
+	golang.org/x/time v0.16.0
 	gonum.org/v1/gonum v0.17.0
 	google.golang.org/protobuf v1.36.12
 	modernc.org/sqlite v1.61.1
+	sigs.k8s.io/yaml v1.6.0
 )
 
 require (
@@ -29,7 +31,4 @@ require (
 	modernc.org/memory v1.12.1 // indirect
 )
 
-require (
-	go.yaml.in/yaml/v2 v2.4.2 // indirect
-	sigs.k8s.io/yaml v1.6.0 // indirect
-)
+require go.yaml.in/yaml/v2 v2.4.2 // indirect

@@ -47,6 +47,9 @@ type Config struct {
 	// of the state's categories at random (AnswerSame/AnswerDifferent when
 	// the state lists none).
 	Answer func(s *State, rng *rand.Rand) string
+	// OnAck, if set, is called after each acknowledged response (from the
+	// participant's goroutine: it must be safe for concurrent use).
+	OnAck func(Ack)
 	// Transport, if set, replaces the default transport (shared by all
 	// participants; each has its own cookie jar).
 	Transport http.RoundTripper
@@ -565,7 +568,11 @@ func (p *participant) respond(ctx context.Context, st *State) (*State, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.rec.ack(Ack{ExternalID: p.id, Index: st.Trial.Index, Response: answer, RTms: rt, At: time.Now()})
+	a := Ack{ExternalID: p.id, Index: st.Trial.Index, Response: answer, RTms: rt, At: time.Now()}
+	p.rec.ack(a)
+	if p.cfg.OnAck != nil {
+		p.cfg.OnAck(a)
+	}
 	return p.parseState(out)
 }
 

@@ -73,6 +73,10 @@ type Stimulus struct {
 	Corruption2 string  `json:"corruption2,omitempty"`
 	Params2     string  `json:"params2,omitempty"`
 	DV2         float64 `json:"dv2,omitempty"`
+	// Pair is the corruption pair a distinguishability stimulus tests,
+	// "A|B" in config order (for a "same" stimulus both images have A or
+	// both have B); empty otherwise.
+	Pair string `json:"pair,omitempty"`
 }
 
 // Batch is a set of main stimuli shown together to Design.ViewsPerBatch

@@ -1,0 +1,347 @@
+package experiment
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/vcr-bench/vcr/imageio"
+	"github.com/vcr-bench/vcr/testset"
+)
+
+func TestBuildRecognition(t *testing.T) {
+	dir := fixture(t)
+	cfg := testConfig(t, dir)
+	d, sum := build(t, cfg)
+
+	// Counts.
+	if len(d.Practice) != 1 || len(d.Qualification) != 2 || len(d.Sanity) != 2 {
+		t.Errorf("practice/qualification/sanity = %d/%d/%d, want 1/2/2", len(d.Practice), len(d.Qualification), len(d.Sanity))
+	}
+	if len(d.Batches) == 0 {
+		t.Fatal("no batches")
+	}
+	if sum.Batches != len(d.Batches) {
+		t.Errorf("summary batches %d, design %d", sum.Batches, len(d.Batches))
+	}
+	// 5 classes × 6 images × 2 corruptions × 40 draws: tench (n01440764)
+	// is outside the 16 categories.
+	if sum.Rows != 80 {
+		t.Errorf("rows = %d, want 80", sum.Rows)
+	}
+	if sum.SkippedLabel == 0 || sum.SkippedLabel == sum.Rows {
+		t.Errorf("skipped label = %d of %d, want some (the tench images)", sum.SkippedLabel, sum.Rows)
+	}
+
+	reserved := map[string]bool{}
+	for _, id := range slices.Concat(d.Practice, d.Qualification, d.Sanity) {
+		s := d.Stimulus(id)
+		if s == nil {
+			t.Fatalf("reserved stimulus %s missing", id)
+		}
+		if !s.IsOriginal || s.Corruption != "" {
+			t.Errorf("reserved stimulus %s is not a clean original: %+v", id, s)
+		}
+		if reserved[s.SourceID] {
+			t.Errorf("source %s reserved twice", s.SourceID)
+		}
+		reserved[s.SourceID] = true
+	}
+	corrs := map[string]int{}
+	for _, b := range d.Batches {
+		if len(b.Stimuli) != cfg.TrialsPerBatch {
+			t.Errorf("batch %d has %d stimuli, want %d", b.ID, len(b.Stimuli), cfg.TrialsPerBatch)
+		}
+		seen := map[string]bool{}
+		clean := 0
+		for _, id := range b.Stimuli {
+			s := d.Stimulus(id)
+			if s == nil {
+				t.Fatalf("batch %d: stimulus %s missing", b.ID, id)
+			}
+			if seen[s.SourceID] {
+				t.Errorf("batch %d: source %s twice", b.ID, s.SourceID)
+			}
+			seen[s.SourceID] = true
+			if reserved[s.SourceID] {
+				t.Errorf("batch %d: source %s is also reserved for practice/qualification/sanity", b.ID, s.SourceID)
+			}
+			if s.Role != RoleMain {
+				t.Errorf("batch %d: stimulus %s has role %s", b.ID, id, s.Role)
+			}
+			if s.IsOriginal {
+				clean++
+			} else {
+				corrs[s.Corruption]++
+				if s.DV < 0 || s.DV > 1 || s.VIFMethod == "" || s.TestSetID < 0 {
+					t.Errorf("corrupted stimulus %s: %+v", id, s)
+				}
+			}
+			if s.GroundTruth == "n01440764" || !slices.ContainsFunc(d.Categories, func(c Category) bool { return c.Name == s.GroundTruth }) {
+				t.Errorf("stimulus %s has ground truth %q, not a category", id, s.GroundTruth)
+			}
+			// The image is in the cache, readable.
+			if _, err := imageio.Load(filepath.Join(d.Root, filepath.FromSlash(s.Path)), imageio.Options{}); err != nil {
+				t.Errorf("stimulus %s: %v", id, err)
+			}
+		}
+		if clean != 2 {
+			t.Errorf("batch %d has %d clean stimuli, want 2", b.ID, clean)
+		}
+	}
+	// Spread over corruptions: both used, neither more than twice the other.
+	a, b := corrs["gaussian_noise"], corrs["gaussian_blur"]
+	if a == 0 || b == 0 || a > 2*b || b > 2*a {
+		t.Errorf("corrupted stimuli per corruption %v: not spread", corrs)
+	}
+	if len(d.Categories) != 16 || d.Categories[0].Name != "airplane" {
+		t.Errorf("categories %v", d.Categories)
+	}
+	if d.Hash == "" || d.Hash != d.ComputeHash() {
+		t.Error("design not frozen")
+	}
+}
+
+// TestBuildCleanPairs checks that clean originals show sources that other
+// batches show corrupted, so that human.ReadTrials can pair them.
+func TestBuildCleanPairs(t *testing.T) {
+	d, _ := build(t, testConfig(t, fixture(t)))
+	corruptedIn := map[string][]int{}
+	for _, b := range d.Batches {
+		for _, id := range b.Stimuli {
+			if s := d.Stimulus(id); !s.IsOriginal {
+				corruptedIn[s.SourceID] = append(corruptedIn[s.SourceID], b.ID)
+			}
+		}
+	}
+	for _, b := range d.Batches {
+		for _, id := range b.Stimuli {
+			s := d.Stimulus(id)
+			if s.IsOriginal && len(corruptedIn[s.SourceID]) == 0 {
+				t.Errorf("clean stimulus %s (source %s) has no corrupted counterpart", id, s.SourceID)
+			}
+		}
+	}
+}
+
+func TestBuildDeterministic(t *testing.T) {
+	dir := fixture(t)
+	cfg := testConfig(t, dir)
+	d1, s1 := build(t, cfg)
+	d2, s2 := build(t, cfg) // second run: the cache is warm
+	if d1.Hash != d2.Hash {
+		t.Errorf("same config, hashes %s and %s", d1.Hash, d2.Hash)
+	}
+	if s1.CleanWritten == 0 || s2.CleanWritten != 0 || s2.CleanCached != s1.CleanWritten {
+		t.Errorf("cache: first run wrote %d, second wrote %d and found %d", s1.CleanWritten, s2.CleanWritten, s2.CleanCached)
+	}
+	// A fresh cache elsewhere gives the same design.
+	cfg3 := testConfig(t, dir)
+	d3, _ := build(t, cfg3)
+	if d3.Hash != d1.Hash {
+		t.Error("another cache folder changed the design")
+	}
+	// Another seed gives another design.
+	cfg4 := testConfig(t, dir)
+	cfg4.Seed = 12
+	d4, _ := build(t, cfg4)
+	if d4.Hash == d1.Hash {
+		t.Error("another seed gave the same design")
+	}
+	// A corrupted cache file is rewritten.
+	var clean *Stimulus
+	for i := range d1.Stimuli {
+		if d1.Stimuli[i].IsOriginal {
+			clean = &d1.Stimuli[i]
+			break
+		}
+	}
+	p := filepath.Join(d1.Root, filepath.FromSlash(clean.Path))
+	if err := os.WriteFile(p, []byte("garbage"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, s5 := build(t, cfg)
+	if s5.CleanWritten != 1 {
+		t.Errorf("after corrupting one cached file, %d rewritten, want 1", s5.CleanWritten)
+	}
+	if _, err := imageio.Load(p, imageio.Options{}); err != nil {
+		t.Errorf("rewritten clean original: %v", err)
+	}
+}
+
+func TestBuildExplicitBatches(t *testing.T) {
+	cfg := testConfig(t, fixture(t))
+	cfg.Batches = 3
+	d, _ := build(t, cfg)
+	if len(d.Batches) != 3 {
+		t.Errorf("%d batches, want 3", len(d.Batches))
+	}
+	cfg.Batches = 10000
+	_, err := Build(context.Background(), cfg)
+	if err == nil || !strings.Contains(err.Error(), "batches") {
+		t.Errorf("10000 batches: err = %v, want an error naming batches", err)
+	}
+}
+
+func TestBuildBrokenSource(t *testing.T) {
+	dir := copyFixture(t)
+	// Delete most dataset images of one class after generating: their
+	// clean originals cannot be loaded.
+	for i := range fixturePerClass - 1 {
+		if err := os.Remove(filepath.Join(dir, "data", "cat", "img"+string(rune('0'+i))+".png")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := testConfig(t, dir)
+	cfg.DatasetRoot = filepath.Join(dir, "data") // run.json records the original folder
+	d, sum := build(t, cfg)
+	if len(sum.BrokenSources) == 0 {
+		t.Fatal("no broken sources reported")
+	}
+	for _, s := range d.Stimuli {
+		if s.IsOriginal && slices.Contains(sum.BrokenSources, s.SourceID) {
+			t.Errorf("clean stimulus %s of broken source %s", s.ID, s.SourceID)
+		}
+	}
+	if len(sum.Warnings) == 0 {
+		t.Error("no warnings")
+	}
+}
+
+func TestBuildCustomCategories(t *testing.T) {
+	dir := fixture(t)
+	cfg := testConfig(t, dir)
+	cfg.Task = TaskConfig{Categories: []CategoryConfig{
+		{Name: "animal", Labels: []string{"bird", "cat", "dog"}},
+		{Name: "vehicle", Labels: []string{"car"}, Key: "v"},
+	}}
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	d, sum := build(t, cfg)
+	if got := len(d.Categories); got != 2 || d.Categories[1].Key != "v" || d.Categories[0].Label != "animal" {
+		t.Errorf("categories %+v", d.Categories)
+	}
+	for _, s := range d.Stimuli {
+		if s.GroundTruth != "animal" && s.GroundTruth != "vehicle" {
+			t.Errorf("stimulus %s: ground truth %q", s.ID, s.GroundTruth)
+		}
+	}
+	if sum.SkippedLabel == 0 {
+		t.Error("the tench rows were not skipped")
+	}
+}
+
+func TestBuildCarPreset(t *testing.T) {
+	cfg := testConfig(t, fixture(t))
+	cfg.Task = TaskConfig{Preset: PresetCar}
+	d, sum := build(t, cfg)
+	truths := map[string]int{}
+	for _, s := range d.Stimuli {
+		truths[s.GroundTruth]++
+	}
+	// "car" is a car; bird, cat, dog and the tench WordNet ID are not.
+	if truths["car"] == 0 || truths["not car"] == 0 || len(truths) != 2 {
+		t.Errorf("ground truths %v", truths)
+	}
+	if sum.SkippedLabel != 0 {
+		t.Errorf("car task skipped %d rows; every label is car or not car", sum.SkippedLabel)
+	}
+}
+
+func TestBuildCorruptionSubset(t *testing.T) {
+	cfg := testConfig(t, fixture(t))
+	cfg.Corruptions = []string{"gaussian_blur"}
+	d, sum := build(t, cfg)
+	if sum.SkippedCorruption != 40 {
+		t.Errorf("skipped %d rows of other corruptions, want 40", sum.SkippedCorruption)
+	}
+	for _, s := range d.Stimuli {
+		if s.Corruption != "" && s.Corruption != "gaussian_blur" {
+			t.Errorf("stimulus %s has corruption %s", s.ID, s.Corruption)
+		}
+	}
+	cfg.Corruptions = []string{"frost"}
+	_, err := Build(context.Background(), cfg)
+	if err == nil || !strings.Contains(err.Error(), "corruptions[0]") || !strings.Contains(err.Error(), "gaussian_blur") {
+		t.Errorf("unknown corruption: err = %v, want one naming corruptions[0] and the test set's corruptions", err)
+	}
+}
+
+func TestBuildDistinguish(t *testing.T) {
+	dir := fixture(t)
+	yaml := `
+name: dist
+kind: distinguish
+seed: 5
+testset: ` + filepath.Join(dir, "ts") + `
+cache: ` + t.TempDir() + `
+trials_per_batch: 4
+practice: 2
+distinguish:
+  pairs: [[gaussian_noise, gaussian_blur]]
+  same_fraction: 0.5
+`
+	cfg, err := ParseConfig([]byte(yaml), "dist.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ := build(t, cfg)
+	if len(d.Batches) == 0 || len(d.Practice) != 2 {
+		t.Fatalf("%d batches, %d practice", len(d.Batches), len(d.Practice))
+	}
+	practiceSrc := map[string]bool{}
+	for _, id := range d.Practice {
+		s := d.Stimulus(id)
+		practiceSrc[s.SourceID], practiceSrc[s.SourceID2] = true, true
+	}
+	used := map[int]bool{}
+	truths := map[string]int{}
+	for _, b := range d.Batches {
+		seen := map[string]bool{}
+		for _, id := range b.Stimuli {
+			s := d.Stimulus(id)
+			for _, src := range []string{s.SourceID, s.SourceID2} {
+				if seen[src] {
+					t.Errorf("batch %d: source %s twice", b.ID, src)
+				}
+				seen[src] = true
+				if practiceSrc[src] {
+					t.Errorf("batch %d: source %s also in practice", b.ID, src)
+				}
+			}
+			if used[s.TestSetID] {
+				t.Errorf("test-set image %d used twice", s.TestSetID)
+			}
+			used[s.TestSetID] = true
+			same := s.Corruption == s.Corruption2
+			if same != (s.GroundTruth == AnswerSame) {
+				t.Errorf("stimulus %s: corruptions %s/%s, ground truth %s", id, s.Corruption, s.Corruption2, s.GroundTruth)
+			}
+			if s.Pair != "gaussian_noise|gaussian_blur" || s.Path2 == "" {
+				t.Errorf("stimulus %s: pair %q path2 %q", id, s.Pair, s.Path2)
+			}
+			truths[s.GroundTruth]++
+		}
+	}
+	if truths[AnswerSame] == 0 || truths[AnswerDifferent] == 0 {
+		t.Errorf("ground truths %v", truths)
+	}
+	if d.Categories[0].Name != AnswerSame || d.Categories[1].Name != AnswerDifferent {
+		t.Errorf("categories %v", d.Categories)
+	}
+}
+
+// TestBuildTestSetFixture guards the fixture itself.
+func TestBuildTestSetFixture(t *testing.T) {
+	ri, err := testset.ReadRunInfo(filepath.Join(fixture(t), "ts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ri.Rows != 80 {
+		t.Errorf("fixture has %d rows", ri.Rows)
+	}
+}

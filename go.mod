@@ -18,3 +18,5 @@ require (
 	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
 	go.yaml.in/yaml/v2 v2.4.2 // indirect
 )
+
+require golang.org/x/time v0.16.0 // indirect

@@ -19,4 +19,4 @@ require (
 	go.yaml.in/yaml/v2 v2.4.2 // indirect
 )
 
-require golang.org/x/time v0.16.0 // indirect
+require golang.org/x/time v0.16.0

@@ -14,9 +14,11 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/vcr-bench/vcr/dataset"
 	"github.com/vcr-bench/vcr/evaluate"
@@ -103,6 +105,7 @@ func BuildWithSummary(ctx context.Context, cfg *Config) (*Design, *BuildSummary,
 	if err != nil {
 		return nil, b.sum, err
 	}
+	slices.Sort(b.sum.BrokenSources)
 	if err := b.saveCleanIndex(); err != nil {
 		return nil, b.sum, err
 	}
@@ -111,19 +114,21 @@ func BuildWithSummary(ctx context.Context, cfg *Config) (*Design, *BuildSummary,
 }
 
 type builder struct {
+	mu   sync.Mutex // guards sum, cleanIdx, cleanDone, srcs during prefetch
 	cfg  *Config
 	ctx  context.Context
 	sum  *BuildSummary
 	dir  string // test-set folder
 	ri   *testset.RunInfo
 	root string // cache folder = Design.Root
-	runID,
-	dsID string
-	rows     []*testset.Record // eligible rows (selected corruption, mapped label, file present)
-	catOf    map[*testset.Record]string
-	srcs     *evaluate.DatasetSources
-	srcErr   error
-	rounding imageio.Rounding
+	// runID names the test set (hash of run.json), dsID its source dataset
+	// as preprocessed (kind, fingerprint, resize, crop, rounding).
+	runID, dsID string
+	rows        []*testset.Record // eligible rows (selected corruption, mapped label, file present)
+	catOf       map[*testset.Record]string
+	srcs        *evaluate.DatasetSources
+	srcErr      error
+	rounding    imageio.Rounding
 	// clean originals: index.json of clean/<dsID>/
 	cleanIdx   map[string]cleanEntry
 	cleanDirty bool
@@ -137,6 +142,8 @@ type cleanEntry struct {
 
 func (b *builder) warn(format string, a ...any) {
 	msg := fmt.Sprintf(format, a...)
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	b.sum.Warnings = append(b.sum.Warnings, msg)
 	if b.cfg.Warn != nil {
 		b.cfg.Warn(msg)
@@ -156,6 +163,9 @@ func (b *builder) open() error {
 		return b.bad("testset", "%s is not a vcr generate output folder: %v", b.dir, err)
 	}
 	b.ri = ri
+	if st, err := testset.ReadStatus(b.dir); err == nil && !st.Complete {
+		b.warn("the test set in %s is not complete (vcr generate has not finished or was interrupted); the design uses the rows written so far", b.dir)
+	}
 	runJSON, err := os.ReadFile(filepath.Join(b.dir, testset.RunFile))
 	if err != nil {
 		return err
@@ -481,25 +491,38 @@ func (b *builder) recognition(d *Design) error {
 	for i := range inBatch {
 		inBatch[i] = map[string]bool{}
 	}
-	{
-		full, cursor := 0, 0
-		for _, r := range order {
-			if full == nb {
-				break
-			}
-			for k := range nb {
-				i := (cursor + k) % nb
-				if len(batches[i]) < nCorr && !inBatch[i][r.Source] {
-					batches[i] = append(batches[i], r)
-					inBatch[i][r.Source] = true
-					if len(batches[i]) == nCorr {
-						full++
-					}
-					cursor = (i + 1) % nb
-					break
-				}
-			}
+	// Deal the rows in order: each to the next open batch (in turn) that
+	// does not hold its source yet.
+	open := make([]int, nb)
+	for i := range open {
+		open[i] = i
+	}
+	pos := 0
+	for _, r := range order {
+		if len(open) == 0 {
+			break
 		}
+		for k := range len(open) {
+			j := (pos + k) % len(open)
+			i := open[j]
+			if inBatch[i][r.Source] {
+				continue
+			}
+			batches[i] = append(batches[i], r)
+			inBatch[i][r.Source] = true
+			pos = j + 1
+			if len(batches[i]) == nCorr {
+				open = slices.Delete(open, j, j+1)
+				pos = j
+			}
+			if len(open) > 0 {
+				pos %= len(open)
+			}
+			break
+		}
+	}
+	{
+		full := nb - len(open)
 		if full < nb {
 			if !all {
 				return b.bad("batches", "the test set fills only %d batches of %d corrupted stimuli with distinct source images (asked for %d); use fewer batches or \"all\"", full, nCorr, nb)
@@ -551,6 +574,9 @@ func (b *builder) recognition(d *Design) error {
 			if used[s.name] {
 				pool = append(pool, s)
 			}
+		}
+		if err := b.prefetch(pool[:min(len(pool), nb*k+nCorr+16)]); err != nil {
+			return err
 		}
 		ids := map[string]string{}
 		cursor := 0
@@ -747,7 +773,11 @@ func (b *builder) saveCleanIndex() error {
 // path relative to the root, or "" when the source cannot be loaded (it is
 // reported in the summary and skipped). Errors are for the cache only.
 func (b *builder) clean(s *source) (string, error) {
-	if p, ok := b.cleanDone[s.name]; ok {
+	b.mu.Lock()
+	p, ok := b.cleanDone[s.name]
+	e, indexed := b.cleanIdx[strconv.Itoa(s.index)+".png"]
+	b.mu.Unlock()
+	if ok {
 		return p, nil
 	}
 	if err := b.ctx.Err(); err != nil {
@@ -756,34 +786,25 @@ func (b *builder) clean(s *source) (string, error) {
 	name := strconv.Itoa(s.index) + ".png"
 	rel := path.Join(CacheClean, b.dsID, name)
 	abs := filepath.Join(b.root, filepath.FromSlash(rel))
-	if e, ok := b.cleanIdx[name]; ok && e.Source == s.name {
+	if indexed && e.Source == s.name {
 		if h, err := fileHash(abs); err == nil && h == e.SHA256 {
+			b.mu.Lock()
 			b.cleanDone[s.name] = rel
 			b.sum.CleanCached++
+			b.mu.Unlock()
 			return rel, nil
 		}
 	}
-	if b.srcs == nil && b.srcErr == nil {
-		root := b.cfg.DatasetRoot
-		if root != "" {
-			root = b.cfg.Resolve(root)
-		}
-		b.srcs, b.srcErr = evaluate.NewDatasetSources(b.ri, root, imageio.Options{})
-		if b.srcErr != nil {
-			field := "testset"
-			if b.cfg.DatasetRoot != "" {
-				field = "dataset_root"
-			}
-			return "", b.bad(field, "cannot read the clean originals: %v (set dataset_root to the dataset's folder)", b.srcErr)
-		}
-	}
-	if b.srcErr != nil {
-		return "", b.srcErr
-	}
-	m, err := b.srcs.Load(s.name, s.index)
+	srcs, err := b.openSources()
 	if err != nil {
+		return "", err
+	}
+	m, err := srcs.Load(s.name, s.index)
+	if err != nil {
+		b.mu.Lock()
 		b.cleanDone[s.name] = ""
 		b.sum.BrokenSources = append(b.sum.BrokenSources, s.name)
+		b.mu.Unlock()
 		b.warn("skipped source %s: %v", s.name, err)
 		return "", nil
 	}
@@ -797,11 +818,67 @@ func (b *builder) clean(s *source) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	b.mu.Lock()
 	b.cleanIdx[name] = cleanEntry{Source: s.name, SHA256: h}
 	b.cleanDirty = true
 	b.cleanDone[s.name] = rel
 	b.sum.CleanWritten++
+	b.mu.Unlock()
 	return rel, nil
+}
+
+// openSources opens the dataset the clean originals are read from, once.
+func (b *builder) openSources() (*evaluate.DatasetSources, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.srcs == nil && b.srcErr == nil {
+		root := b.cfg.DatasetRoot
+		if root != "" {
+			root = b.cfg.Resolve(root)
+		}
+		var err error
+		if b.srcs, err = evaluate.NewDatasetSources(b.ri, root, imageio.Options{}); err != nil {
+			field := "testset"
+			if b.cfg.DatasetRoot != "" {
+				field = "dataset_root"
+			}
+			b.srcErr = b.bad(field, "cannot read the clean originals: %v (set dataset_root to the dataset's folder)", err)
+		}
+	}
+	return b.srcs, b.srcErr
+}
+
+// prefetch makes the clean originals of srcs in parallel (GOMAXPROCS
+// workers), so that the sequential choices after it find them ready.
+func (b *builder) prefetch(srcs []*source) error {
+	workers := min(runtime.GOMAXPROCS(0), len(srcs))
+	if workers <= 1 {
+		return nil // the sequential choices load them
+	}
+	jobs := make(chan *source)
+	errs := make(chan error, workers)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for s := range jobs {
+				if _, err := b.clean(s); err != nil {
+					errs <- err
+					for range jobs { // drain
+					}
+					return
+				}
+			}
+		}()
+	}
+	for _, s := range srcs {
+		jobs <- s
+	}
+	close(jobs)
+	wg.Wait()
+	close(errs)
+	return <-errs
 }
 
 // distinguish forms the batches of a distinguishability experiment. Each

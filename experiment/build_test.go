@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -96,6 +97,20 @@ func TestBuildRecognition(t *testing.T) {
 	a, b := corrs["gaussian_noise"], corrs["gaussian_blur"]
 	if a == 0 || b == 0 || a > 2*b || b > 2*a {
 		t.Errorf("corrupted stimuli per corruption %v: not spread", corrs)
+	}
+	// Every participant's whole plan (practice, qualification, main,
+	// sanity) shows each source image at most once.
+	for _, b := range d.Batches {
+		for seq := range int64(3) {
+			seen := map[string]int{}
+			for _, tr := range d.Plan(b.ID, seq) {
+				s := d.Stimulus(tr.StimulusID)
+				if j, dup := seen[s.SourceID]; dup {
+					t.Errorf("batch %d participant %d: source %s in trials %d and %d", b.ID, seq, s.SourceID, j, tr.Index)
+				}
+				seen[s.SourceID] = tr.Index
+			}
+		}
 	}
 	if len(d.Categories) != 16 || d.Categories[0].Name != "airplane" {
 		t.Errorf("categories %v", d.Categories)
@@ -343,5 +358,51 @@ func TestBuildTestSetFixture(t *testing.T) {
 	}
 	if ri.Rows != 80 {
 		t.Errorf("fixture has %d rows", ri.Rows)
+	}
+}
+
+func TestBuildErrors(t *testing.T) {
+	dir := fixture(t)
+	// A button image is copied into the cache; a missing one is an error
+	// naming the field.
+	cfg := testConfig(t, dir)
+	img := filepath.Join(dir, "data", "car", "img0.png")
+	cfg.Task = TaskConfig{Preset: PresetImageNet16, Categories: []CategoryConfig{{Name: "car", Image: img, Key: "c"}}}
+	d, _ := build(t, cfg)
+	var car Category
+	for _, c := range d.Categories {
+		if c.Name == "car" {
+			car = c
+		}
+	}
+	if car.Key != "c" || car.Image == "" || filepath.IsAbs(car.Image) {
+		t.Fatalf("car category %+v", car)
+	}
+	if _, err := os.Stat(filepath.Join(d.Root, filepath.FromSlash(car.Image))); err != nil {
+		t.Errorf("button image not in the cache: %v", err)
+	}
+	cfg.Task.Categories[0].Image = filepath.Join(dir, "nothing.png")
+	if _, err := Build(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "task.categories[0].image") {
+		t.Errorf("missing button image: err = %v", err)
+	}
+
+	for _, tc := range []struct {
+		name  string
+		edit  func(*Config)
+		field string
+	}{
+		{"no test set", func(c *Config) { c.TestSet = filepath.Join(dir, "nothing") }, "testset"},
+		{"moved dataset", func(c *Config) { c.DatasetRoot = filepath.Join(dir, "nothing") }, "dataset_root"},
+		{"too many reserved", func(c *Config) { c.Practice = intp(40) }, "practice"},
+		{"too many clean", func(c *Config) { c.TrialsPerBatch = 40; c.CleanPerBatch = intp(39) }, "clean_per_batch"},
+		{"batch too big", func(c *Config) { c.TrialsPerBatch = 500; c.CleanPerBatch = intp(0) }, "trials_per_batch"},
+	} {
+		cfg := testConfig(t, dir)
+		tc.edit(cfg)
+		_, err := Build(context.Background(), cfg)
+		var ce *ConfigError
+		if !errors.As(err, &ce) || ce.Field != tc.field {
+			t.Errorf("%s: err = %v, want a ConfigError for %s", tc.name, err, tc.field)
+		}
 	}
 }

@@ -178,6 +178,61 @@ func TestTrialCSVRoundTrip(t *testing.T) {
 	}
 }
 
+// TestTrialCSVExperimentExport checks the reading of vcr experiment's
+// export: source_id for image_id, excluded rows and non-main roles skipped.
+func TestTrialCSVExperimentExport(t *testing.T) {
+	body := "participant,trial,role,source_id,corruption,dv,vif_method,ground_truth,response,is_original,excluded,extra\n" +
+		"1,0,practice,a,,0,vcr-py,dog,cat,1,0,x\n" + // practice: skipped
+		"1,1,qualification,b,,0,vcr-py,dog,dog,1,0,x\n" + // qualification: skipped
+		"1,2,main,c,fog,0.3,vcr-py,dog,dog,0,0,x\n" +
+		"1,3,sanity,d,,0,vcr-py,dog,dog,1,0,x\n" + // sanity: skipped
+		"1,4,main,e,,0,vcr-py,dog,cat,1,0,x\n" +
+		"2,2,main,e,fog,0.5,vcr-py,dog,dog,0,1,x\n" + // excluded participant: skipped
+		"2,3,main,c,,0,vcr-py,dog,dog,1,true,x\n" + // excluded: skipped
+		"3,2,main,c,,0,vcr-py,dog,dog,1,0,x\n" +
+		"3,3,,f,fog,0.9,vcr-py,car,dog,0,,x\n" // empty role and excluded: kept
+	recs, err := ReadRecords(strings.NewReader(body), "export.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, r := range recs {
+		ids = append(ids, r.Participant+"/"+r.ImageID)
+	}
+	if want := "1/c 1/e 3/c 3/f"; strings.Join(ids, " ") != want {
+		t.Errorf("rows read %v, want %s", ids, want)
+	}
+	d, err := ReadTrials(strings.NewReader(body), "export.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := d.Lookup("fog")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// c at 0.3: correct, original c judged "dog" by participant 3 → consistent;
+	// f at 0.9: wrong, no original → unpaired.
+	want := []robustness.Trial{{DV: 0.3, Correct: true, Consistent: true}, {DV: 0.9, Unpaired: true}}
+	if len(s.Trials) != 2 || s.Trials[0] != want[0] || s.Trials[1] != want[1] {
+		t.Errorf("trials %+v, want %+v", s.Trials, want)
+	}
+	if s.CleanN != 2 || s.CleanAccuracy != 0.5 {
+		t.Errorf("clean N %d accuracy %v, want 2 and 0.5", s.CleanN, s.CleanAccuracy)
+	}
+	// Both image_id and source_id: image_id wins.
+	both := "participant,image_id,source_id,corruption,dv,vif_method,ground_truth,response,is_original\n1,img,src,fog,0.5,v,a,a,0\n"
+	if r, err := ReadRecords(strings.NewReader(both), "b.csv"); err != nil || r[0].ImageID != "img" {
+		t.Errorf("image_id and source_id: %v, %v", r, err)
+	}
+	if _, err := ReadRecords(strings.NewReader("participant,corruption,dv,vif_method,ground_truth,response,is_original\n"), "n.csv"); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "image_id") {
+		t.Errorf("neither image_id nor source_id: err = %v", err)
+	}
+	bad := "participant,source_id,corruption,dv,vif_method,ground_truth,response,is_original,excluded\n1,a,fog,0.5,v,a,a,0,maybe\n"
+	if _, err := ReadRecords(strings.NewReader(bad), "x.csv"); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "excluded") {
+		t.Errorf("excluded maybe: err = %v", err)
+	}
+}
+
 func TestTrialCSVErrors(t *testing.T) {
 	head := strings.Join(Columns, ",") + "\n"
 	for _, tc := range []struct{ name, body string }{

@@ -54,7 +54,10 @@ func (r *Record) Write(w *csv.Writer) error {
 
 // ReadRecords reads the project's trial CSV. It returns an error naming the
 // line for a missing required column or value, a Δv outside [0, 1], or an
-// is_original other than 0/1/true/false.
+// is_original or excluded other than 0/1/true/false. It reads the export of
+// vcr experiment directly: source_id is accepted for image_id (when there
+// is no image_id column), rows with excluded 1 are skipped, and so are rows
+// whose role column is set to anything but "main".
 func ReadRecords(r io.Reader, name string) ([]Record, error) {
 	cr := csv.NewReader(r)
 	cr.FieldsPerRecord = -1
@@ -62,7 +65,16 @@ func ReadRecords(r io.Reader, name string) ([]Record, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: header: %w", name, err)
 	}
-	col, err := header(rec, "participant", "image_id", "corruption", "dv", "vif_method", "ground_truth", "response", "is_original")
+	col, err := header(rec, "participant", "corruption", "dv", "vif_method", "ground_truth", "response", "is_original")
+	if err == nil {
+		if _, ok := col["image_id"]; !ok {
+			if i, ok := col["source_id"]; ok {
+				col["image_id"] = i // the experiment export's name for it
+			} else {
+				_, err = header(rec, "image_id")
+			}
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -83,6 +95,16 @@ func ReadRecords(r io.Reader, name string) ([]Record, error) {
 		}
 		bad := func(what string) error {
 			return fmt.Errorf("%w: %s line %d: %s", ErrFormat, name, line, what)
+		}
+		switch strings.ToLower(get("excluded")) {
+		case "1", "true":
+			continue
+		case "", "0", "false":
+		default:
+			return nil, bad(fmt.Sprintf("excluded %q must be 0 or 1", get("excluded")))
+		}
+		if r := get("role"); r != "" && r != "main" {
+			continue // practice, qualification and sanity trials
 		}
 		var x Record
 		x.Participant, x.Session, x.ImageID, x.Source = get("participant"), get("session"), get("image_id"), get("source")

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -136,7 +137,7 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
 	http.NewResponseController(w).SetWriteDeadline(time.Now().Add(30 * time.Minute))
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 	w.Header().Set("Content-Disposition", `attachment; filename="trials.csv"`)
-	if _, err := export(r.Context(), s.store, s.d, w); err != nil {
+	if _, err := experiment.Export(r.Context(), s.store, s.d, w); err != nil {
 		// Headers may be gone already; log it and cut the response short.
 		s.log.Error("export", "err", err)
 		panic(http.ErrAbortHandler)
@@ -191,6 +192,9 @@ func (c *curveCache) get(ctx context.Context, s *Server) (*curveData, error) {
 
 // curveName is the curve a stimulus belongs to ("" for clean originals).
 func curveName(st *experiment.Stimulus) string {
+	if st.Pair != "" {
+		return strings.Replace(st.Pair, "|", " vs ", 1)
+	}
 	if st.Corruption == "" && st.Corruption2 == "" {
 		return ""
 	}
@@ -342,7 +346,8 @@ func curveChart(c *curveSeries, cleanN, cleanK int) plot.Chart {
 	if len(x) >= curveMinFit {
 		if f, err := spline.FitMonotone(x, y, wt, opt); err == nil {
 			hi := x[len(x)-1]
-			for v := 0.0; v <= hi+1e-9; v += 0.01 {
+			for i := 0; float64(i)/100 <= hi+1e-9; i++ {
+				v := float64(i) / 100
 				cv.X, cv.Y = append(cv.X, v), append(cv.Y, f.Eval(v))
 			}
 			ch.Curves = []plot.Curve{cv}

@@ -2,10 +2,13 @@ package web
 
 import (
 	"encoding/json"
+	"math"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/vcr-bench/vcr/plot"
 )
 
 // adminLogin logs c in and returns the login response.
@@ -130,5 +133,47 @@ func TestAdmin(t *testing.T) {
 	}
 	if res, _ := c.get("/admin/api/progress"); res.StatusCode != http.StatusUnauthorized {
 		t.Errorf("after logout: %d", res.StatusCode)
+	}
+}
+
+// TestCurveChart: with enough trials the live curve is the anchored
+// monotone fit; before that a line through the bins.
+func TestCurveChart(t *testing.T) {
+	var c curveSeries
+	c.name = "fog"
+	for b := range curveBins {
+		c.n[b] = 20
+		c.k[b] = 20 - 2*b // accuracy 1, 0.9, …, 0.1
+		c.trials += 20
+	}
+	ch := curveChart(&c, 50, 45)
+	cv := ch.Curves[0]
+	if err := ch.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if len(cv.Points) != curveBins+1 || cv.Points[0] != (plot.Point{X: 0, Y: 0.9, N: 50}) {
+		t.Errorf("points %+v", cv.Points)
+	}
+	// The fit starts at the clean accuracy 0.9 (anchor), ends at the last
+	// bin centre 0.95 and never increases.
+	if len(cv.X) != 96 || math.Abs(cv.Y[0]-0.9) > 1e-9 || math.Abs(cv.X[len(cv.X)-1]-0.95) > 1e-9 {
+		t.Errorf("fit from (%v, %v) to %v with %d points", cv.X[0], cv.Y[0], cv.X[len(cv.X)-1], len(cv.X))
+	}
+	for i := 1; i < len(cv.Y); i++ {
+		if cv.Y[i] > cv.Y[i-1]+1e-9 {
+			t.Fatalf("fit increases at %v", cv.X[i])
+		}
+	}
+	// Half-way the data say 1 − 0.5 = 0.5 (bin centres (b+½)/10, accuracy
+	// 1 − b/10); the smooth fit stays close.
+	if y := cv.Y[50]; math.Abs(y-0.55) > 0.1 {
+		t.Errorf("s(0.5) = %v, want about 0.55", y)
+	}
+	// Too few trials: the bins joined by a line.
+	var few curveSeries
+	few.n[3], few.k[3], few.trials = 2, 1, 2
+	ch = curveChart(&few, 0, 0)
+	if cv := ch.Curves[0]; len(cv.X) != 1 || cv.X[0] != 0.35 || cv.Y[0] != 0.5 {
+		t.Errorf("few: %+v", cv)
 	}
 }

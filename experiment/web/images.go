@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"path/filepath"
 	"strings"
+
+	"github.com/vcr-bench/vcr/experiment"
 )
 
 // readImage reads an image file below the design's folder (it cannot
@@ -51,7 +53,7 @@ func (s *Server) mask(i, w, h int) []byte {
 	if v, ok := s.masks.Load(k); ok {
 		return v.([]byte)
 	}
-	b := maskPNG(s.d, i, w, h)
+	b := experiment.MaskPNG(s.d, i, w, h)
 	v, _ := s.masks.LoadOrStore(k, b)
 	return v.([]byte)
 }

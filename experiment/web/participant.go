@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"html/template"
 	"io"
 	"math"
@@ -14,15 +15,6 @@ import (
 	"strings"
 
 	"github.com/vcr-bench/vcr/experiment"
-)
-
-// Phases of the state JSON that the server acts on (experiment.State's
-// names), and closed: the participant is no longer active but has not
-// finished (abandoned).
-const (
-	phaseDone        = "done"
-	phaseScreenedOut = "screened_out"
-	phaseClosed      = "closed"
 )
 
 // mturkPreview is MTurk's assignmentId while a worker previews a HIT.
@@ -247,15 +239,15 @@ func (s *Server) handleDone(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	switch st.phase {
-	case phaseDone, phaseScreenedOut:
+	case experiment.PhaseDone, experiment.PhaseScreenedOut:
 		c := s.completion(r, p, st.phase)
 		d := pageData{Completion: c, Heading: "Thank you!", Message: "You have finished the study."}
-		if st.phase == phaseScreenedOut {
+		if st.phase == experiment.PhaseScreenedOut {
 			d.Heading = "Thank you for your time"
 			d.Message = "Unfortunately you did not pass the qualification trials, so the study ends here."
 		}
 		s.page(w, http.StatusOK, "done", d)
-	case phaseClosed:
+	case experiment.PhaseAbandoned:
 		s.page(w, http.StatusOK, "message", pageData{Heading: "Session ended",
 			Message: "Your session has ended because it was inactive for too long. Please return the study on your platform."})
 	default:
@@ -324,16 +316,18 @@ func (s *Server) sync(ctx context.Context, p *experiment.Participant) (pstate, e
 	if err != nil {
 		return pstate{}, err
 	}
-	st := stateOf(s.d, p, trials)
+	st := experiment.State(s.d, p, trials)
 	if p.Status == experiment.StatusActive && st.Status != "" && st.Status != experiment.StatusActive {
 		if err := s.store.SetStatus(ctx, p.ID, st.Status, st.Reason, s.now()); err != nil {
 			return pstate{}, err
 		}
 		p.Status, p.Reason = st.Status, st.Reason
 	}
-	out := pstate{phase: string(st.Phase), next: st.Next, done: st.Done, total: st.Total, trials: trials}
+	out := pstate{phase: st.Phase, next: st.Next, done: st.Done, total: st.Total, trials: trials}
+	// State knows abandoned participants; any other inactive one with
+	// open trials (it should not exist) is treated alike.
 	if st.Next != nil && p.Status != experiment.StatusActive {
-		out.phase, out.next = phaseClosed, nil
+		out.phase, out.next = experiment.PhaseAbandoned, nil
 	}
 	return out, nil
 }
@@ -342,7 +336,7 @@ func (s *Server) sync(ctx context.Context, p *experiment.Participant) (pstate, e
 func (s *Server) completion(r *http.Request, p *experiment.Participant, phase string) *completionJSON {
 	c := s.d.Completion
 	out := &completionJSON{Code: c.Code, RedirectURL: c.RedirectURL}
-	if phase == phaseScreenedOut {
+	if phase == experiment.PhaseScreenedOut {
 		out = &completionJSON{Code: c.ScreenOutCode, RedirectURL: c.ScreenOutURL}
 	}
 	switch p.Platform {
@@ -377,7 +371,7 @@ func (s *Server) stateJSON(r *http.Request, p *experiment.Participant, st pstate
 		}
 		out.Trial = tj
 	}
-	if st.phase == phaseDone || st.phase == phaseScreenedOut {
+	if st.phase == experiment.PhaseDone || st.phase == experiment.PhaseScreenedOut {
 		out.Completion = s.completion(r, p, st.phase)
 	}
 	return out
@@ -468,7 +462,7 @@ func (s *Server) decodeRespond(w http.ResponseWriter, r *http.Request) (int, exp
 	return *in.Index, experiment.Response{
 		Response: *in.Response, RTms: *in.RTms, ShownMS: *in.ShownMS, MaskMS: *in.MaskMS,
 		RefreshHz: *in.RefreshHz, Frames: *in.Frames, Input: *in.Input,
-		TimingOK: timingOK(s.d.Timing, *in.ShownMS, *in.RefreshHz),
+		TimingOK: experiment.TimingOK(s.d.Timing, *in.ShownMS, *in.RefreshHz),
 		At:       s.now(),
 	}, nil
 }
@@ -502,7 +496,7 @@ func (s *Server) handleRespond(w http.ResponseWriter, r *http.Request) {
 	out := s.stateJSON(r, p, st)
 	if idx < len(st.trials) && st.trials[idx].Role == experiment.RolePractice {
 		if stim := s.d.Stimulus(st.trials[idx].StimulusID); stim != nil {
-			ok := resp.Response == stim.GroundTruth
+			ok := experiment.Correct(s.d, stim, resp.Response)
 			out.Correct = &ok
 		}
 	}
@@ -586,6 +580,10 @@ func (s *Server) handleMask(w http.ResponseWriter, r *http.Request) {
 	wh, err := s.imageSize(stim.Path)
 	if err != nil {
 		s.fail(w, r, err)
+		return
+	}
+	if wh[0] < 1 || wh[1] < 1 || wh[0]*wh[1] > experiment.MaxMaskPixels {
+		s.fail(w, r, fmt.Errorf("stimulus %s is %d×%d, too large for a mask", stim.ID, wh[0], wh[1]))
 		return
 	}
 	b := s.mask(t.Mask, wh[0], wh[1])

@@ -116,7 +116,7 @@ func noSecrets(t *testing.T, e *env, bodies []string) {
 	t.Helper()
 	var secrets []string
 	for _, s := range e.d.Stimuli {
-		secrets = append(secrets, s.ID, s.SourceID, s.Path, s.Params)
+		secrets = append(secrets, s.ID, s.SourceID, s.Path, s.Params, s.Pair)
 		if s.Corruption != "" {
 			secrets = append(secrets, s.Corruption)
 		}
@@ -275,7 +275,7 @@ func TestResume(t *testing.T) {
 }
 
 // TestAbandoned: a participant marked abandoned sees the session as
-// closed and cannot answer.
+// abandoned and cannot answer.
 func TestAbandoned(t *testing.T) {
 	e := newEnv(t, nil)
 	c := e.client()
@@ -284,7 +284,7 @@ func TestAbandoned(t *testing.T) {
 		t.Fatalf("abandoned %d", n)
 	}
 	st := c.state()
-	if st.Phase != "closed" || st.Trial != nil || st.Completion != nil {
+	if st.Phase != "abandoned" || st.Trial != nil || st.Completion != nil {
 		t.Errorf("state %+v", st)
 	}
 	if res, _ := c.respondRaw(answer(0, "cat"), nil); res.StatusCode != http.StatusConflict {
@@ -319,6 +319,7 @@ func TestDistinguish(t *testing.T) {
 			s := &d.Stimuli[i]
 			s.Path2 = d.Stimuli[(i+1)%len(d.Stimuli)].Path
 			s.Corruption2 = "fog"
+			s.Pair = "gaussian_noise|fog"
 			s.GroundTruth = []string{experiment.AnswerSame, experiment.AnswerDifferent}[i%2]
 		}
 	})
@@ -339,6 +340,7 @@ func TestDistinguish(t *testing.T) {
 	if res, _ := c.respondRaw(answer(0, "same"), nil); res.StatusCode != 200 {
 		t.Errorf("same: %d", res.StatusCode)
 	}
+	noSecrets(t, e, c.bodies)
 }
 
 // TestRefuseMobile: phones get a refusal page instead of the consent

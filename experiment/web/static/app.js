@@ -411,7 +411,7 @@
   }
 
   function leave(state) {
-    if (state.phase === 'done' || state.phase === 'screened_out' || state.phase === 'closed') {
+    if (state.phase === 'done' || state.phase === 'screened_out' || state.phase === 'abandoned') {
       window.location.assign('/done');
       return;
     }

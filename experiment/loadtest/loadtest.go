@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -541,11 +542,16 @@ func (p *participant) parseState(body []byte) (*State, error) {
 func (p *participant) respond(ctx context.Context, st *State) (*State, error) {
 	answer := p.answer(st)
 	// Plausible browser measurements: a 60 Hz display showing the
-	// stimulus for 12 frames, the odd frame late, and a reaction time of
-	// half a second to a second and a half.
-	frames := 12
+	// stimulus for the frames closest to the state's stimulus_ms (12 for
+	// 200 ms), one in 50 a frame late, and a reaction time of half a
+	// second to a second and a half.
+	target := 200.0
+	if v, ok := st.Timing["stimulus_ms"].(float64); ok && v > 0 {
+		target = v
+	}
+	frames := max(1, int(math.Round(target*60/1000)))
 	if p.rng.IntN(50) == 0 {
-		frames = 13
+		frames++
 	}
 	shown := float64(frames)*1000/60 + (p.rng.Float64()-0.5)*0.4
 	rt := 450 + p.rng.Float64()*1000

@@ -1,0 +1,24 @@
+// Package sqlstore is the experiment.Store shared by the SQLite and
+// PostgreSQL backends (experiment/sqlite, experiment/postgres). Both talk
+// database/sql and keep the same tables; a Dialect says how they differ:
+// placeholder syntax, how write transactions are serialised, how times are
+// stored and which errors are worth a retry.
+//
+// Tables (each backend's migrations/*.sql create them, applied in order by
+// Init and recorded in schema_migrations):
+//
+//	design        the one recorded design: hash, name, canonical JSON
+//	batches       one row per design batch (id, number of stimuli)
+//	participants  id, unique seq, unique external_id, batch (NULL = none),
+//	              status, reason, session_hash, created, last_seen, …
+//	trials        (participant, idx) primary key, role, stimulus_id,
+//	              unique token, mask, answer columns (NULL until answered)
+//
+// Assignment (Join), status changes (SetStatus, Abandon) and Init run in
+// write transactions that the dialect serialises: SQLite through its single
+// writer connection and BEGIN IMMEDIATE, PostgreSQL through a transaction-
+// level advisory lock taken first in the transaction. Respond locks the
+// participant's row (SELECT … FOR UPDATE on PostgreSQL; the single writer on
+// SQLite), so concurrent submissions for one participant are applied one
+// after another and at most one of several submissions for one trial wins.
+package sqlstore

@@ -12,7 +12,7 @@
 // iterators) use a separate pool of read-only connections and run
 // concurrently with the writer, as WAL allows.
 //
-// The schema is in migrations/*.sql, embedded and applied by Init; the
-// PostgreSQL backend (experiment/postgres) keeps the same tables and shares
-// the Go code (experiment/internal/sqlstore).
+// The schema (experiment/internal/sqlstore/migrations/*.sql, embedded,
+// applied by Init and recorded in schema_migrations) and the Go code are
+// shared with the PostgreSQL backend (experiment/postgres); only the column types and the locking differ.
 package sqlite

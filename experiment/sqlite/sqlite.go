@@ -2,20 +2,16 @@ package sqlite
 
 import (
 	"database/sql"
-	"embed"
 	"fmt"
-	"io/fs"
 	"net/url"
 	"runtime"
 	"strings"
 	"time"
 
+	"github.com/vcr-bench/vcr/experiment"
 	"github.com/vcr-bench/vcr/experiment/internal/sqlstore"
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
 )
-
-//go:embed migrations/*.sql
-var migrations embed.FS
 
 // BusyTimeout is how long a write waits for another process's write lock
 // on the same file before it fails.
@@ -34,10 +30,6 @@ func Open(path string) (*Store, error) {
 	name := "sqlite " + path
 	if path == "" || path == ":memory:" || strings.HasPrefix(path, "file:") {
 		return nil, fmt.Errorf("%s: give the path of a database file", name)
-	}
-	sub, err := fs.Sub(migrations, "migrations")
-	if err != nil {
-		return nil, err
 	}
 	dsn := func(extra string) string {
 		return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + extra +
@@ -71,10 +63,13 @@ func Open(path string) (*Store, error) {
 	r.SetMaxOpenConns(n)
 	r.SetMaxIdleConns(n)
 	s := sqlstore.New(w, r, sqlstore.Dialect{
-		Name:       name,
-		Time:       func(t time.Time) any { return t.UTC().Format(sqlstore.TimeLayout) },
-		ReadTx:     sql.TxOptions{ReadOnly: true},
-		Migrations: sub,
+		Name:   name,
+		Time:   func(t time.Time) any { return t.UTC().Format(sqlstore.TimeLayout) },
+		ReadTx: sql.TxOptions{ReadOnly: true},
+		Types: sqlstore.Types{ID: "INTEGER PRIMARY KEY", Int64: "INTEGER", Float: "REAL", Bool: "INTEGER",
+			Blob: "BLOB", Time: "TEXT", ClusteredTable: " WITHOUT ROWID"},
 	})
 	return &Store{s}, nil
 }
+
+var _ experiment.Store = (*Store)(nil)

@@ -17,9 +17,10 @@ import (
 )
 
 // Open returns a store on a fresh database for t; called again with the
-// same t (after the first store was closed) it opens the same database
-// again. The suite closes the stores it opens; open registers any cleanup
-// of the database itself with t.Cleanup.
+// same t it opens the same database again, after the first store was
+// closed (a restart) or while it is open (a second server process). The
+// suite closes the stores it opens; open registers any cleanup of the
+// database itself with t.Cleanup.
 type Open func(t *testing.T) experiment.Store
 
 // Run runs the conformance suite of experiment.Store against open.
@@ -45,6 +46,7 @@ func Run(t *testing.T, open Open) {
 		{"ConcurrentJoinSameID", testConcurrentJoinSameID},
 		{"ConcurrentRespond", testConcurrentRespond},
 		{"ConcurrentParticipants", testConcurrentParticipants},
+		{"TwoStores", testTwoStores},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })
 	}
@@ -849,5 +851,65 @@ func testConcurrentParticipants(t *testing.T, open Open) {
 	}
 	if pr.TrialsAnswered != want {
 		t.Errorf("%d trials answered, want %d", pr.TrialsAnswered, want)
+	}
+}
+
+// testTwoStores joins and answers through two stores on one database at
+// once, as two server processes do, and checks the balancing and the
+// one-answer rule still hold.
+func testTwoStores(t *testing.T, open Open) {
+	ctx := context.Background()
+	const batches, views, workers = 6, 4, 60
+	d := NewDesign("two", batches, 3, views)
+	a := initStore(t, open, d)
+	b := initStore(t, open, d)
+	stores := []experiment.Store{a, b}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	holders := make([]int, batches)
+	var joined []*experiment.Participant
+	full := 0
+	for i := range workers {
+		wg.Go(func() {
+			p, _, err := stores[i%2].Join(ctx, experiment.JoinRequest{ExternalID: fmt.Sprint("x", i), Now: at(float64(i))})
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+				holders[p.Batch]++
+				joined = append(joined, p)
+			case errors.Is(err, experiment.ErrFull):
+				full++
+			default:
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if full != workers-batches*views {
+		t.Errorf("%d joins got ErrFull, want %d", full, workers-batches*views)
+	}
+	for bt, n := range holders {
+		if n != views {
+			t.Errorf("batch %d has %d participants, want %d", bt, n, views)
+		}
+	}
+	// Both stores submit each participant's first trial at once.
+	var wins atomic.Int32
+	for _, p := range joined {
+		for _, s := range stores {
+			wg.Go(func() {
+				switch err := s.Respond(ctx, p.ID, 0, answer(0)); {
+				case err == nil:
+					wins.Add(1)
+				case !errors.Is(err, experiment.ErrAnswered):
+					t.Errorf("Respond(%d, 0): %v", p.ID, err)
+				}
+			})
+		}
+	}
+	wg.Wait()
+	if int(wins.Load()) != len(joined) {
+		t.Errorf("%d submissions succeeded, want one per participant (%d)", wins.Load(), len(joined))
 	}
 }

@@ -4,8 +4,9 @@
 // placeholder syntax, how write transactions are serialised, how times are
 // stored and which errors are worth a retry.
 //
-// Tables (each backend's migrations/*.sql create them, applied in order by
-// Init and recorded in schema_migrations):
+// Tables (migrations/*.sql create them, text/template templates filled
+// with the dialect's column Types, applied in version order by Init and
+// recorded in schema_migrations):
 //
 //	design        the one recorded design: hash, name, canonical JSON
 //	batches       one row per design batch (id, number of stimuli)
@@ -17,8 +18,10 @@
 // Assignment (Join), status changes (SetStatus, Abandon) and Init run in
 // write transactions that the dialect serialises: SQLite through its single
 // writer connection and BEGIN IMMEDIATE, PostgreSQL through a transaction-
-// level advisory lock taken first in the transaction. Respond locks the
-// participant's row (SELECT … FOR UPDATE on PostgreSQL; the single writer on
-// SQLite), so concurrent submissions for one participant are applied one
-// after another and at most one of several submissions for one trial wins.
+// level advisory lock taken first in the transaction. Respond starts by
+// updating the participant's row (last_seen), which locks it on PostgreSQL
+// (SQLite's single writer is serial anyway), so concurrent submissions for
+// one participant are applied one after another, each seeing the answers
+// committed before it; and its UPDATE of the trial only writes an
+// unanswered row, so at most one of several submissions for a trial wins.
 package sqlstore

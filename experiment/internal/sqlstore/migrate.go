@@ -3,14 +3,35 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"embed"
 	"fmt"
 	"io/fs"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"text/template"
 	"time"
 )
+
+// migrations are the schema steps of both backends.
+//
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// Types are the column types a dialect fills into the migrations.
+type Types struct {
+	ID    string // an auto-numbered 64-bit primary key
+	Int64 string
+	Float string // IEEE 754 double
+	Bool  string
+	Blob  string // bytes
+	// Time holds a UTC time to at least the microsecond.
+	Time string
+	// ClusteredTable follows the trials table's definition (SQLite:
+	// " WITHOUT ROWID", rows stored in primary key order).
+	ClusteredTable string
+}
 
 // Migration is one schema step, from a file NNNN_name.sql.
 type Migration struct {
@@ -24,9 +45,10 @@ var (
 	statementEnd  = regexp.MustCompile(`;[ \t]*(\r?\n|$)`)
 )
 
-// Migrations reads the *.sql files at the top of fsys in version order.
-// Lines starting with "--" are comments.
-func Migrations(fsys fs.FS) ([]Migration, error) {
+// Migrations reads the *.sql files at the top of fsys in version order,
+// each a text/template filled with types. Lines starting with "--" are
+// comments.
+func Migrations(fsys fs.FS, types Types) ([]Migration, error) {
 	ents, err := fs.ReadDir(fsys, ".")
 	if err != nil {
 		return nil, err
@@ -45,8 +67,16 @@ func Migrations(fsys fs.FS) ([]Migration, error) {
 		if err != nil {
 			return nil, err
 		}
+		tmpl, err := template.New(e.Name()).Option("missingkey=error").Parse(string(b))
+		if err != nil {
+			return nil, fmt.Errorf("migration %s: %w", e.Name(), err)
+		}
+		var text strings.Builder
+		if err := tmpl.Execute(&text, types); err != nil {
+			return nil, fmt.Errorf("migration %s: %w", e.Name(), err)
+		}
 		var lines []string
-		for _, l := range strings.Split(string(b), "\n") {
+		for _, l := range strings.Split(text.String(), "\n") {
 			if !strings.HasPrefix(strings.TrimSpace(l), "--") {
 				lines = append(lines, l)
 			}
@@ -71,7 +101,11 @@ func Migrations(fsys fs.FS) ([]Migration, error) {
 // migrate applies the migrations the database lacks, all in one serialised
 // transaction, and records them in schema_migrations.
 func (s *Store) migrate(ctx context.Context) error {
-	migs, err := Migrations(s.d.Migrations)
+	sub, err := fs.Sub(migrations, "migrations")
+	if err != nil {
+		return err
+	}
+	migs, err := Migrations(sub, s.d.Types)
 	if err != nil {
 		return err
 	}

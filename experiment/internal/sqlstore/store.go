@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"math"
 	"slices"
 	"strings"
@@ -30,9 +29,6 @@ type Dialect struct {
 	// must be serialised against other processes: Init, Join, SetStatus
 	// and Abandon.
 	Lock string
-	// LockRow is appended to the query that reads the participant row in
-	// Respond, e.g. " FOR UPDATE OF p".
-	LockRow string
 	// Time converts a time (UTC, µs precision) to the stored value.
 	Time func(time.Time) any
 	// ReadTx are the options of the read-only snapshot Progress reads.
@@ -40,10 +36,8 @@ type Dialect struct {
 	// Retryable reports whether a failed write transaction may be retried
 	// (deadlock, serialisation failure); nil for never.
 	Retryable func(error) bool
-	// Migrations holds the schema migrations, NNNN_name.sql, applied in
-	// version order by Init; statements are separated by a ';' at the end
-	// of a line.
-	Migrations fs.FS
+	// Types are the column types of the schema.
+	Types Types
 }
 
 // TimeLayout is how SQLite stores times: fixed width, UTC, microseconds, so
@@ -107,18 +101,27 @@ func (s *Store) q(query string) string {
 	return b.String()
 }
 
-// stmt returns query prepared on db, s.w or s.r (prepared once, then
-// reused; database/sql prepares it on each connection as needed).
+// stmt returns query prepared on db, s.w or s.r. Init prepares the
+// statements of the frequent operations; one asked for before is prepared
+// here (database/sql then prepares it on each connection as needed).
 func (s *Store) stmt(ctx context.Context, db *sql.DB, query string) (*sql.Stmt, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	k := stmtKey{db, query}
-	if st, ok := s.stmts[k]; ok {
+	s.mu.Lock()
+	st, ok := s.stmts[k]
+	s.mu.Unlock()
+	if ok {
 		return st, nil
 	}
+	// Prepare without holding mu: it may wait for a connection.
 	st, err := db.PrepareContext(ctx, s.q(query))
 	if err != nil {
 		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if old, ok := s.stmts[k]; ok {
+		st.Close()
+		return old, nil
 	}
 	s.stmts[k] = st
 	return st, nil
@@ -226,8 +229,11 @@ func (s *Store) Init(ctx context.Context, d *experiment.Design) error {
 	if err := s.migrate(ctx); err != nil {
 		return s.wrap("migrate", err)
 	}
-	for _, q := range []string{s.respondCheck(), respondUpdate, respondTouch} {
-		if _, err := s.stmt(ctx, s.w, q); err != nil {
+	for _, q := range []struct {
+		db    *sql.DB
+		query string
+	}{{s.w, respondTouch}, {s.w, respondCheck}, {s.w, respondUpdate}, {s.r, qBySession}, {s.r, qTrials}, {s.r, qByToken}} {
+		if _, err := s.stmt(ctx, q.db, q.query); err != nil {
 			return s.wrap("prepare", err)
 		}
 	}
@@ -301,9 +307,9 @@ func (s *Store) Join(ctx context.Context, req experiment.JoinRequest) (*experime
 	var created bool
 	err = s.write(ctx, true, func(tx *sql.Tx) error {
 		p, created = nil, false
-		old, err := scanParticipant(tx.QueryRowContext(ctx, s.q(`SELECT `+participantCols+` FROM participants WHERE external_id = ?`), req.ExternalID))
+		old, err := scanParticipant(tx.QueryRowContext(ctx, s.q(qByExternalID), req.ExternalID))
 		if err == nil {
-			if _, err := tx.ExecContext(ctx, s.q(`UPDATE participants SET session_hash = ?, last_seen = ? WHERE id = ?`),
+			if _, err := tx.ExecContext(ctx, s.q(qRejoin),
 				req.SessionHash, s.d.Time(now), old.ID); err != nil {
 				return err
 			}
@@ -321,7 +327,7 @@ func (s *Store) Join(ctx context.Context, req experiment.JoinRequest) (*experime
 		np := &experiment.Participant{ExternalID: req.ExternalID, Platform: req.Platform, StudyID: req.StudyID,
 			SessionID: req.SessionID, Batch: batch, Status: experiment.StatusActive, UserAgent: req.UserAgent,
 			Created: now, LastSeen: now}
-		if err := tx.QueryRowContext(ctx, s.q(`SELECT COALESCE(MAX(seq) + 1, 0) FROM participants`)).Scan(&np.Seq); err != nil {
+		if err := tx.QueryRowContext(ctx, s.q(qNextSeq)).Scan(&np.Seq); err != nil {
 			return err
 		}
 		var dbBatch any
@@ -354,8 +360,7 @@ func (s *Store) pickBatch(ctx context.Context, tx *sql.Tx, d *experiment.Design)
 		return -1, nil
 	}
 	holders := make([]int, len(d.Batches))
-	rows, err := tx.QueryContext(ctx, s.q(`SELECT batch, COUNT(*) FROM participants
-		WHERE batch IS NOT NULL AND status IN ('active', 'completed') GROUP BY batch`))
+	rows, err := tx.QueryContext(ctx, s.q(qHolders))
 	if err != nil {
 		return 0, err
 	}
@@ -418,18 +423,21 @@ func (s *Store) BySession(ctx context.Context, h []byte) (*experiment.Participan
 	if len(h) == 0 {
 		return nil, s.wrap("by session", experiment.ErrNotFound)
 	}
-	st, err := s.stmt(ctx, s.r, `SELECT `+participantCols+` FROM participants WHERE session_hash = ? ORDER BY id LIMIT 1`)
-	if err != nil {
-		return nil, s.wrap("by session", err)
+	return one(ctx, s, "by session", qBySession, scanParticipant, h)
+}
+
+// one reads the row of a point query with scan: ErrNotFound when there is
+// none.
+func one[T any](ctx context.Context, s *Store, op, query string, scan func(scanner) (T, error), args ...any) (T, error) {
+	var v T
+	st, err := s.stmt(ctx, s.r, query)
+	if err == nil {
+		v, err = scan(st.QueryRowContext(ctx, args...))
 	}
-	p, err := scanParticipant(st.QueryRowContext(ctx, h))
 	if errors.Is(err, sql.ErrNoRows) {
 		err = experiment.ErrNotFound
 	}
-	if err != nil {
-		return nil, s.wrap("by session", err)
-	}
-	return p, nil
+	return v, s.wrap(op, err)
 }
 
 const trialCols = `participant, idx, role, stimulus_id, token, mask, response, rt_ms, shown_ms, mask_ms, refresh_hz, frames, timing_ok, input, answered_at`
@@ -458,7 +466,7 @@ func scanTrial(row scanner) (*experiment.Trial, error) {
 
 // Trials implements experiment.Store.
 func (s *Store) Trials(ctx context.Context, participant int64) ([]experiment.Trial, error) {
-	st, err := s.stmt(ctx, s.r, `SELECT `+trialCols+` FROM trials WHERE participant = ? ORDER BY idx`)
+	st, err := s.stmt(ctx, s.r, qTrials)
 	if err != nil {
 		return nil, s.wrap("trials", err)
 	}
@@ -473,7 +481,7 @@ func (s *Store) Trials(ctx context.Context, participant int64) ([]experiment.Tri
 	})
 	if err == nil && len(out) == 0 {
 		var one int
-		err = s.r.QueryRowContext(ctx, s.q(`SELECT 1 FROM participants WHERE id = ?`), participant).Scan(&one)
+		err = s.r.QueryRowContext(ctx, s.q(qExists), participant).Scan(&one)
 		if errors.Is(err, sql.ErrNoRows) {
 			err = experiment.ErrNotFound
 		}
@@ -501,35 +509,7 @@ func each(ctx context.Context, st *sql.Stmt, args []any, fn func(*sql.Rows) erro
 
 // TrialByToken implements experiment.Store.
 func (s *Store) TrialByToken(ctx context.Context, token string) (*experiment.Trial, error) {
-	st, err := s.stmt(ctx, s.r, `SELECT `+trialCols+` FROM trials WHERE token = ?`)
-	if err != nil {
-		return nil, s.wrap("trial by token", err)
-	}
-	t, err := scanTrial(st.QueryRowContext(ctx, token))
-	if errors.Is(err, sql.ErrNoRows) {
-		err = experiment.ErrNotFound
-	}
-	if err != nil {
-		return nil, s.wrap("trial by token", err)
-	}
-	return t, nil
-}
-
-// The statements of Respond, prepared by Init.
-const (
-	respondUpdate = `UPDATE trials SET response = ?, rt_ms = ?, shown_ms = ?, mask_ms = ?, refresh_hz = ?,
-		frames = ?, timing_ok = ?, input = ?, answered_at = ? WHERE participant = ? AND idx = ? AND answered_at IS NULL`
-	respondTouch = `UPDATE participants SET last_seen = ? WHERE id = ?`
-)
-
-// respondCheck reads, in one statement, the participant's status, whether
-// the trial exists and is answered, and the participant's next unanswered
-// trial (from the partial index trials_open).
-func (s *Store) respondCheck() string {
-	return `SELECT p.status, t.idx, t.answered_at IS NOT NULL,
-			(SELECT MIN(u.idx) FROM trials u WHERE u.participant = p.id AND u.answered_at IS NULL)
-		FROM participants p LEFT JOIN trials t ON t.participant = p.id AND t.idx = ?
-		WHERE p.id = ?` + s.d.LockRow
+	return one(ctx, s, "trial by token", qByToken, scanTrial, token)
 }
 
 // Respond implements experiment.Store. The checks, in order: unknown
@@ -546,22 +526,29 @@ func (s *Store) Respond(ctx context.Context, participant int64, index int, r exp
 	}
 	at := s.now(r.At)
 	err := s.write(ctx, false, func(tx *sql.Tx) error {
-		check, err := s.txStmt(ctx, tx, s.respondCheck())
+		touch, err := s.txStmt(ctx, tx, respondTouch)
 		if err != nil {
 			return err
 		}
 		var status string
-		var idx, next sql.NullInt64
-		var answered sql.NullBool
-		err = check.QueryRowContext(ctx, index, participant).Scan(&status, &idx, &answered, &next)
+		if err := touch.QueryRowContext(ctx, s.d.Time(at), participant).Scan(&status); errors.Is(err, sql.ErrNoRows) {
+			return experiment.ErrNotFound
+		} else if err != nil {
+			return err
+		}
+		check, err := s.txStmt(ctx, tx, respondCheck)
+		if err != nil {
+			return err
+		}
+		var answered bool
+		var next sql.NullInt64
+		err = check.QueryRowContext(ctx, participant, index).Scan(&answered, &next)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 			return experiment.ErrNotFound
 		case err != nil:
 			return err
-		case !idx.Valid:
-			return experiment.ErrNotFound
-		case answered.Bool:
+		case answered:
 			return experiment.ErrAnswered
 		case status != string(experiment.StatusActive):
 			return experiment.ErrClosed
@@ -580,16 +567,11 @@ func (s *Store) Respond(ctx context.Context, participant int64, index int, r exp
 		if n, err := res.RowsAffected(); err != nil {
 			return err
 		} else if n != 1 {
-			// Unreachable while the participant row is locked; kept so a
-			// lost race can never overwrite an answer.
+			// Unreachable while the participant row is locked; kept so
+			// that a lost race can never overwrite an answer.
 			return experiment.ErrAnswered
 		}
-		touch, err := s.txStmt(ctx, tx, respondTouch)
-		if err != nil {
-			return err
-		}
-		_, err = touch.ExecContext(ctx, s.d.Time(at), participant)
-		return err
+		return nil
 	})
 	return s.wrap(op, err)
 }
@@ -605,7 +587,7 @@ func (s *Store) SetStatus(ctx context.Context, participant int64, st experiment.
 	}
 	now = s.now(now)
 	err := s.write(ctx, true, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, s.q(`UPDATE participants SET status = ?, reason = ?, last_seen = ? WHERE id = ?`),
+		res, err := tx.ExecContext(ctx, s.q(qSetStatus),
 			string(st), reason, s.d.Time(now), participant)
 		if err != nil {
 			return err
@@ -627,7 +609,7 @@ const AbandonReason = "abandoned"
 func (s *Store) Abandon(ctx context.Context, before time.Time) (int, error) {
 	var n int64
 	err := s.write(ctx, true, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, s.q(`UPDATE participants SET status = ?, reason = ? WHERE status = ? AND last_seen < ?`),
+		res, err := tx.ExecContext(ctx, s.q(qAbandon),
 			string(experiment.StatusAbandoned), AbandonReason, string(experiment.StatusActive), s.d.Time(before.UTC()))
 		if err != nil {
 			return err
@@ -760,40 +742,33 @@ func (s *Store) progress(ctx context.Context, tx *sql.Tx, d *experiment.Design) 
 
 // Participants implements experiment.Store.
 func (s *Store) Participants(ctx context.Context, fn func(*experiment.Participant) error) error {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+participantCols+` FROM participants ORDER BY id`)
-	if err != nil {
-		return s.wrap("participants", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		p, err := scanParticipant(rows)
-		if err != nil {
-			return s.wrap("participants", err)
-		}
-		if err := fn(p); err != nil {
-			return err
-		}
-	}
-	return s.wrap("participants", rows.Err())
+	return iterate(ctx, s, "participants", `SELECT `+participantCols+` FROM participants ORDER BY id`, scanParticipant, fn)
 }
 
 // Answered implements experiment.Store.
 func (s *Store) Answered(ctx context.Context, fn func(*experiment.Trial) error) error {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+trialCols+` FROM trials WHERE answered_at IS NOT NULL ORDER BY participant, idx`)
+	return iterate(ctx, s, "answered trials",
+		`SELECT `+trialCols+` FROM trials WHERE answered_at IS NOT NULL ORDER BY participant, idx`, scanTrial, fn)
+}
+
+// iterate calls fn for each row of query, read with scan; fn's error is
+// returned as it is.
+func iterate[T any](ctx context.Context, s *Store, op, query string, scan func(scanner) (T, error), fn func(T) error) error {
+	rows, err := s.r.QueryContext(ctx, query)
 	if err != nil {
-		return s.wrap("answered trials", err)
+		return s.wrap(op, err)
 	}
 	defer rows.Close()
 	for rows.Next() {
-		t, err := scanTrial(rows)
+		v, err := scan(rows)
 		if err != nil {
-			return s.wrap("answered trials", err)
+			return s.wrap(op, err)
 		}
-		if err := fn(t); err != nil {
+		if err := fn(v); err != nil {
 			return err
 		}
 	}
-	return s.wrap("answered trials", rows.Err())
+	return s.wrap(op, rows.Err())
 }
 
 // Close implements experiment.Store.

@@ -25,7 +25,7 @@ var screenshots = flag.String("screenshots", "", "save the screenshots of TestSc
 // the answer buttons, the completion page) and of the admin pages (login,
 // dashboard with progress and accuracy-vs-Δv curves after 80 simulated
 // participants whose accuracy falls with Δv). The stimulus and mask are
-// held for 1.5 s each here so the screenshot catches them. Each PNG must
+// held for 0.7 s each here so the screenshot catches them. Each PNG must
 // decode and must not be a blank page. Save them with
 //
 //	go test ./experiment/e2e -run TestScreenshots -args -screenshots "$PWD/docs/img/experiment"
@@ -41,15 +41,15 @@ func TestScreenshots(t *testing.T) {
 	defer cancel()
 	dir := t.TempDir()
 	d, err := TinyDesign(dir, DesignOptions{
-		Batches: 41, PerBatch: 4, ViewsPerBatch: 2,
+		Batches: 21, PerBatch: 4, ViewsPerBatch: 4,
 		Practice: 1, Qualification: 1, Sanity: 1,
 		QualificationMinCorrect: 0, SanityMaxFailures: 1, Seed: 5, Size: 224,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.Timing.Stimulus = 1500 * time.Millisecond
-	d.Timing.Mask = 1500 * time.Millisecond
+	d.Timing.Stimulus = 700 * time.Millisecond
+	d.Timing.Mask = 700 * time.Millisecond
 	d.Completion.RedirectURL = "" // stay on the completion page
 	d.Freeze()
 	s := openTestStore(t, dir)

@@ -1,11 +1,15 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -18,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vcr-bench/vcr/experiment/postgres"
 	"github.com/vcr-bench/vcr/imageio"
 	"github.com/vcr-bench/vcr/internal/testimg"
 )
@@ -363,5 +368,102 @@ func TestExperimentUsage(t *testing.T) {
 	}
 	if got := storeName("postgres://vcr:secret@db.internal/study"); strings.Contains(got, "secret") {
 		t.Errorf("storeName leaks the password: %s", got)
+	}
+}
+
+// TestExperimentServePostgres serves and exports with PostgreSQL: two
+// server processes' worth of serve commands (one after the other) on one
+// database at $VCR_TEST_POSTGRES (skipped without it unless
+// VCR_REQUIRE_POSTGRES=1, as in CI).
+func TestExperimentServePostgres(t *testing.T) {
+	base := os.Getenv("VCR_TEST_POSTGRES")
+	if base == "" {
+		if os.Getenv("VCR_REQUIRE_POSTGRES") == "1" {
+			t.Fatal("VCR_REQUIRE_POSTGRES=1 but VCR_TEST_POSTGRES is not set")
+		}
+		t.Skip("set VCR_TEST_POSTGRES to a postgres:// URL of a role that may create databases")
+	}
+	ctx := context.Background()
+	admin, err := postgres.Open(ctx, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	b := make([]byte, 6)
+	rand.Read(b)
+	name := "vcr_cli_test_" + hex.EncodeToString(b)
+	if _, err := admin.DB().ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
+		t.Fatal(err)
+	}
+	defer admin.DB().ExecContext(ctx, "DROP DATABASE "+name+" WITH (FORCE)")
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/" + name
+	dsn := u.String()
+
+	cfg := experimentFixture(t, "")
+	url1, stop1 := startServe(t, "--config", cfg, "--db", dsn)
+	n := participate(t, url1, "pg-1")
+	if code, _, errOut := stop1(); code != exitOK {
+		t.Fatalf("serve: exit %d\n%s", code, errOut)
+	}
+	// A second server (a restart, or another instance) continues the study.
+	url2, stop2 := startServe(t, "--config", cfg, "--db", dsn)
+	n += participate(t, url2, "pg-2")
+	stop2()
+	out := filepath.Join(t.TempDir(), "trials.csv")
+	mustRun(t, "experiment", "export", "--db", dsn, "--out", out)
+	if rows := readCSV(t, out); len(rows) != 1+n {
+		t.Errorf("%d rows, want %d", len(rows)-1, n)
+	}
+}
+
+// TestExperimentGracefulShutdown: on interruption the server stops
+// accepting connections but finishes a request in flight.
+func TestExperimentGracefulShutdown(t *testing.T) {
+	cfg := experimentFixture(t, "")
+	base, stop := startServe(t, "--config", cfg, "--db", filepath.Join(t.TempDir(), "exp.sqlite"))
+	host := strings.TrimPrefix(base, "http://")
+	conn, err := net.Dial("tcp", host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	body := "csrf=x&token=wrong-token-0123456789"
+	fmt.Fprintf(conn, "POST /admin/login HTTP/1.1\r\nHost: %s\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: %d\r\n\r\n%s", host, len(body), body[:5])
+	time.Sleep(200 * time.Millisecond) // the handler now waits for the body
+	stopped := make(chan int, 1)
+	go func() { code, _, _ := stop(); stopped <- code }()
+	// New connections are refused once the shutdown began.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		c, err := net.DialTimeout("tcp", host, time.Second)
+		if err != nil {
+			break
+		}
+		c.Close()
+		if time.Now().After(deadline) {
+			t.Fatal("the server still accepts connections")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	select {
+	case code := <-stopped:
+		t.Fatalf("serve exited (%d) with a request in flight", code)
+	default:
+	}
+	io.WriteString(conn, body[5:])
+	res, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("the request in flight got no response: %v", err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusForbidden { // no CSRF cookie
+		t.Errorf("in-flight request: %d, want 403", res.StatusCode)
+	}
+	if code := <-stopped; code != exitOK {
+		t.Errorf("serve exit %d, want 0", code)
 	}
 }

@@ -115,7 +115,8 @@ func (l *logBuffer) String() string {
 type env struct {
 	t     *testing.T
 	d     *experiment.Design
-	store *memStore
+	store *memStore        // the memStore, if the env uses one
+	st    experiment.Store // the store the server uses
 	srv   *Server
 	ts    *httptest.Server
 	log   *logBuffer
@@ -147,7 +148,7 @@ func newEnvWith(t *testing.T, cfg experiment.ServerConfig, d *experiment.Design,
 	ts := httptest.NewServer(srv)
 	t.Cleanup(func() { ts.Close(); srv.Close() })
 	ms, _ := st.(*memStore)
-	return &env{t: t, d: d, store: ms, srv: srv, ts: ts, log: lb}
+	return &env{t: t, d: d, store: ms, st: st, srv: srv, ts: ts, log: lb}
 }
 
 // client is a browser: a cookie jar, no automatic redirects; it records
@@ -288,7 +289,7 @@ func answer(index int, response string) map[string]any {
 func (e *env) truth(imageURL string) string {
 	e.t.Helper()
 	tok := strings.Split(imageURL, "/")[2]
-	tr, err := e.store.TrialByToken(context.Background(), tok)
+	tr, err := e.st.TrialByToken(context.Background(), tok)
 	if err != nil {
 		e.t.Fatal(err)
 	}

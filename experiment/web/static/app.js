@@ -61,6 +61,7 @@
   // ---- network: retries with backoff on network errors, 429 and 5xx
 
   class SessionError extends Error {}
+  class ImageError extends Error {}
 
   async function request(method, url, body) {
     let delay = 500;
@@ -95,9 +96,16 @@
       if (res.status === 401) throw new SessionError('Your session was not found. Please open the study link again.');
       if (res.status === 403) {
         // The security token no longer matches (e.g. the session was
-        // resumed in another window): reload to get a fresh one.
-        window.location.reload();
-        await new Promise(() => {});
+        // resumed in another window): reload to get a fresh one, but not
+        // in a loop (a misconfigured proxy refuses every request).
+        let last = 0;
+        try { last = Number(sessionStorage.getItem('vcr-reload')) || 0; } catch (e) { /* storage off */ }
+        if (Date.now() - last > 60000) {
+          try { sessionStorage.setItem('vcr-reload', String(Date.now())); } catch (e) { /* storage off */ }
+          window.location.reload();
+          await new Promise(() => {});
+        }
+        throw new Error('The server refused the request. Please reload the page; if that does not help, contact the researchers.');
       }
       return res;
     }
@@ -154,14 +162,15 @@
     img.decoding = 'sync';
     const loaded = new Promise((resolve, reject) => {
       img.onload = resolve;
-      img.onerror = () => reject(new Error('An image failed to load.'));
+      img.onerror = () => reject(new ImageError('An image failed to load. Please check your connection and reload the page.'));
     });
     img.src = url;
     if (typeof img.decode === 'function') {
       try {
         await img.decode();
+        loaded.catch(() => {});
         return img;
-      } catch (e) { /* fall back to onload */ }
+      } catch (e) { /* fall back to onload, which reports a failure */ }
     }
     await loaded;
     return img;
@@ -256,6 +265,9 @@
       let timer = 0;
       const finish = (name, input, ts) => {
         const now = ts > 0 && ts <= performance.now() + 1 ? ts : performance.now();
+        // No answer button keeps the focus: a later space or Enter must
+        // not answer the next trial.
+        if (document.activeElement && document.activeElement.blur) document.activeElement.blur();
         box.removeEventListener('click', onClick);
         document.removeEventListener('keydown', onKey);
         clearTimeout(timer);
@@ -444,6 +456,7 @@
     frameMs = await measureFrame();
     note('');
     lastPhase = state.done > 0 ? state.phase : '';
+    let failures = 0;
 
     while (!finished(state)) {
       showProgress(state);
@@ -453,7 +466,19 @@
       }
       lastPhase = state.phase;
       if (tooSmall()) await waitForSize(note);
-      const answer = await runTrial(state);
+      let answer;
+      try {
+        answer = await runTrial(state);
+        failures = 0;
+      } catch (err) {
+        // An image did not load: the trial may have been answered in
+        // another window, or the connection dropped. Ask the server.
+        if (!(err instanceof ImageError) || ++failures > 5) throw err;
+        note('Loading…');
+        await sleep(1000 * failures);
+        state = await getState();
+        continue;
+      }
       state = await respond(answer);
       if (typeof state.correct === 'boolean') await showFeedback(state.correct);
       await sleep(state.timing.inter_trial_ms);

@@ -24,9 +24,10 @@ var screenshots = flag.String("screenshots", "", "save the screenshots of TestSc
 // instructions, an interstitial, a trial's stimulus, its noise mask and
 // the answer buttons, the completion page) and of the admin pages (login,
 // dashboard with progress and accuracy-vs-Δv curves after 80 simulated
-// participants whose accuracy falls with Δv). The stimulus and mask are
-// held for 0.7 s each here so the screenshot catches them. Each PNG must
-// decode and must not be a blank page. Save them with
+// participants whose accuracy falls with Δv). The trial screenshots come
+// from a second server whose stimulus and mask stay up 0.7 s each, so the
+// screenshot catches them. Each PNG must decode and must not be a blank
+// page. Save them with
 //
 //	go test ./experiment/e2e -run TestScreenshots -args -screenshots "$PWD/docs/img/experiment"
 func TestScreenshots(t *testing.T) {
@@ -48,8 +49,6 @@ func TestScreenshots(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.Timing.Stimulus = 700 * time.Millisecond
-	d.Timing.Mask = 700 * time.Millisecond
 	d.Completion.RedirectURL = "" // stay on the completion page
 	d.Freeze()
 	s := openTestStore(t, dir)
@@ -58,6 +57,21 @@ func TestScreenshots(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
+	// A second server whose stimulus and mask stay up 0.7 s, for the
+	// screenshots of a trial.
+	slowDir := t.TempDir()
+	slow, err := TinyDesign(slowDir, DesignOptions{Batches: 1, PerBatch: 4, ViewsPerBatch: 1, Practice: 1, Seed: 5, Size: 224})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slow.Timing.Stimulus = 700 * time.Millisecond
+	slow.Timing.Mask = 700 * time.Millisecond
+	slow.Freeze()
+	slowSrv, err := StartServer(ctx, slow, openTestStore(t, slowDir), LoadTestServerConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer slowSrv.Close()
 
 	// 80 simulated participants fill the dashboard; they answer right
 	// with probability 1 − 0.9·Δv, so the curves fall.
@@ -121,16 +135,6 @@ func TestScreenshots(t *testing.T) {
 	shot("instructions")
 	must("start", chromedp.Click(chromedp.ID("start")), chromedp.WaitVisible(chromedp.CSS("#buttons .interstitial")))
 	shot("interstitial")
-	must("continue", chromedp.KeyEvent(" "))
-	waitDraw("/stim/")
-	shot("trial-stimulus")
-	waitDraw("/mask/")
-	shot("trial-mask")
-	// The hidden button bar keeps its layout (visibility: hidden), so wait
-	// for the app to unhide it, not for the element to have a box.
-	must("buttons", waitJS(`!document.getElementById('buttons').hidden && !!document.querySelector('#buttons button.answer')`, 20*time.Second))
-	time.Sleep(150 * time.Millisecond)
-	shot("trial-buttons")
 	// Answer the rest (practice feedback, interstitials) to the end.
 	for steps := 0; steps < 40; steps++ {
 		ui, err := waitUI(bctx)
@@ -153,6 +157,20 @@ func TestScreenshots(t *testing.T) {
 	}
 	must("done", chromedp.WaitVisible(chromedp.ID("code")))
 	shot("done")
+
+	must("slow consent", chromedp.Navigate(slowSrv.URL+"/?PROLIFIC_PID=screenshot-2&STUDY_ID=s&SESSION_ID=y"), chromedp.WaitVisible(chromedp.ID("consent-submit")),
+		chromedp.Click(chromedp.ID("consent-box")), chromedp.Click(chromedp.ID("consent-submit")), chromedp.WaitVisible(chromedp.ID("instructions")),
+		waitJS(`!document.getElementById('start').disabled`, 20*time.Second), chromedp.Click(chromedp.ID("start")),
+		chromedp.WaitVisible(chromedp.CSS("#buttons .interstitial")), chromedp.KeyEvent(" "))
+	waitDraw("/stim/")
+	shot("trial-stimulus")
+	waitDraw("/mask/")
+	shot("trial-mask")
+	// The hidden button bar keeps its layout (visibility: hidden), so wait
+	// for the app to unhide it, not for the element to have a box.
+	must("buttons", waitJS(`!document.getElementById('buttons').hidden && !!document.querySelector('#buttons button.answer')`, 20*time.Second))
+	time.Sleep(150 * time.Millisecond)
+	shot("trial-buttons")
 
 	must("admin login", chromedp.Navigate(srv.URL+"/admin/login"), chromedp.WaitVisible(chromedp.CSS(`input[name="token"]`)))
 	shot("admin-login")

@@ -17,7 +17,8 @@ import (
 // memory, with injected faults, to test the client on its own: the first
 // answer of every participant is stored but answered 500 (as when the
 // server dies between commit and reply), every participant's first state
-// request is answered 429, and join sometimes fails with a 502.
+// request is answered 429, join sometimes fails with a 502, and the CSRF
+// token changes after the third answer (403 until the client rejoins).
 type fakeServer struct {
 	trials int
 	mu     sync.Mutex
@@ -30,6 +31,7 @@ type fakePart struct {
 	answers   []string
 	crashed   bool
 	limited   bool
+	rotated   bool
 	csrf      string
 	submitted map[int]int // index → times stored (must stay ≤ 1)
 }
@@ -116,6 +118,13 @@ func (f *fakeServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		p.answers = append(p.answers, req.Response)
 		p.submitted[req.Index]++
+		if len(p.answers) == 3 && !p.rotated {
+			// The session's CSRF token changes (as after a restart with a
+			// new secret): the next answer gets 403 until the client opens
+			// the study link again.
+			p.rotated = true
+			p.csrf += "-new"
+		}
 		if !p.crashed {
 			p.crashed = true
 			http.Error(w, "internal error", http.StatusInternalServerError)
@@ -162,8 +171,8 @@ func TestRunAgainstFake(t *testing.T) {
 	if rep.Trials != 40*4 || len(rep.Acked) != 40*4 {
 		t.Errorf("acknowledged %d trials, want %d", rep.Trials, 40*4)
 	}
-	if rep.Errors["http_500"] != 40 || rep.Errors["http_409"] != 40 || rep.Errors["http_429"] != 40 || rep.Errors["http_502"] == 0 {
-		t.Errorf("errors %v, want 40 each of 500, 409, 429 and some 502", rep.Errors)
+	if rep.Errors["http_500"] != 40 || rep.Errors["http_409"] != 40 || rep.Errors["http_429"] != 40 || rep.Errors["http_403"] != 40 || rep.Errors["http_502"] == 0 {
+		t.Errorf("errors %v, want 40 each of 500, 409, 429, 403 and some 502", rep.Errors)
 	}
 	for id, code := range rep.Completion {
 		if code != "CODE1" {
@@ -173,8 +182,13 @@ func TestRunAgainstFake(t *testing.T) {
 	if l := rep.Endpoints["POST /api/respond"]; l.N != 40*4 || l.P50MS <= 0 || l.P50MS > l.P99MS || l.P99MS > l.MaxMS {
 		t.Errorf("respond latency %+v", l)
 	}
-	if l := rep.Endpoints["GET /stim"]; l.N != 40*5 {
-		t.Errorf("GET /stim n = %d, want %d", l.N, 40*5)
+	// 5 trials each, and the trial refused with 403 is shown again after
+	// the rejoin.
+	if l := rep.Endpoints["GET /stim"]; l.N != 40*6 {
+		t.Errorf("GET /stim n = %d, want %d", l.N, 40*6)
+	}
+	if l := rep.Endpoints["GET /"]; l.N != 40*2 {
+		t.Errorf("GET / n = %d, want %d (join and rejoin)", l.N, 40*2)
 	}
 	// Every acknowledged answer is what the server stored, once.
 	for _, p := range f.parts {

@@ -378,3 +378,104 @@ func secondTab(t *testing.T, bctx context.Context, base string, index int, answe
 	}
 	return st
 }
+
+// TestBrowserScreenedOut takes a participant through practice and fails
+// both qualification trials on purpose: the app must end on the
+// completion page with the screen-out code, the store must mark the
+// participant screened out, and no main trial may be answered (or served).
+func TestBrowserScreenedOut(t *testing.T) {
+	chromium := needChromium(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	d, err := TinyDesign(dir, DesignOptions{
+		Batches: 1, PerBatch: 3, ViewsPerBatch: 2,
+		Practice: 1, Qualification: 2, Sanity: 1,
+		QualificationMinCorrect: 1, Seed: 12,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := openTestStore(t, dir)
+	srv, err := StartServer(ctx, d, s, LoadTestServerConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	bctx, stop := NewBrowser(ctx, chromium, 1000, 800)
+	defer stop()
+	if err := InstallProbe(bctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(bctx,
+		chromedp.Navigate(srv.URL+"/?pid=e2e-screened"),
+		chromedp.Click(chromedp.ID("consent-box")),
+		chromedp.Click(chromedp.ID("consent-submit")),
+		chromedp.WaitVisible(chromedp.ID("instructions")),
+	); err != nil {
+		t.Fatal(err)
+	}
+	var code string
+	for steps := 0; code == "" && steps < 30; steps++ {
+		ui, err := waitUI(bctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch ui.State {
+		case "done":
+			code = strings.TrimSpace(ui.Text)
+		case "start":
+			if err := chromedp.Do(bctx, chromedp.Click(chromedp.ID("start"))); err != nil {
+				t.Fatal(err)
+			}
+			waitGone(t, bctx, `!document.getElementById('panel').hidden`)
+		case "pause":
+			if err := chromedp.Do(bctx, chromedp.KeyEvent(" ")); err != nil {
+				t.Fatal(err)
+			}
+			waitGone(t, bctx, `!!document.querySelector('#buttons .interstitial') && !document.getElementById('buttons').hidden`)
+		case "answer":
+			p, err := ReadProbe(bctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr, err := s.TrialByToken(ctx, p.LastStimulusToken())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tr.Role == experiment.RoleMain || tr.Role == experiment.RoleSanity {
+				t.Fatalf("trial %d (%s) served after two failed qualification trials", tr.Index, tr.Role)
+			}
+			// A wrong answer: the first category that is not the truth.
+			truth := d.Stimulus(tr.StimulusID).GroundTruth
+			key := d.Categories[0].Key
+			if d.Categories[0].Name == truth {
+				key = d.Categories[1].Key
+			}
+			if err := chromedp.Do(bctx, chromedp.KeyEvent(key)); err != nil {
+				t.Fatal(err)
+			}
+			waitGone(t, bctx, `!document.getElementById('buttons').hidden && !!document.querySelector('#buttons button.answer')`)
+		}
+	}
+	if code != d.Completion.ScreenOutCode {
+		t.Errorf("screened-out participant shown code %q, want %q", code, d.Completion.ScreenOutCode)
+	}
+	var part *experiment.Participant
+	if err := s.Participants(ctx, func(p *experiment.Participant) error { q := *p; part = &q; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if part == nil || part.Status != experiment.StatusScreenedOut || part.Platform != "direct" {
+		t.Fatalf("participant %+v, want one, direct, screened out", part)
+	}
+	trials, err := s.Trials(ctx, part.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tr := range trials {
+		answered := tr.Answer != nil
+		if want := tr.Role == experiment.RolePractice || tr.Role == experiment.RoleQualification; answered != want {
+			t.Errorf("trial %d (%s): answered %v, want %v", tr.Index, tr.Role, answered, want)
+		}
+	}
+}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/vcr-bench/vcr/experiment"
 	"github.com/vcr-bench/vcr/experiment/loadtest"
+	"github.com/vcr-bench/vcr/experiment/postgres"
 	"github.com/vcr-bench/vcr/experiment/sqlite"
 )
 
@@ -88,15 +89,29 @@ func setupCLIExperiment(t *testing.T, ctx context.Context, dir string, batches i
 // twice, and every participant must have completed its run, those caught
 // in the middle included.
 func TestCrash(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "exp.sqlite")
+	runCrash(t, dir, db, func() (experiment.Store, error) { return sqlite.Open(db) })
+}
+
+// TestCrashPostgres is TestCrash with the server on PostgreSQL at
+// $VCR_TEST_POSTGRES (a database of its own, dropped at the end); it skips
+// without the variable, unless VCR_REQUIRE_POSTGRES=1.
+func TestCrashPostgres(t *testing.T) {
+	db := postgresDatabase(t)
+	runCrash(t, t.TempDir(), db, func() (experiment.Store, error) { return postgres.Open(context.Background(), db) })
+}
+
+// runCrash runs the crash test with `vcr experiment serve --db db`; open
+// opens that database for the checks.
+func runCrash(t *testing.T, dir, db string, open func() (experiment.Store, error)) {
 	ctx := context.Background()
 	n := 200
 	if testing.Short() {
 		n = 50
 	}
 	const views = 5
-	dir := t.TempDir()
 	bin, config := setupCLIExperiment(t, ctx, dir, n/views)
-	db := filepath.Join(dir, "exp.sqlite")
 	logPath := filepath.Join(dir, "serve.log")
 	defer func() {
 		if t.Failed() {
@@ -220,7 +235,7 @@ func TestCrash(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := sqlite.Open(db)
+	s, err := open()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/csv"
 	"fmt"
 	"os"
 	"os/exec"
@@ -251,7 +252,59 @@ func runCrash(t *testing.T, dir, db string, open func() (experiment.Store, error
 	if v.Completed != n || v.Answered != n*perParticipant {
 		t.Errorf("store: %d completed participants, %d answered trials; want %d and %d", v.Completed, v.Answered, n, n*perParticipant)
 	}
+	// The export has one row per answered trial, each acknowledged
+	// answer as acknowledged.
+	csvPath := filepath.Join(dir, "trials.csv")
+	if out, err := exec.CommandContext(ctx, bin, "experiment", "export", "--db", db, "--out", csvPath).CombinedOutput(); err != nil {
+		t.Fatalf("vcr experiment export: %v\n%s", err, out)
+	}
+	ids := map[string]int64{}
+	if err := s.Participants(ctx, func(p *experiment.Participant) error { ids[p.ExternalID] = p.ID; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	checkExport(t, csvPath, n*perParticipant, r.rep.Acked, ids)
 	if got := len(d.Plan(0, 0)); got != perParticipant {
 		t.Errorf("the crash config plans %d trials per participant, the test assumes %d", got, perParticipant)
+	}
+}
+
+// checkExport reads the export at path and checks it has rows answered
+// trials, each acknowledged answer among them with its response. The
+// export names participants by their store ID (ids maps external ids to
+// them), not by the platform's id.
+func checkExport(t *testing.T, path string, rows int, acked []loadtest.Ack, ids map[string]int64) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatalf("export: %v", err)
+	}
+	if len(recs)-1 != rows {
+		t.Fatalf("export has %d rows, want %d answered trials", len(recs)-1, rows)
+	}
+	col := map[string]int{}
+	for i, name := range recs[0] {
+		col[name] = i
+	}
+	for _, name := range []string{"participant", "trial", "response", "stimulus_id", "source_id", "corruption", "dv", "ground_truth", "correct", "rt_ms", "shown_ms", "excluded"} {
+		if _, ok := col[name]; !ok {
+			t.Fatalf("export lacks the column %q (has %v)", name, recs[0])
+		}
+	}
+	got := map[string]string{}
+	for _, r := range recs[1:] {
+		got[r[col["participant"]]+"/"+r[col["trial"]]] = r[col["response"]]
+	}
+	if len(got) != rows {
+		t.Errorf("export has %d distinct (participant, trial) pairs in %d rows", len(got), rows)
+	}
+	for _, a := range acked {
+		if v, ok := got[fmt.Sprintf("%d/%d", ids[a.ExternalID], a.Index)]; !ok || v != a.Response {
+			t.Fatalf("export: participant %s trial %d has response %q (present %v), acknowledged %q", a.ExternalID, a.Index, v, ok, a.Response)
+		}
 	}
 }

@@ -299,15 +299,7 @@ func runExperimentServe(ctx context.Context, args []string, stdout, stderr io.Wr
 		case err := <-served:
 			return fmt.Errorf("serve: %w", err)
 		case <-tick.C:
-			if d.Abandon <= 0 {
-				continue
-			}
-			n, err := st.Abandon(ctx, time.Now().Add(-d.Abandon))
-			if err != nil {
-				log.Error("abandon silent participants", "err", err)
-			} else if n > 0 {
-				log.Info("participants abandoned", "n", n, "silent_for", d.Abandon.String())
-			}
+			abandonSilent(ctx, st, d, time.Now(), log)
 		case <-ctx.Done():
 			fmt.Fprintln(stderr, "shutting down: finishing the requests in flight…")
 			sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -322,6 +314,24 @@ func runExperimentServe(ctx context.Context, args []string, stdout, stderr io.Wr
 			return nil
 		}
 	}
+}
+
+// abandonSilent marks the active participants silent for longer than
+// d.Abandon at now as abandoned (which frees their batches) and logs how
+// many. A store error is logged; the next round tries again.
+func abandonSilent(ctx context.Context, st experiment.Store, d *experiment.Design, now time.Time, log *slog.Logger) int {
+	if d.Abandon <= 0 {
+		return 0
+	}
+	n, err := st.Abandon(ctx, now.Add(-d.Abandon))
+	if err != nil {
+		log.Error("abandon silent participants", "err", err)
+		return 0
+	}
+	if n > 0 {
+		log.Info("participants abandoned", "n", n, "silent_for", d.Abandon.String())
+	}
+	return n
 }
 
 // printBuildSummary writes what Build made of the test set.

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/cookiejar"
@@ -22,6 +23,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vcr-bench/vcr/experiment"
 	"github.com/vcr-bench/vcr/experiment/postgres"
 	"github.com/vcr-bench/vcr/imageio"
 	"github.com/vcr-bench/vcr/internal/testimg"
@@ -465,5 +467,47 @@ func TestExperimentGracefulShutdown(t *testing.T) {
 	}
 	if code := <-stopped; code != exitOK {
 		t.Errorf("serve exit %d, want 0", code)
+	}
+}
+
+// TestExperimentAbandon: the serve loop's step abandons exactly the
+// participants silent for longer than the design's abandon time, and the
+// web app then shows them the session as ended.
+func TestExperimentAbandon(t *testing.T) {
+	cfg := experimentFixture(t, "abandon: 10m\n")
+	db := filepath.Join(t.TempDir(), "exp.sqlite")
+	base, stop := startServe(t, "--config", cfg, "--db", db)
+	participate(t, base, "ab-done") // completed: never abandoned
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar}
+	res, err := c.Get(base + "/?pid=ab-silent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	m := regexp.MustCompile(`name="csrf" value="([^"]+)"`).FindSubmatch(b)
+	if res, err = c.PostForm(base+"/join", url.Values{"csrf": {string(m[1])}, "pid": {"ab-silent"}, "consent": {"yes"}}); err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	stop()
+
+	st, d, err := openWithDesign(context.Background(), db, "", io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	log := slog.New(slog.DiscardHandler)
+	if n := abandonSilent(context.Background(), st, d, time.Now().Add(9*time.Minute), log); n != 0 {
+		t.Errorf("abandoned %d after 9 of 10 minutes", n)
+	}
+	if n := abandonSilent(context.Background(), st, d, time.Now().Add(11*time.Minute), log); n != 1 {
+		t.Errorf("abandoned %d after 11 minutes, want 1", n)
+	}
+	got := map[string]experiment.Status{}
+	st.Participants(context.Background(), func(p *experiment.Participant) error { got[p.ExternalID] = p.Status; return nil })
+	if got["ab-done"] != experiment.StatusCompleted || got["ab-silent"] != experiment.StatusAbandoned {
+		t.Errorf("statuses %v", got)
 	}
 }

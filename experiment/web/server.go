@@ -259,7 +259,7 @@ func mac(key []byte, msg string) string {
 
 // securityHeaders sets the hardening headers on every response.
 func (s *Server) securityHeaders(next http.Handler) http.Handler {
-	const csp = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; " +
+	const csp = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; " +
 		"connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; " +
 		"form-action 'self' https://www.mturk.com https://workersandbox.mturk.com"
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -270,7 +270,7 @@ func (s *Server) securityHeaders(next http.Handler) http.Handler {
 		h.Set("X-Frame-Options", "DENY")
 		h.Set("Cross-Origin-Opener-Policy", "same-origin")
 		h.Set("Cross-Origin-Resource-Policy", "same-origin")
-		h.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=(), payment=(), usb=(), interest-cohort=()")
+		h.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=(), payment=(), usb=()")
 		if s.cfg.SecureCookies {
 			h.Set("Strict-Transport-Security", "max-age=31536000")
 		}

@@ -341,6 +341,17 @@ func TestDistinguish(t *testing.T) {
 		t.Errorf("same: %d", res.StatusCode)
 	}
 	noSecrets(t, e, c.bodies)
+	// The admin page has one live curve per corruption pair; without
+	// answered main trials it says so.
+	a := e.client()
+	a.adminLogin(testAdminToken, nil)
+	_, body := a.get("/admin/api/progress")
+	if !strings.Contains(body, `"corruption":"gaussian_noise vs fog"`) || strings.Count(body, `"url"`) != 1 {
+		t.Errorf("progress %s", body)
+	}
+	if res, body := a.get("/admin/curve/0"); res.StatusCode != 200 || !strings.Contains(body, "no trials yet") {
+		t.Errorf("curve %d %s", res.StatusCode, body)
+	}
 }
 
 // TestRefuseMobile: phones get a refusal page instead of the consent

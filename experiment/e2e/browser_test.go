@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -107,6 +108,25 @@ func TestBrowser(t *testing.T) {
 	if err := InstallProbe(bctx); err != nil {
 		t.Fatal(err)
 	}
+	// Collect console errors and uncaught exceptions (a CSP violation, a
+	// failed request, a script error) until the completion page.
+	var consoleMu sync.Mutex
+	var consoleErrs []string
+	cctx, stopConsole := context.WithCancel(bctx)
+	consoleDone := make(chan struct{})
+	go func() {
+		defer close(consoleDone)
+		for m, err := range chromedp.Console(cctx) {
+			if err != nil {
+				return
+			}
+			if m.Type == chromedp.ConsoleError || m.Type == chromedp.ConsoleException {
+				consoleMu.Lock()
+				consoleErrs = append(consoleErrs, fmt.Sprintf("%s: %s (%s)", m.Type, m.Text, m.URL))
+				consoleMu.Unlock()
+			}
+		}
+	}()
 	const pid = "e2e-prolific-1"
 	if err := chromedp.Do(bctx,
 		chromedp.Navigate(srv.URL+"/?PROLIFIC_PID="+pid+"&STUDY_ID=study1&SESSION_ID=sess1"),
@@ -266,8 +286,25 @@ func TestBrowser(t *testing.T) {
 			waitGone(t, bctx, `!document.getElementById('buttons').hidden && !!document.querySelector('#buttons button.answer')`)
 		}
 	}
+	stopConsole()
+	<-consoleDone
 	if code != d.Completion.Code {
 		t.Errorf("completion code %q, want %q", code, d.Completion.Code)
+	}
+	// Expected: the browser's own favicon request (the app has none) and
+	// the 409 of the first tab's late answer.
+	conflicts := 0
+	for _, e := range consoleErrs {
+		switch {
+		case strings.HasSuffix(e, "/favicon.ico)"):
+		case strings.Contains(e, "status of 409") && strings.HasSuffix(e, "/api/respond)"):
+			conflicts++
+		default:
+			t.Errorf("browser console: %s", e)
+		}
+	}
+	if conflicts != 1 {
+		t.Errorf("the browser logged %d refused answers (409), want 1 (the first tab's late answer)", conflicts)
 	}
 	if len(pauses) != 3 {
 		t.Errorf("interstitials %q, want 3 (practice, qualification, main)", pauses)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/device"
 
 	"github.com/vcr-bench/vcr/experiment"
 )
@@ -514,5 +515,62 @@ func TestBrowserScreenedOut(t *testing.T) {
 		if want := tr.Role == experiment.RolePractice || tr.Role == experiment.RoleQualification; answered != want {
 			t.Errorf("trial %d (%s): answered %v, want %v", tr.Index, tr.Role, answered, want)
 		}
+	}
+}
+
+// TestBrowserRefusals checks the refusals a study can configure: a phone
+// (emulated iPhone 14) gets the "please use a computer" page, and a window
+// smaller than min_width × min_height gets a request to enlarge it, with
+// the start button disabled until it is large enough.
+func TestBrowserRefusals(t *testing.T) {
+	chromium := needChromium(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	d, err := TinyDesign(dir, DesignOptions{Batches: 1, PerBatch: 2, ViewsPerBatch: 2, Seed: 13})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := LoadTestServerConfig()
+	cfg.RefuseMobile, cfg.MinWidth, cfg.MinHeight = true, 1200, 600
+	srv, err := StartServer(ctx, d, openTestStore(t, dir), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	bctx, stop := NewBrowser(ctx, chromium, 1000, 800)
+	defer stop()
+
+	phone, cancelPhone := chromedp.NewContext(bctx)
+	defer cancelPhone()
+	if err := chromedp.Do(phone, chromedp.Emulate(device.IPhone14), chromedp.Navigate(srv.URL+"/?pid=phone")); err != nil {
+		t.Fatal(err)
+	}
+	if h, err := chromedp.Run(phone, chromedp.Text(chromedp.CSS("h1"))); err != nil || h != "Please use a computer" {
+		t.Errorf("a phone gets %q (err %v), want the refusal page", h, err)
+	}
+
+	if err := chromedp.Do(bctx,
+		chromedp.EmulateViewport(1000, 700),
+		chromedp.Navigate(srv.URL+"/?pid=small-window"),
+		chromedp.Click(chromedp.ID("consent-box")),
+		chromedp.Click(chromedp.ID("consent-submit")),
+		chromedp.WaitVisible(chromedp.ID("instructions")),
+		waitJS(`document.getElementById('message').textContent.includes('larger')`, 20*time.Second),
+	); err != nil {
+		t.Fatalf("a 1000×700 window with min_width 1200: %v", err)
+	}
+	msg, _ := chromedp.Run(bctx, chromedp.Text(chromedp.ID("message")))
+	if disabled, err := chromedp.Run(bctx, chromedp.Evaluate[bool](`document.getElementById('start').disabled`)); err != nil || !disabled {
+		t.Errorf("start button enabled in a too small window (message %q)", msg)
+	}
+	if !strings.Contains(msg, "1200 × 600") {
+		t.Errorf("message %q does not say the size needed", msg)
+	}
+	if err := chromedp.Do(bctx,
+		chromedp.EmulateViewport(1300, 800),
+		waitJS(`!document.getElementById('start').disabled`, 10*time.Second),
+	); err != nil {
+		t.Errorf("after enlarging the window to 1300×800 the start button stays disabled: %v", err)
 	}
 }

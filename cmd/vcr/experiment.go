@@ -49,7 +49,7 @@ file (docs/experiment.md); participants and answers live in a database
 Subcommands:
 SUBCOMMANDS
 Typical run:
-  vcr generate --data images/ --out testset --n 2000
+  vcr generate --images images/ --corruptions gaussian_noise,frost --n 200 --out testset
   vcr experiment serve --config exp.yaml --db exp.sqlite --addr 127.0.0.1:8080
   vcr experiment export --db exp.sqlite --out trials.csv
   vcr analyze --results model/results.csv --human trials.csv --out report
@@ -58,12 +58,18 @@ Run 'vcr experiment <subcommand> --help' for its flags. How to run a study
 (Prolific, MTurk, HTTPS, PostgreSQL): docs/experiment-serve.md.
 `
 
-func experimentHelp(w io.Writer) {
+// experimentNames returns the experiment subcommands in name order.
+func experimentNames() []string {
 	names := make([]string, 0, len(experimentCommands))
 	for n := range experimentCommands {
 		names = append(names, n)
 	}
 	sort.Strings(names)
+	return names
+}
+
+func experimentHelp(w io.Writer) {
+	names := experimentNames()
 	var b strings.Builder
 	for _, n := range names {
 		fmt.Fprintf(&b, "  %-12s %s\n", n, experimentCommands[n].summary)
@@ -74,7 +80,7 @@ func experimentHelp(w io.Writer) {
 func runExperiment(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		experimentHelp(stderr)
-		return usagef("a subcommand is required: serve, export or distinguish")
+		return usagef("a subcommand is required: %s", strings.Join(experimentNames(), ", "))
 	}
 	switch args[0] {
 	case "help", "-h", "-help", "--help":

@@ -204,6 +204,11 @@
     ctx.fillRect(0, 0, layout.cw, layout.ch);
   }
 
+  // The canvas starts black (it is opaque); paint it the background colour
+  // so pauses before the first trial show no black square.
+  setLayout(canvas.width, canvas.height, 1);
+  clear();
+
   function drawFixation() {
     clear();
     ctx.fillStyle = '#000';

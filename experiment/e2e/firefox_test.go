@@ -1,0 +1,360 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/vcr-bench/vcr/experiment"
+)
+
+// needFirefox returns the Firefox to drive, skipping the test when there
+// is none, unless VCR_REQUIRE_FIREFOX=1 (CI) makes that a failure.
+func needFirefox(t *testing.T) string {
+	t.Helper()
+	p, err := findFirefox()
+	if err != nil {
+		if os.Getenv("VCR_REQUIRE_FIREFOX") == "1" {
+			t.Fatalf("%v, and VCR_REQUIRE_FIREFOX=1", err)
+		}
+		t.Skipf("skipping the Firefox test: %v (set VCR_REQUIRE_FIREFOX=1 to make this a failure)", err)
+	}
+	return p
+}
+
+// TestFirefox drives headless Firefox (Debian's firefox-esr, over
+// WebDriver BiDi) through a whole session as a participant, as TestBrowser
+// does with Chromium: consent, instructions, practice (with feedback),
+// qualification (answered right, the ground truth looked up in the store
+// by the stimulus token), the main and sanity trials, alternately by
+// keyboard and by mouse (real input events from input.performActions),
+// and the completion page with its code; at the second main-phase trial
+// it reloads the page (the same trial must come back). Then it checks the
+// stored trials: all answered, each answer as given, input as used,
+// rt_ms > 0, refresh_hz plausible, shown_ms within 200 ms ± one frame,
+// timing_ok; and the timing probe (ProbeJS, as a preload script) must
+// have seen each stimulus on screen 200 ms ± one frame. No console error
+// and no failed request is allowed.
+func TestFirefox(t *testing.T) {
+	firefox := needFirefox(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	d, err := TinyDesign(dir, DesignOptions{
+		Batches: 2, PerBatch: 4, ViewsPerBatch: 2,
+		Practice: 2, Qualification: 2, Sanity: 1,
+		QualificationMinCorrect: 2, SanityMaxFailures: 0, Seed: 11,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := openTestStore(t, dir)
+	srv, err := StartServer(ctx, d, s, LoadTestServerConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+
+	// Console errors, uncaught exceptions and failed requests.
+	var probMu sync.Mutex
+	var problems []string
+	onEvent := func(e bidiEvent) {
+		var p struct {
+			Level    string `json:"level"`
+			Type     string `json:"type"`
+			Text     string `json:"text"`
+			ErrorTxt string `json:"errorText"`
+			Request  struct {
+				URL    string `json:"url"`
+				Method string `json:"method"`
+			} `json:"request"`
+			Response struct {
+				Status int `json:"status"`
+			} `json:"response"`
+		}
+		if json.Unmarshal(e.Params, &p) != nil {
+			return
+		}
+		var msg string
+		switch e.Method {
+		case "log.entryAdded":
+			if p.Level == "error" {
+				msg = fmt.Sprintf("%s error: %s", p.Type, p.Text)
+			}
+		case "network.responseCompleted":
+			if p.Response.Status >= 400 {
+				msg = fmt.Sprintf("%s %s: HTTP %d", p.Request.Method, p.Request.URL, p.Response.Status)
+			}
+		case "network.fetchError":
+			msg = fmt.Sprintf("%s %s: %s", p.Request.Method, p.Request.URL, p.ErrorTxt)
+		}
+		if msg != "" {
+			probMu.Lock()
+			problems = append(problems, msg)
+			probMu.Unlock()
+		}
+	}
+	f, err := startFirefox(ctx, firefox, t.TempDir(), 1000, 800, nil, onEvent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.stop()
+	t.Logf("browser: %s", f.Version)
+	if err := f.Subscribe(ctx, "log.entryAdded", "network.responseCompleted", "network.fetchError"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.AddPreloadScript(ctx, ProbeJS); err != nil {
+		t.Fatal(err)
+	}
+	const visible = `!!document.getElementById(%q) && !!document.getElementById(%q).offsetParent`
+	const pid = "e2e-firefox-1"
+	if err := f.Navigate(ctx, srv.URL+"/?PROLIFIC_PID="+pid+"&STUDY_ID=study1&SESSION_ID=sess1"); err != nil {
+		t.Fatal("consent page: ", err)
+	}
+	if err := f.WaitJS(ctx, fmt.Sprintf(visible, "consent-box", "consent-box"), 10*time.Second); err != nil {
+		t.Fatal("consent page: ", err)
+	}
+	if err := f.Click(ctx, "#consent-box"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.WaitJS(ctx, `document.getElementById('consent-box').checked`, 5*time.Second); err != nil {
+		t.Fatal("the consent checkbox does not take the click: ", err)
+	}
+	if err := f.Click(ctx, "#consent-submit"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.WaitJS(ctx, `location.pathname === '/run' && `+fmt.Sprintf(visible, "instructions", "instructions"), 10*time.Second); err != nil {
+		t.Fatal("after consent: ", err)
+	}
+	var instr string
+	if err := f.EvalJSON(ctx, `document.getElementById('instructions').textContent`, &instr); err != nil || !strings.Contains(instr, "200 ms") {
+		t.Errorf("instructions %q (err %v) do not mention the 200 ms stimulus", instr, err)
+	}
+
+	waitUI := func() uiState {
+		t.Helper()
+		var ui uiState
+		if err := f.PollJSON(ctx, uiPoll, 30*time.Second, &ui); err != nil {
+			t.Fatal("waiting for the app: ", err)
+		}
+		return ui
+	}
+	waitGone := func(cond string) {
+		t.Helper()
+		if err := f.WaitJS(ctx, `!(`+cond+`)`, 10*time.Second); err != nil {
+			t.Fatalf("waiting for %s to end: %v", cond, err)
+		}
+	}
+	readProbe := func() *ProbeData {
+		t.Helper()
+		var p *ProbeData
+		if err := f.EvalJSON(ctx, `window.__vcrProbe || null`, &p); err != nil {
+			t.Fatal(err)
+		}
+		if p == nil {
+			t.Fatal("the page has no probe: the preload script did not run")
+		}
+		return p
+	}
+	lookup := func(token string) (*experiment.Trial, *experiment.Stimulus) {
+		t.Helper()
+		tr, err := s.TrialByToken(ctx, token)
+		if err != nil {
+			t.Fatalf("stimulus token %q: %v", token, err)
+		}
+		st := d.Stimulus(tr.StimulusID)
+		if st == nil {
+			t.Fatalf("trial %d: unknown stimulus %q", tr.Index, tr.StimulusID)
+		}
+		return tr, st
+	}
+	keyOf := func(name string) string {
+		for _, c := range d.Categories {
+			if c.Name == name {
+				return c.Key
+			}
+		}
+		t.Fatalf("no category %q", name)
+		return ""
+	}
+
+	shown := map[int]shownTrial{}
+	var pauses []string
+	var code string
+	reloaded := false
+	nMain := 0
+	probeFrameMS := 0.0
+	for steps := 0; code == "" && steps < 100; steps++ {
+		ui := waitUI()
+		switch ui.State {
+		case "done":
+			code = strings.TrimSpace(ui.Text)
+			if code == "" {
+				t.Fatal("the completion page shows no code")
+			}
+		case "start":
+			if err := f.Click(ctx, "#start"); err != nil {
+				t.Fatal(err)
+			}
+			waitGone(`!document.getElementById('panel').hidden`)
+		case "pause":
+			pauses = append(pauses, ui.Text)
+			if err := f.PressKey(ctx, " "); err != nil {
+				t.Fatal(err)
+			}
+			waitGone(`!!document.querySelector('#buttons .interstitial') && !document.getElementById('buttons').hidden`)
+		case "answer":
+			p := readProbe()
+			m, ok := p.LastStimulus()
+			if !ok {
+				t.Fatal("answer buttons are up but the probe saw no stimulus and mask")
+			}
+			if fm := p.FrameMS(); fm > 0 {
+				probeFrameMS = fm
+			}
+			tr, st := lookup(m.Token)
+			if tr.Role == experiment.RoleMain || tr.Role == experiment.RoleSanity {
+				nMain++
+			}
+			if !reloaded && nMain == 2 {
+				reloaded = true
+				if err := f.Reload(ctx); err != nil {
+					t.Fatal(err)
+				}
+				ui := waitUI()
+				if ui.State != "start" || !strings.Contains(ui.Text, fmt.Sprintf("done %d of", tr.Index)) {
+					t.Fatalf("after a reload at trial %d the app shows %+v, want the start button and 'done %d of'", tr.Index, ui, tr.Index)
+				}
+				if err := f.Click(ctx, "#start"); err != nil {
+					t.Fatal(err)
+				}
+				if ui := waitUI(); ui.State != "answer" {
+					t.Fatalf("after the reload: %+v; want the answer buttons", ui)
+				}
+				m2, ok := readProbe().LastStimulus()
+				if !ok {
+					t.Fatal("no stimulus after the reload")
+				}
+				if tr2, _ := lookup(m2.Token); tr2.Index != tr.Index {
+					t.Fatalf("after the reload the app showed trial %d, want trial %d again", tr2.Index, tr.Index)
+				}
+				t.Logf("reloaded at trial %d: the same trial came back", tr.Index)
+				m = m2
+			}
+			answer := st.GroundTruth
+			input := "key"
+			if tr.Index%2 == 1 {
+				input = "mouse"
+			}
+			var err error
+			if input == "key" {
+				err = f.PressKey(ctx, keyOf(answer))
+			} else {
+				err = f.Click(ctx, fmt.Sprintf(`#buttons button.answer[data-name=%q]`, answer))
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			shown[tr.Index] = shownTrial{StimulusShown: m, Input: input, Response: answer}
+			if tr.Role == experiment.RolePractice {
+				var fb string
+				err := f.PollJSON(ctx, `(() => { const f = document.getElementById('feedback'); return (!f.hidden && f.textContent) || null; })()`, 5*time.Second, &fb)
+				if err != nil || fb != "Correct" {
+					t.Errorf("practice trial %d: feedback %q (err %v), want Correct", tr.Index, fb, err)
+				}
+			}
+			waitGone(`!document.getElementById('buttons').hidden && !!document.querySelector('#buttons button.answer')`)
+		}
+	}
+	if code != d.Completion.Code {
+		t.Errorf("completion code %q, want %q", code, d.Completion.Code)
+	}
+	// Let the last events arrive.
+	time.Sleep(100 * time.Millisecond)
+	probMu.Lock()
+	for _, p := range problems {
+		t.Errorf("browser: %s", p)
+	}
+	probMu.Unlock()
+	if len(pauses) != 3 {
+		t.Errorf("interstitials %q, want 3 (practice, qualification, main)", pauses)
+	}
+	if !reloaded {
+		t.Error("the session was too short for the reload check")
+	}
+	if probeFrameMS == 0 {
+		t.Fatal("the probe saw too few animation frames")
+	}
+	t.Logf("probe: median animation frame interval %.3f ms (%.2f Hz)", probeFrameMS, 1000/probeFrameMS)
+
+	// The store.
+	var part *experiment.Participant
+	if err := s.Participants(ctx, func(p *experiment.Participant) error {
+		if p.ExternalID == pid {
+			q := *p
+			part = &q
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if part == nil {
+		t.Fatalf("participant %s not in the store", pid)
+	}
+	if part.Platform != "prolific" || part.StudyID != "study1" || part.SessionID != "sess1" || part.Status != experiment.StatusCompleted {
+		t.Errorf("participant %+v, want platform prolific, study1, sess1, completed", *part)
+	}
+	trials, err := s.Trials(ctx, part.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(trials) != len(d.Plan(part.Batch, part.Seq)) {
+		t.Errorf("%d stored trials, the plan has %d", len(trials), len(d.Plan(part.Batch, part.Seq)))
+	}
+	inputs := map[string]int{}
+	for _, tr := range trials {
+		a := tr.Answer
+		if a == nil {
+			t.Errorf("trial %d not answered", tr.Index)
+			continue
+		}
+		got, ok := shown[tr.Index]
+		t.Logf("trial %d %-13s answer %-4s input %-5s rt %7.1f ms shown %6.2f ms (%d frames) mask %6.2f ms at %5.1f Hz, timing ok %v; probe: shown %6.2f ms, %d frames",
+			tr.Index, tr.Role, a.Response, a.Input, a.RTms, a.ShownMS, a.Frames, a.MaskMS, a.RefreshHz, a.TimingOK, got.ShownMS, got.Frames)
+		if !ok {
+			t.Errorf("trial %d answered but never shown", tr.Index)
+			continue
+		}
+		inputs[a.Input]++
+		if a.Response != got.Response || a.Input != got.Input {
+			t.Errorf("trial %d: stored %q by %s, answered %q by %s", tr.Index, a.Response, a.Input, got.Response, got.Input)
+		}
+		if a.RTms <= 0 || a.RTms > 60000 {
+			t.Errorf("trial %d: rt_ms %v", tr.Index, a.RTms)
+		}
+		if a.RefreshHz < 50 || a.RefreshHz > 250 || a.RefreshHz*probeFrameMS < 950 || a.RefreshHz*probeFrameMS > 1050 {
+			t.Errorf("trial %d: refresh_hz %v is implausible (the probe measured %.2f Hz)", tr.Index, a.RefreshHz, 1000/probeFrameMS)
+		}
+		frameMS := 1000 / a.RefreshHz
+		if !withinFrame(a.ShownMS, 200, frameMS) || !a.TimingOK {
+			t.Errorf("trial %d: stored shown_ms %.2f (timing_ok %v), want 200 ± %.2f", tr.Index, a.ShownMS, a.TimingOK, frameMS)
+		}
+		if !withinFrame(got.ShownMS, 200, frameMS) {
+			t.Errorf("trial %d: the probe saw the stimulus for %.2f ms, want 200 ± %.2f", tr.Index, got.ShownMS, frameMS)
+		}
+		if want := int(200/frameMS + 0.5); got.Frames < want-1 || got.Frames > want+1 {
+			t.Errorf("trial %d: the probe counted %d frames with the stimulus up, want %d ± 1", tr.Index, got.Frames, want)
+		}
+		if dd := got.ShownMS - a.ShownMS; dd > 0.5 || dd < -0.5 {
+			t.Errorf("trial %d: the app reported shown_ms %.3f, the probe measured %.3f", tr.Index, a.ShownMS, got.ShownMS)
+		}
+	}
+	if inputs["key"] == 0 || inputs["mouse"] == 0 {
+		t.Errorf("answers by input %v: want both keyboard and mouse", inputs)
+	}
+}

@@ -139,7 +139,9 @@ func TestFirefox(t *testing.T) {
 	waitUI := func() uiState {
 		t.Helper()
 		var ui uiState
-		if err := f.PollJSON(ctx, uiPoll, 30*time.Second, &ui); err != nil {
+		// Not while a new document is still being parsed (the
+		// completion page before its code).
+		if err := f.PollJSON(ctx, `document.readyState === 'loading' ? null : `+uiPoll, 30*time.Second, &ui); err != nil {
 			t.Fatal("waiting for the app: ", err)
 		}
 		return ui
@@ -184,6 +186,7 @@ func TestFirefox(t *testing.T) {
 	}
 
 	shown := map[int]shownTrial{}
+	stall := map[int]float64{} // by trial index: the longest frame interval while the stimulus was up
 	var pauses []string
 	var code string
 	reloaded := false
@@ -261,6 +264,7 @@ func TestFirefox(t *testing.T) {
 				t.Fatal(err)
 			}
 			shown[tr.Index] = shownTrial{StimulusShown: m, Input: input, Response: answer}
+			stall[tr.Index] = longestFrame(readProbe().Frames, m.OnMS, m.OnMS+m.ShownMS)
 			if tr.Role == experiment.RolePractice {
 				var fb string
 				err := f.PollJSON(ctx, `(() => { const f = document.getElementById('feedback'); return (!f.hidden && f.textContent) || null; })()`, 5*time.Second, &fb)
@@ -317,6 +321,7 @@ func TestFirefox(t *testing.T) {
 		t.Errorf("%d stored trials, the plan has %d", len(trials), len(d.Plan(part.Batch, part.Seq)))
 	}
 	inputs := map[string]int{}
+	onTime, stalled := 0, 0
 	for _, tr := range trials {
 		a := tr.Answer
 		if a == nil {
@@ -341,20 +346,52 @@ func TestFirefox(t *testing.T) {
 			t.Errorf("trial %d: refresh_hz %v is implausible (the probe measured %.2f Hz)", tr.Index, a.RefreshHz, 1000/probeFrameMS)
 		}
 		frameMS := 1000 / a.RefreshHz
-		if !withinFrame(a.ShownMS, 200, frameMS) || !a.TimingOK {
-			t.Errorf("trial %d: stored shown_ms %.2f (timing_ok %v), want 200 ± %.2f", tr.Index, a.ShownMS, a.TimingOK, frameMS)
-		}
-		if !withinFrame(got.ShownMS, 200, frameMS) {
-			t.Errorf("trial %d: the probe saw the stimulus for %.2f ms, want 200 ± %.2f", tr.Index, got.ShownMS, frameMS)
-		}
-		if want := int(200/frameMS + 0.5); got.Frames < want-1 || got.Frames > want+1 {
-			t.Errorf("trial %d: the probe counted %d frames with the stimulus up, want %d ± 1", tr.Index, got.Frames, want)
+		if a.TimingOK != experiment.TimingOK(d.Timing, a.ShownMS, a.RefreshHz) {
+			t.Errorf("trial %d: timing_ok %v for shown_ms %.2f at %.2f Hz", tr.Index, a.TimingOK, a.ShownMS, a.RefreshHz)
 		}
 		if dd := got.ShownMS - a.ShownMS; dd > 0.5 || dd < -0.5 {
 			t.Errorf("trial %d: the app reported shown_ms %.3f, the probe measured %.3f", tr.Index, a.ShownMS, got.ShownMS)
 		}
+		// The app counts frames: the probe must have seen as many.
+		if want := int(200/frameMS + 0.5); got.Frames < want-1 || got.Frames > want+1 {
+			t.Errorf("trial %d: the probe counted %d frames with the stimulus up, want %d ± 1", tr.Index, got.Frames, want)
+		}
+		switch {
+		case withinFrame(a.ShownMS, 200, frameMS) && withinFrame(got.ShownMS, 200, frameMS):
+			onTime++
+			if !a.TimingOK {
+				t.Errorf("trial %d: shown_ms %.2f but timing_ok false", tr.Index, a.ShownMS)
+			}
+		case stall[tr.Index] > 2*probeFrameMS && !a.TimingOK:
+			// The browser missed display frames (a frame of
+			// stall ms) while the stimulus was up: the right number
+			// of frames lasted too long, and the app recorded that
+			// and flagged the trial, as it should.
+			stalled++
+			t.Logf("trial %d: a %.1f ms frame while the stimulus was up: shown %.2f ms, flagged (timing_ok false)", tr.Index, stall[tr.Index], a.ShownMS)
+		default:
+			t.Errorf("trial %d: stored shown_ms %.2f (timing_ok %v), the probe saw %.2f ms (longest frame %.1f ms), want 200 ± %.2f",
+				tr.Index, a.ShownMS, a.TimingOK, got.ShownMS, stall[tr.Index], frameMS)
+		}
+	}
+	// Headless Firefox on a loaded machine now and then misses frames
+	// (see docs/experiment-testing.md); most trials must be on time.
+	if stalled > 2 || onTime < len(trials)-2 {
+		t.Errorf("%d trials on time, %d missed display frames: too many misses", onTime, stalled)
 	}
 	if inputs["key"] == 0 || inputs["mouse"] == 0 {
 		t.Errorf("answers by input %v: want both keyboard and mouse", inputs)
 	}
+}
+
+// longestFrame returns the longest interval between consecutive animation
+// frames in [from, to] (frame timestamps in ms, ascending).
+func longestFrame(frames []float64, from, to float64) float64 {
+	longest := 0.0
+	for i := 1; i < len(frames); i++ {
+		if frames[i] > from && frames[i-1] < to {
+			longest = max(longest, frames[i]-frames[i-1])
+		}
+	}
+	return longest
 }

@@ -462,12 +462,18 @@ func startFirefox(ctx context.Context, path, profileDir string, w, h int, prefs 
 		return fail(errors.New("firefox has no browsing context"))
 	}
 	f.Context = tree.Contexts[0].Context
-	if err := c.Call(ctx, "browsingContext.setViewport", map[string]any{
-		"context": f.Context, "viewport": map[string]any{"width": w, "height": h},
-	}, nil); err != nil {
+	if err := f.SetViewport(ctx, w, h); err != nil {
 		return fail(err)
 	}
 	return f, nil
+}
+
+// SetViewport resizes the tab's viewport to w×h CSS pixels (the page gets
+// a resize event).
+func (f *firefoxSession) SetViewport(ctx context.Context, w, h int) error {
+	return f.Call(ctx, "browsingContext.setViewport", map[string]any{
+		"context": f.Context, "viewport": map[string]any{"width": w, "height": h},
+	}, nil)
 }
 
 // stop ends the session and the browser (killing it after 5 s).

@@ -418,3 +418,60 @@ func meanFrame(frames []float64, median float64) float64 {
 	}
 	return sum / float64(n)
 }
+
+// TestFirefoxSmallWindow checks the window-size refusal in Firefox: with
+// min_width × min_height 1200 × 600, a 1000 × 700 viewport gets the
+// request to enlarge the window (naming the size) with the start button
+// disabled, enabled once the viewport is 1300 × 800 (a resize event).
+func TestFirefoxSmallWindow(t *testing.T) {
+	firefox := needFirefox(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	d, err := TinyDesign(dir, DesignOptions{Batches: 1, PerBatch: 2, ViewsPerBatch: 2, Seed: 13})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := LoadTestServerConfig()
+	cfg.RefuseMobile, cfg.MinWidth, cfg.MinHeight = true, 1200, 600
+	srv, err := StartServer(ctx, d, openTestStore(t, dir), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	f, err := startFirefox(ctx, firefox, t.TempDir(), 1000, 700, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.stop()
+	if err := f.Navigate(ctx, srv.URL+"/?pid=small-window"); err != nil {
+		t.Fatal(err)
+	}
+	for _, sel := range []string{"#consent-box", "#consent-submit"} {
+		if err := f.Click(ctx, sel); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := f.WaitJS(ctx, `location.pathname === '/run' && document.getElementById('message').textContent.includes('larger')`, 20*time.Second); err != nil {
+		t.Fatalf("a 1000×700 viewport with min_width 1200 (refuse_mobile on: desktop Firefox must not count as mobile): %v", err)
+	}
+	var st struct {
+		Msg      string `json:"msg"`
+		Disabled bool   `json:"disabled"`
+	}
+	if err := f.EvalJSON(ctx, `({msg: document.getElementById('message').textContent, disabled: document.getElementById('start').disabled})`, &st); err != nil {
+		t.Fatal(err)
+	}
+	if !st.Disabled {
+		t.Errorf("start button enabled in a too small window (message %q)", st.Msg)
+	}
+	if !strings.Contains(st.Msg, "1200 × 600") {
+		t.Errorf("message %q does not say the size needed", st.Msg)
+	}
+	if err := f.SetViewport(ctx, 1300, 800); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.WaitJS(ctx, `!document.getElementById('start').disabled`, 10*time.Second); err != nil {
+		t.Errorf("after enlarging the viewport to 1300×800 the start button stays disabled: %v", err)
+	}
+}

@@ -9,8 +9,8 @@
 // humans and deep neural networks"): a fixation point, the stimulus for
 // Design.Timing.Stimulus (200 ms), a noise mask, then a forced choice. The
 // browser realises the durations by counting display frames with
-// requestAnimationFrame after measuring the refresh interval (median of at
-// least 60 frame deltas), and reports the measured on-screen duration of
+// requestAnimationFrame after measuring the refresh interval (the mean of
+// 90 frame deltas within ±50% of their median), and reports the measured on-screen duration of
 // every stimulus; the server decides whether it met its target
 // (experiment.TimingOK).
 //

@@ -97,7 +97,7 @@ func runExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 		experimentHelp(stderr)
 		return usagef("unknown subcommand %q", args[0])
 	}
-	return c.run(ctx, args[1:], stdout, stderr)
+	return inSubcommand(args[0], c.run(ctx, args[1:], stdout, stderr))
 }
 
 // openStore opens the experiment database: a PostgreSQL URL

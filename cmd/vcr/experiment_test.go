@@ -356,6 +356,14 @@ func TestExperimentUsage(t *testing.T) {
 			t.Errorf("vcr %s: exit %d, want 2\n%s", strings.Join(args, " "), code, errOut)
 		}
 	}
+	// A subcommand's mistake names the subcommand and its --help.
+	for _, args := range [][]string{{"experiment", "serve", "--adr", "x"}, {"requirements", "check", "--bogus"}} {
+		sub := strings.Join(args[:2], " ")
+		code, _, errOut := runCmd(t, args...)
+		if code != exitUsage || !strings.Contains(errOut, "vcr "+sub+": flag provided but not defined") || !strings.Contains(errOut, "Run 'vcr "+sub+" --help'") {
+			t.Errorf("vcr %s: exit %d, want 2 and messages naming %q:\n%s", strings.Join(args, " "), code, sub, errOut)
+		}
+	}
 	// A missing database is not created; an empty one holds no design.
 	db := filepath.Join(t.TempDir(), "empty.sqlite")
 	if code, _, errOut := runCmd(t, "experiment", "export", "--db", db, "--out", filepath.Join(t.TempDir(), "t.csv")); code != exitFailure || !strings.Contains(errOut, "no database") {

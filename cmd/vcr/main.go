@@ -52,6 +52,24 @@ func (e usageError) Unwrap() error { return e.err }
 
 func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
 
+// subcommandError marks an error of a subcommand (vcr experiment serve,
+// vcr requirements check) so that the message and the --help hint name it.
+type subcommandError struct {
+	sub string
+	err error
+}
+
+func (e subcommandError) Error() string { return e.err.Error() }
+func (e subcommandError) Unwrap() error { return e.err }
+
+// inSubcommand wraps a non-nil err of subcommand sub.
+func inSubcommand(sub string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return subcommandError{sub, err}
+}
+
 // exitError asks for a specific exit code (e.g. 1 for "requirements
 // violated" from a command whose other errors exit 2).
 type exitError struct {
@@ -92,10 +110,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "vcr %s: interrupted\n", c.name)
 		return exitInterrupted
 	}
-	fmt.Fprintf(stderr, "vcr %s: %v\n", c.name, err)
+	name := c.name
+	var se subcommandError
+	if errors.As(err, &se) {
+		name += " " + se.sub
+	}
+	fmt.Fprintf(stderr, "vcr %s: %v\n", name, err)
 	var ue usageError
 	if errors.As(err, &ue) {
-		fmt.Fprintf(stderr, "Run 'vcr %s --help' for usage.\n", c.name)
+		fmt.Fprintf(stderr, "Run 'vcr %s --help' for usage.\n", name)
 		return exitUsage
 	}
 	var ee exitError

@@ -36,9 +36,9 @@ func runRequirements(ctx context.Context, args []string, stdout, stderr io.Write
 	}
 	switch args[0] {
 	case "estimate":
-		return runRequirementsEstimate(ctx, args[1:], stdout, stderr)
+		return inSubcommand("estimate", runRequirementsEstimate(ctx, args[1:], stdout, stderr))
 	case "check":
-		return runRequirementsCheck(ctx, args[1:], stdout, stderr)
+		return inSubcommand("check", runRequirementsCheck(ctx, args[1:], stdout, stderr))
 	case "-h", "-help", "--help", "help":
 		fmt.Fprintln(stdout, strings.TrimSpace(requirementsUsage))
 		return nil

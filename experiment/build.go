@@ -805,7 +805,7 @@ func (b *builder) clean(s *source) (string, error) {
 		b.cleanDone[s.name] = ""
 		b.sum.BrokenSources = append(b.sum.BrokenSources, s.name)
 		b.mu.Unlock()
-		b.warn("skipped source %s: %v", s.name, err)
+		b.warn("not shown as a clean original: %v", err)
 		return "", nil
 	}
 	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {

@@ -340,18 +340,13 @@ func abandonSilent(ctx context.Context, st experiment.Store, d *experiment.Desig
 	return n
 }
 
-// printBuildSummary writes what Build made of the test set.
+// printBuildSummary writes what Build made of the test set. Build's
+// warnings are not repeated: serve prints them as they happen.
 func printBuildSummary(w io.Writer, d *experiment.Design, sum *experiment.BuildSummary) {
 	fmt.Fprintf(w, "design %s (%s, hash %.12s): %d batches × %d views, %d corrupted + %d clean main stimuli, %d practice, %d qualification, %d sanity\n",
 		d.Name, d.Kind, d.Hash, sum.Batches, d.ViewsPerBatch, sum.Corrupted, sum.Clean, sum.Practice, sum.Qualification, sum.Sanity)
-	fmt.Fprintf(w, "test set: %d rows read; skipped %d (corruption not selected), %d (label outside the task), %d (image missing); clean originals %d written, %d cached\n",
-		sum.Rows, sum.SkippedCorruption, sum.SkippedLabel, sum.SkippedMissing, sum.CleanWritten, sum.CleanCached)
-	if len(sum.BrokenSources) > 0 {
-		fmt.Fprintf(w, "skipped %d sources whose original could not be loaded: %s\n", len(sum.BrokenSources), strings.Join(sum.BrokenSources, ", "))
-	}
-	for _, m := range sum.Warnings {
-		fmt.Fprintln(w, "warning:", m)
-	}
+	fmt.Fprintf(w, "test set: %d rows read; skipped %d (corruption not selected), %d (label outside the task), %d (test-set image missing), %d source images unreadable (not shown clean; see the warnings); clean originals %d written, %d cached\n",
+		sum.Rows, sum.SkippedCorruption, sum.SkippedLabel, sum.SkippedMissing, len(sum.BrokenSources), sum.CleanWritten, sum.CleanCached)
 }
 
 const experimentExportUsage = `

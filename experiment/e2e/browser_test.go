@@ -81,28 +81,15 @@ type shownTrial struct {
 // of the same participant that submits the current trial first (the
 // first tab's later answer must be refused, not stored twice). Then it
 // checks the stored trials: all answered, each answer as given, input as
-// used, rt_ms > 0, refresh_hz plausible, shown_ms within 200 ms ± one
-// frame, timing_ok; and, independently of the app, the probe's own frame
-// timestamps say each stimulus was on screen 200 ms ± one frame.
+// used, rt_ms > 0, refresh_hz plausible, shown_ms equal to what the
+// probe's own frame timestamps measured, timing_ok exactly when that is
+// 200 ms ± one frame, and more than half of the trials on target (a busy
+// machine may miss a vsync; the app must then flag the trial).
 func TestBrowser(t *testing.T) {
 	chromium := needChromium(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	dir := t.TempDir()
-	d, err := TinyDesign(dir, DesignOptions{
-		Batches: 2, PerBatch: 4, ViewsPerBatch: 2,
-		Practice: 2, Qualification: 2, Sanity: 1,
-		QualificationMinCorrect: 2, SanityMaxFailures: 0, Seed: 11,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := openTestStore(t, dir)
-	srv, err := StartServer(ctx, d, s, LoadTestServerConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	d, s, srv := serveTest(t, ctx, sessionDesign, LoadTestServerConfig())
 
 	bctx, stop := NewBrowser(ctx, chromium, 1000, 800)
 	defer stop()
@@ -440,21 +427,11 @@ func TestBrowserScreenedOut(t *testing.T) {
 	chromium := needChromium(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	dir := t.TempDir()
-	d, err := TinyDesign(dir, DesignOptions{
+	d, s, srv := serveTest(t, ctx, DesignOptions{
 		Batches: 1, PerBatch: 3, ViewsPerBatch: 2,
 		Practice: 1, Qualification: 2, Sanity: 1,
 		QualificationMinCorrect: 1, Seed: 12,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := openTestStore(t, dir)
-	srv, err := StartServer(ctx, d, s, LoadTestServerConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	}, LoadTestServerConfig())
 	bctx, stop := NewBrowser(ctx, chromium, 1000, 800)
 	defer stop()
 	if err := InstallProbe(bctx); err != nil {
@@ -541,18 +518,9 @@ func TestBrowserRefusals(t *testing.T) {
 	chromium := needChromium(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	dir := t.TempDir()
-	d, err := TinyDesign(dir, DesignOptions{Batches: 1, PerBatch: 2, ViewsPerBatch: 2, Seed: 13})
-	if err != nil {
-		t.Fatal(err)
-	}
 	cfg := LoadTestServerConfig()
 	cfg.RefuseMobile, cfg.MinWidth, cfg.MinHeight = true, 1200, 600
-	srv, err := StartServer(ctx, d, openTestStore(t, dir), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	_, _, srv := serveTest(t, ctx, refusalDesign, cfg)
 	bctx, stop := NewBrowser(ctx, chromium, 1000, 800)
 	defer stop()
 

@@ -36,29 +36,17 @@ func needFirefox(t *testing.T) string {
 // and the completion page with its code; at the second main-phase trial
 // it reloads the page (the same trial must come back). Then it checks the
 // stored trials: all answered, each answer as given, input as used,
-// rt_ms > 0, refresh_hz plausible, shown_ms within 200 ms ± one frame,
-// timing_ok; and the timing probe (ProbeJS, as a preload script) must
-// have seen each stimulus on screen 200 ms ± one frame. No console error
-// and no failed request is allowed.
+// rt_ms > 0, refresh_hz plausible, shown_ms equal to what the timing
+// probe (ProbeJS, as a preload script) measured, timing_ok as
+// experiment.TimingOK says, and more than half of the trials 200 ms ± one
+// frame; a trial off target must have been flagged and the probe must
+// have seen a long frame in it. No console error and no failed request is
+// allowed.
 func TestFirefox(t *testing.T) {
 	firefox := needFirefox(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	dir := t.TempDir()
-	d, err := TinyDesign(dir, DesignOptions{
-		Batches: 2, PerBatch: 4, ViewsPerBatch: 2,
-		Practice: 2, Qualification: 2, Sanity: 1,
-		QualificationMinCorrect: 2, SanityMaxFailures: 0, Seed: 11,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := openTestStore(t, dir)
-	srv, err := StartServer(ctx, d, s, LoadTestServerConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	d, s, srv := serveTest(t, ctx, sessionDesign, LoadTestServerConfig())
 
 	// Console errors, uncaught exceptions and failed requests.
 	var probMu sync.Mutex
@@ -429,18 +417,9 @@ func TestFirefoxSmallWindow(t *testing.T) {
 	firefox := needFirefox(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	dir := t.TempDir()
-	d, err := TinyDesign(dir, DesignOptions{Batches: 1, PerBatch: 2, ViewsPerBatch: 2, Seed: 13})
-	if err != nil {
-		t.Fatal(err)
-	}
 	cfg := LoadTestServerConfig()
 	cfg.RefuseMobile, cfg.MinWidth, cfg.MinHeight = true, 1200, 600
-	srv, err := StartServer(ctx, d, openTestStore(t, dir), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	_, _, srv := serveTest(t, ctx, refusalDesign, cfg)
 	f, err := startFirefox(ctx, firefox, t.TempDir(), 1000, 700, nil, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -261,11 +261,13 @@ type ConditionProgress struct {
 
 // Progress is the live state of an experiment, for the admin page.
 type Progress struct {
-	Participants   map[Status]int      `json:"participants"`
-	Batches        []BatchProgress     `json:"batches"`
-	Conditions     []ConditionProgress `json:"conditions"`
-	TrialsAnswered int                 `json:"trials_answered"`
-	TimingMisses   int                 `json:"timing_misses"`
+	Participants map[Status]int      `json:"participants"`
+	Batches      []BatchProgress     `json:"batches"`
+	Conditions   []ConditionProgress `json:"conditions"`
+	// TrialsAnswered and TimingMisses count answered trials of every role
+	// (practice, qualification, main, sanity) of every participant.
+	TrialsAnswered int `json:"trials_answered"`
+	TimingMisses   int `json:"timing_misses"`
 	// Exclusions counts participants by Reason (screened out or excluded).
 	Exclusions map[string]int `json:"exclusions"`
 }

@@ -104,7 +104,9 @@ func TestAdmin(t *testing.T) {
 	if err := json.Unmarshal([]byte(body), &pr); err != nil || res.StatusCode != 200 {
 		t.Fatalf("progress %d %v\n%s", res.StatusCode, err, body)
 	}
-	if pr.Participants["completed"] != 1 || pr.Participants["excluded"] != 1 || pr.TrialsAnswered != 6 {
+	// Both answered their whole plan: 2 practice + 3 qualification + 3
+	// main + 1 sanity trials each (testDesign).
+	if pr.Participants["completed"] != 1 || pr.Participants["excluded"] != 1 || pr.TrialsAnswered != 18 {
 		t.Errorf("progress %+v", pr)
 	}
 	// Curves: fog and gaussian_noise; only the completed participant's

@@ -115,7 +115,7 @@ func (l *logBuffer) String() string {
 type env struct {
 	t     *testing.T
 	d     *experiment.Design
-	store *memStore        // the memStore, if the env uses one
+	store *testStore       // the testStore, if the env uses one
 	st    experiment.Store // the store the server uses
 	srv   *Server
 	ts    *httptest.Server
@@ -131,11 +131,7 @@ func newEnv(t *testing.T, edit func(*experiment.ServerConfig, *experiment.Design
 		edit(&cfg, d)
 		d.Freeze()
 	}
-	st := newMemStore()
-	if err := st.Init(context.Background(), d); err != nil {
-		t.Fatal(err)
-	}
-	return newEnvWith(t, cfg, d, st)
+	return newEnvWith(t, cfg, d, newTestStore(t, d))
 }
 
 func newEnvWith(t *testing.T, cfg experiment.ServerConfig, d *experiment.Design, st experiment.Store) *env {
@@ -147,7 +143,7 @@ func newEnvWith(t *testing.T, cfg experiment.ServerConfig, d *experiment.Design,
 	}
 	ts := httptest.NewServer(srv)
 	t.Cleanup(func() { ts.Close(); srv.Close() })
-	ms, _ := st.(*memStore)
+	ms, _ := st.(*testStore)
 	return &env{t: t, d: d, store: ms, st: st, srv: srv, ts: ts, log: lb}
 }
 

@@ -30,8 +30,8 @@ func TestRespondCSRF(t *testing.T) {
 			t.Errorf("%s: %d %s, want 403", name, res.StatusCode, body)
 		}
 	}
-	if e.store.responds != 0 {
-		t.Fatalf("%d answers stored", e.store.responds)
+	if e.store.responds.Load() != 0 {
+		t.Fatalf("%d answers stored", e.store.responds.Load())
 	}
 	// Same origin passes.
 	u, _ := url.Parse(e.ts.URL)
@@ -71,8 +71,8 @@ func TestJoinCSRF(t *testing.T) {
 	if res, _ := other.postForm("/join", v, nil); res.StatusCode != http.StatusForbidden {
 		t.Errorf("no cookie: %d, want 403", res.StatusCode)
 	}
-	if len(e.store.parts) != 0 {
-		t.Fatalf("%d participants joined", len(e.store.parts))
+	if e.store.participants(t) != 0 {
+		t.Fatalf("%d participants joined", e.store.participants(t))
 	}
 }
 
@@ -157,8 +157,8 @@ func TestRespondValidation(t *testing.T) {
 	if res, _ := c.respondRaw(big, nil); res.StatusCode != http.StatusRequestEntityTooLarge {
 		t.Errorf("5 kB body: %d, want 413", res.StatusCode)
 	}
-	if e.store.responds != 0 {
-		t.Fatalf("%d answers stored", e.store.responds)
+	if e.store.responds.Load() != 0 {
+		t.Fatalf("%d answers stored", e.store.responds.Load())
 	}
 	if res, _ := c.respondRaw(answer(1, "cat"), nil); res.StatusCode != http.StatusConflict {
 		t.Errorf("skipping trial 0: %d, want 409", res.StatusCode)
@@ -238,7 +238,7 @@ func TestSecurityHeaders(t *testing.T) {
 }
 
 // panicStore panics in BySession.
-type panicStore struct{ *memStore }
+type panicStore struct{ *testStore }
 
 func (panicStore) BySession(context.Context, []byte) (*experiment.Participant, error) {
 	panic("boom: secret internal detail")
@@ -248,8 +248,7 @@ func (panicStore) BySession(context.Context, []byte) (*experiment.Participant, e
 // the stack.
 func TestPanic(t *testing.T) {
 	d := testDesign(t)
-	ms := newMemStore()
-	ms.Init(context.Background(), d)
+	ms := newTestStore(t, d)
 	e := newEnvWith(t, experiment.ServerConfig{AdminToken: testAdminToken}, d, panicStore{ms})
 	e.store = ms
 	c := e.client()

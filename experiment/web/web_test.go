@@ -48,7 +48,7 @@ func TestFullRun(t *testing.T) {
 				t.Errorf("GET %s: Cache-Control %q", u, cc)
 			}
 		}
-		before := e.store.responds
+		before := e.store.responds.Load()
 		gt := e.truth(st.Trial.Images[0])
 		resp := gt
 		if idx == 1 {
@@ -58,7 +58,7 @@ func TestFullRun(t *testing.T) {
 		if res.StatusCode != 200 {
 			t.Fatalf("respond %d: %d %s", idx, res.StatusCode, body)
 		}
-		if e.store.responds != before+1 {
+		if e.store.responds.Load() != before+1 {
 			t.Fatalf("respond %d returned 200 before the answer was stored", idx)
 		}
 		var next stateJSON
@@ -256,8 +256,8 @@ func TestResume(t *testing.T) {
 	if res, _ := c.get("/api/state"); res.StatusCode != http.StatusUnauthorized {
 		t.Errorf("old session: %d, want 401", res.StatusCode)
 	}
-	if len(e.store.parts) != 1 {
-		t.Errorf("%d participants, want 1", len(e.store.parts))
+	if e.store.participants(t) != 1 {
+		t.Errorf("%d participants, want 1", e.store.participants(t))
 	}
 	// A lost acknowledgement: the client retries the same answer and gets
 	// 409, then the state shows it stored.
@@ -438,7 +438,7 @@ func TestHTTPServer(t *testing.T) {
 // image folder.
 func TestNewErrors(t *testing.T) {
 	d := testDesign(t)
-	st := newMemStore()
+	st := newTestStore(t, d)
 	if _, err := New(experiment.ServerConfig{AdminToken: "short"}, d, st, Options{}); err == nil || !strings.Contains(err.Error(), "16") {
 		t.Errorf("short token: %v", err)
 	}

@@ -73,7 +73,7 @@ distinguish:
 func TestDistinguishReport(t *testing.T) {
 	d := distinguishDesign(t)
 	run := func(answer func(Trial, *Stimulus) Response, n int) *Distinguishability {
-		s := &memStore{}
+		s := OpenTestStore(t)
 		if err := s.Init(context.Background(), d); err != nil {
 			t.Fatal(err)
 		}
@@ -135,7 +135,7 @@ func TestDistinguishReport(t *testing.T) {
 	}
 
 	rec := &Design{Kind: KindRecognition}
-	if _, err := DistinguishReport(context.Background(), &memStore{}, rec); err == nil {
+	if _, err := DistinguishReport(context.Background(), OpenTestStore(t), rec); err == nil {
 		t.Error("a recognition design was accepted")
 	}
 }

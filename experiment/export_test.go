@@ -69,7 +69,7 @@ func TestExportRoundTrip(t *testing.T) {
 	cfg := testConfig(t, fixture(t))
 	cfg.ExcludeTimingMisses = true
 	d, _ := build(t, cfg)
-	s := &memStore{}
+	s := OpenTestStore(t)
 	if err := s.Init(context.Background(), d); err != nil {
 		t.Fatal(err)
 	}

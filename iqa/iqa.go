@@ -132,3 +132,9 @@ func (s *Scorer) Score(ref, dist *Gray) (Result, error) {
 	}
 	return r, nil
 }
+
+// DVColumn is the name of the manifest and results column that holds Δv
+// computed with method m: "dv_" followed by the method's name with '-' as
+// '_' (dv_vcr_py, dv_vifvec, …), so that pandas users can write
+// df.dv_vifvec. The column "dv" holds Δv of the run's primary method.
+func DVColumn(m Method) string { return "dv_" + strings.ReplaceAll(string(m), "-", "_") }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/vcr-bench/vcr/corrupt"
 	"github.com/vcr-bench/vcr/dataset"
 	"github.com/vcr-bench/vcr/imageio"
+	"github.com/vcr-bench/vcr/internal/version"
 	"github.com/vcr-bench/vcr/internal/progress"
 	"github.com/vcr-bench/vcr/iqa"
 	"github.com/vcr-bench/vcr/testset"
@@ -219,7 +219,7 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	cfg := testset.Config{
 		Source: src, Corruptions: cs, N: *n, Seed: *seed, Method: m, Sampling: *sampling, Pilot: *pilot,
 		ImageNetC: *imagenetC, Rounding: rounding, Layout: *layout, Format: *format, JPEGQuality: *quality,
-		Shard: shard, Out: dir, Resume: *resume, Force: *force, Workers: *workers, Version: vcrVersion(),
+		Shard: shard, Out: dir, Resume: *resume, Force: *force, Workers: *workers, Version: version.String(),
 		Progress: rep.update, Warn: warn,
 		Resize: *resize, Crop: *crop, Preprocess: preprocess,
 	}
@@ -338,13 +338,6 @@ func pathJoin(dir, name string) string {
 	return strings.TrimSuffix(dir, string(os.PathSeparator)) + string(os.PathSeparator) + name
 }
 
-// vcrVersion returns the module version the binary was built from.
-func vcrVersion() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
-	}
-	return "(devel)"
-}
 
 // reporter shows progress as a bar (terminal) or as a log line every
 // logEvery (otherwise), counting from the first update (the rows an

@@ -14,8 +14,8 @@ import (
 	"github.com/vcr-bench/vcr/corrupt"
 	"github.com/vcr-bench/vcr/dataset"
 	"github.com/vcr-bench/vcr/imageio"
-	"github.com/vcr-bench/vcr/internal/version"
 	"github.com/vcr-bench/vcr/internal/progress"
+	"github.com/vcr-bench/vcr/internal/version"
 	"github.com/vcr-bench/vcr/iqa"
 	"github.com/vcr-bench/vcr/testset"
 )
@@ -337,7 +337,6 @@ func mismatchText(me *testset.MismatchError, head, have, want string) string {
 func pathJoin(dir, name string) string {
 	return strings.TrimSuffix(dir, string(os.PathSeparator)) + string(os.PathSeparator) + name
 }
-
 
 // reporter shows progress as a bar (terminal) or as a log line every
 // logEvery (otherwise), counting from the first update (the rows an

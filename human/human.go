@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/vcr-bench/vcr/iqa"
 	"github.com/vcr-bench/vcr/robustness"
 )
 
@@ -20,8 +21,10 @@ const (
 	VIFVec = "vifvec"
 	// VIFVec2Layers is the unpublished 2-level variant of vifvec with which
 	// the ICSE 2022 CIFAR-10 stimuli (32×32, too small for the full pyramid)
-	// were labelled. Its Δv values are not comparable with VIFVec's.
-	VIFVec2Layers = "vifvec2-layers (unpublished 2-level variant)"
+	// were labelled; iqa.VIFVec2Layers computes it (an assumption that the
+	// unpublished code cannot confirm; docs/vif.md). Its Δv values are not
+	// comparable with VIFVec's on images larger than 32 pixels.
+	VIFVec2Layers = string(iqa.VIFVec2Layers)
 )
 
 // Subject is the Series.Subject of human data.

@@ -36,6 +36,12 @@ const (
 	// VIFVec is Sheikh's MATLAB vifvec release, which labelled the ICSE 2022
 	// human data (σn² = 0.4, sums over blocks, no 1e-4 terms).
 	VIFVec Method = "vifvec"
+	// VIFVec2Layers is the vifvec flavour on a pyramid of at most two
+	// levels: the ICSE 2022 study labelled its CIFAR-10 (32×32) human data
+	// with an unpublished MATLAB function vifvec2_layers, presumably this
+	// (a 4-level pyramid is impossible at 32 pixels). It cannot be checked
+	// against the unpublished code; see docs/vif.md.
+	VIFVec2Layers Method = "vifvec2-layers"
 	// Pixel is the single-scale pixel-domain VIF (11×11 box windows).
 	Pixel Method = "pixel"
 	// PixelMS is the multi-scale pixel-domain VIF (up to 5 scales).
@@ -43,7 +49,7 @@ const (
 )
 
 // Methods lists every method, the default first.
-var Methods = []Method{VCRPy, VIFVec, Pixel, PixelMS}
+var Methods = []Method{VCRPy, VIFVec, VIFVec2Layers, Pixel, PixelMS}
 
 // ParseMethod returns the method with the given name.
 func ParseMethod(s string) (Method, error) {
@@ -113,7 +119,7 @@ func (s *Scorer) Score(ref, dist *Gray) (Result, error) {
 	var r Result
 	var err error
 	switch s.method {
-	case VCRPy, VIFVec:
+	case VCRPy, VIFVec, VIFVec2Layers:
 		r, err = s.scoreWavelet(ref, dist)
 	case Pixel, PixelMS:
 		r, err = s.scorePixel(ref, dist)

@@ -74,7 +74,7 @@ func TestLo0FilterMatchesCorrDn(t *testing.T) {
 		w, h := sz[0], sz[1]
 		x := randImage(rng, w, h)
 		want, _, _ := corrDnSlow(x, w, h, rows5(&sp5Lo0), 1)
-		ws := newWaveWorkspace(w, h)
+		ws := newWaveWorkspace(w, h, PyramidHeight(w, h))
 		got := make([]float64, w*h)
 		lo0Filter(got, x, w, h, ws.xp, ws.tmp)
 		if d := maxDiff(got, want); d > 1e-11 {
@@ -88,7 +88,7 @@ func TestBandFiltersMatchCorrDn(t *testing.T) {
 	for _, sz := range kernelSizes {
 		w, h := sz[0], sz[1]
 		x := randImage(rng, w, h)
-		ws := newWaveWorkspace(w, h)
+		ws := newWaveWorkspace(w, h, PyramidHeight(w, h))
 		for _, crop := range [][2]int{{w, h}, {w / 3 * 3, h / 3 * 3}} {
 			cw, ch := crop[0], crop[1]
 			b0 := make([]float64, cw*ch)
@@ -117,7 +117,7 @@ func TestLowpassDownMatchesCorrDn(t *testing.T) {
 		if ow != (w+1)/2 || oh != (h+1)/2 {
 			t.Fatalf("slow corrDn size %d×%d", ow, oh)
 		}
-		ws := newWaveWorkspace(w, h)
+		ws := newWaveWorkspace(w, h, PyramidHeight(w, h))
 		got := make([]float64, ow*oh)
 		lowpassDown(got, x, w, h, ws.xp, ws.tmp)
 		if d := maxDiff(got, want); d > 1e-11 {
@@ -225,7 +225,7 @@ func TestChannelMatchesSlow(t *testing.T) {
 				y[i] = 3
 			}
 		}
-		ws := newWaveWorkspace(cw, ch)
+		ws := newWaveWorkspace(cw, ch, PyramidHeight(cw, ch))
 		for _, win := range []int{3, 5, 9, 17} {
 			off := int(math.Ceil(float64(win-1) / 2 / 3))
 			if ch/3-2*off < 1 || cw/3-2*off < 1 {

@@ -78,8 +78,8 @@ type waveWorkspace struct {
 	num, den [2 * maxHeight]float64
 }
 
-func newWaveWorkspace(w, h int) *waveWorkspace {
-	ws := &waveWorkspace{w: w, h: h, height: PyramidHeight(w, h)}
+func newWaveWorkspace(w, h, height int) *waveWorkspace {
+	ws := &waveWorkspace{w: w, h: h, height: height}
 	n := w * h
 	ws.xp = make([]float64, (w+8)*(h+8))
 	ws.tmp = make([]float64, max(w+8, 48*w))
@@ -105,11 +105,15 @@ func (s *Scorer) scoreWavelet(ref, dist *Gray) (Result, error) {
 	if PyramidHeight(w, h) == 0 {
 		return Result{}, fmt.Errorf("image is %d×%d; the steerable-pyramid VIF needs both sides ≥ %d pixels", w, h, minSide)
 	}
-	if s.wave == nil || s.wave.w != w || s.wave.h != h {
-		s.wave = newWaveWorkspace(w, h)
+	height := PyramidHeight(w, h)
+	if s.method == VIFVec2Layers {
+		height = min(height, 2)
+	}
+	if s.wave == nil || s.wave.w != w || s.wave.h != h || s.wave.height != height {
+		s.wave = newWaveWorkspace(w, h, height)
 	}
 	p := paramsVCRPy
-	if s.method == VIFVec {
+	if s.method == VIFVec || s.method == VIFVec2Layers {
 		p = paramsVIFVec
 	}
 	v := s.wave.vif(ref.Pix, dist.Pix, p)

@@ -102,7 +102,7 @@ func TestVIFVecReference(t *testing.T) {
 			t.Fatalf("%s: no float64 value in note %q", c["case"], c["note"])
 		}
 		want, _ := strconv.ParseFloat(strings.TrimSuffix(mm[1], "."), 64)
-		ws := newWaveWorkspace(ref.Width, ref.Height)
+		ws := newWaveWorkspace(ref.Width, ref.Height, PyramidHeight(ref.Width, ref.Height))
 		for k, tc := range []struct {
 			p   waveParams
 			tol float64

@@ -133,7 +133,7 @@ func TestVIFMatchesSlowAllHeights(t *testing.T) {
 		w, h := sz[0], sz[1]
 		m := testimg.Natural(w, h, 5)
 		ref, dist := GrayFrom(m), noisy(m, 0.08, 1)
-		ws := newWaveWorkspace(w, h)
+		ws := newWaveWorkspace(w, h, PyramidHeight(w, h))
 		for _, p := range []waveParams{paramsVCRPy, paramsVIFVec} {
 			got := ws.vif(ref.Pix, dist.Pix, p)
 			want := vifSlow(ref.Pix, dist.Pix, w, h, p)
@@ -240,7 +240,7 @@ func TestProperties(t *testing.T) {
 func TestFlavourDifferences(t *testing.T) {
 	m := testimg.Natural(128, 96, 11)
 	ref, dist := GrayFrom(m), noisy(m, 0.1, 4)
-	ws := newWaveWorkspace(128, 96)
+	ws := newWaveWorkspace(128, 96, PyramidHeight(128, 96))
 	py := ws.vif(ref.Pix, dist.Pix, paramsVCRPy)
 	pyNum, pyDen := ws.num, ws.den
 	vv := ws.vif(ref.Pix, dist.Pix, waveParams{sigmaNSq: 0.1, tol: 1e-15, vifvec: true})
@@ -339,5 +339,38 @@ func TestManySizes(t *testing.T) {
 				n++
 			}
 		}
+	}
+}
+
+// vifvec2-layers is vifvec on at most two pyramid levels: identical to
+// vifvec on CIFAR's 32×32 images (two levels is all they allow), and the
+// two-level computation (checked against the slow reference at every
+// height by TestVIFMatchesSlowAllHeights) on larger ones.
+func TestVIFVec2Layers(t *testing.T) {
+	for _, size := range [][2]int{{32, 32}, {128, 96}} {
+		w, h := size[0], size[1]
+		m := testimg.Natural(w, h, 5)
+		ref, dist := GrayFrom(m), noisy(m, 0.1, 9)
+		two, err := NewScorer(VIFVec2Layers).Score(ref, dist)
+		if err != nil {
+			t.Fatal(err)
+		}
+		full, err := NewScorer(VIFVec).Score(ref, dist)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := newWaveWorkspace(w, h, 2).vif(ref.Pix, dist.Pix, paramsVIFVec)
+		if two.VIF != want || two.Levels != 2 || two.Method != VIFVec2Layers {
+			t.Errorf("%d×%d: vifvec2-layers %+v, want VIF %.17g on 2 levels", w, h, two, want)
+		}
+		if PyramidHeight(w, h) == 2 && two.VIF != full.VIF {
+			t.Errorf("%d×%d: vifvec2-layers %.17g, vifvec %.17g; same pyramid, must agree", w, h, two.VIF, full.VIF)
+		}
+		if PyramidHeight(w, h) > 2 && math.Abs(two.VIF-full.VIF) < 1e-6 {
+			t.Errorf("%d×%d: vifvec2-layers %.17g equals %d-level vifvec %.17g", w, h, two.VIF, full.Levels, full.VIF)
+		}
+	}
+	if m, err := ParseMethod("vifvec2-layers"); err != nil || m != VIFVec2Layers {
+		t.Errorf("ParseMethod(vifvec2-layers) = %q, %v", m, err)
 	}
 }

@@ -147,7 +147,7 @@ func TestVIFUsage(t *testing.T) {
 		args []string
 		want string // in stderr
 	}{
-		{[]string{"vif", "--method", "ssim", ref, dist}, "vcr-py, vifvec, pixel, pixel-multiscale"},
+		{[]string{"vif", "--method", "ssim", ref, dist}, "vcr-py, vifvec, vifvec2-layers, pixel, pixel-multiscale"},
 		{[]string{"vif", "--method", "pixel", ref}, "two arguments"},
 		{[]string{"vif", "--method", "pixel", "--workers", "3", ref, dist}, "--workers"},
 		{[]string{"vif", "--batch", "x.csv", ref}, "no positional"},

@@ -360,7 +360,7 @@ func TestExperimentUsage(t *testing.T) {
 	for _, args := range [][]string{{"experiment", "serve", "--adr", "x"}, {"requirements", "check", "--bogus"}} {
 		sub := strings.Join(args[:2], " ")
 		code, _, errOut := runCmd(t, args...)
-		if code != exitUsage || !strings.Contains(errOut, "vcr "+sub+": flag provided but not defined") || !strings.Contains(errOut, "Run 'vcr "+sub+" --help'") {
+		if code != exitUsage || !strings.Contains(errOut, "vcr "+sub+": unknown flag --") || !strings.Contains(errOut, "Run 'vcr "+sub+" --help'") {
 			t.Errorf("vcr %s: exit %d, want 2 and messages naming %q:\n%s", strings.Join(args, " "), code, sub, errOut)
 		}
 	}

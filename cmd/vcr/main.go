@@ -94,10 +94,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		return exitOK
 	}
+	if args[0] == "--version" || args[0] == "-version" {
+		args = []string{"version"}
+	}
 	c, ok := commands[args[0]]
 	if !ok {
-		fmt.Fprintf(stderr, "vcr: unknown command %q\n\n", args[0])
-		printUsage(stderr)
+		if strings.HasPrefix(args[0], "-") {
+			fmt.Fprintf(stderr, "vcr: unknown flag %s before the command\nRun 'vcr help' for the list of commands.\n", args[0])
+			return exitUsage
+		}
+		fmt.Fprintf(stderr, "vcr: unknown command %q%s\nRun 'vcr help' for the list of commands.\n", args[0], nearestCommand(args[0]))
 		return exitUsage
 	}
 	err := c.run(ctx, args[1:], stdout, stderr)
@@ -153,30 +159,120 @@ Run 'vcr <command> --help' for the flags and examples of a command.
 `)
 }
 
+// nearestCommand returns " (did you mean NAME?)" for the command closest
+// to a mistyped name, or "".
+func nearestCommand(name string) string {
+	best, bestD := "", 3
+	for n := range commands {
+		if d := editDistance(name, n); d < bestD || d == bestD && n < best {
+			best, bestD = n, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean %s?)", best)
+}
+
 // newFlagSet returns a flag set whose --help prints the given usage text
-// followed by the flag defaults.
+// followed by the flag defaults. Parse it with parseArgs.
 func newFlagSet(name, usage string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("vcr "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), strings.TrimSpace(usage))
 		fmt.Fprintln(fs.Output(), "\nFlags:")
-		fs.PrintDefaults()
+		printFlags(fs)
+	}
+	if flagSetHook != nil {
+		flagSetHook(fs)
 	}
 	return fs
 }
 
+// printFlags writes the flags of fs like flag.PrintDefaults, but in the
+// double-dash form the rest of vcr's help and docs use.
+func printFlags(fs *flag.FlagSet) {
+	w := fs.Output()
+	fs.VisitAll(func(f *flag.Flag) {
+		name, usage := flag.UnquoteUsage(f)
+		line := "  --" + f.Name
+		if name != "" {
+			line += " " + name
+		}
+		fmt.Fprintln(w, line)
+		usage = strings.ReplaceAll(usage, "\n", "\n    \t")
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			if f.DefValue == "true" {
+				usage += " (default true)"
+			}
+		} else if f.DefValue != "" && f.DefValue != "0" && f.DefValue != "[]" {
+			v := f.Value
+			switch o := v.(type) {
+			case *onceValue:
+				v = o.Value
+			case onceBool:
+				v = o.Value
+			}
+			if g, ok := v.(flag.Getter); ok && isString(g.Get()) {
+				usage += fmt.Sprintf(" (default %q)", f.DefValue)
+			} else {
+				usage += fmt.Sprintf(" (default %s)", f.DefValue)
+			}
+		}
+		fmt.Fprintf(w, "    \t%s\n", usage)
+	})
+}
+
+func isString(v any) bool { _, ok := v.(string); return ok }
+
+// flagSetHook, when set (by tests), sees every flag set a command makes.
+var flagSetHook func(*flag.FlagSet)
+
 // parseArgs parses flags that may appear before, between or after the
 // positional arguments, and returns the positional arguments. A lone "--"
-// ends flag parsing.
+// ends flag parsing. --help prints the usage; any other flag error is
+// returned as a usage error of one line (the caller prints it once, with a
+// pointer to --help), not followed by the whole usage text. A flag given
+// twice is an error unless its value is a list (stringList).
 func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	out := fs.Output()
+	fs.SetOutput(io.Discard)
+	defer fs.SetOutput(out)
+	var repeated error
+	orig := map[string]flag.Value{}
+	fs.VisitAll(func(f *flag.Flag) {
+		if _, ok := f.Value.(*stringList); ok {
+			return
+		}
+		orig[f.Name] = f.Value
+		o := &onceValue{Value: f.Value, name: f.Name, err: &repeated}
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			o.isBool = true
+			f.Value = onceBool{o}
+		} else {
+			f.Value = o
+		}
+	})
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
+				// The flag package prints defaults by comparing with a
+				// zero value of each flag's type: show it the originals.
+				fs.VisitAll(func(f *flag.Flag) {
+					if v, ok := orig[f.Name]; ok {
+						f.Value = v
+					}
+				})
+				fs.SetOutput(out)
+				fs.Usage()
 				return nil, err
 			}
-			return nil, usageError{err}
+			return nil, usageError{flagError(fs, err)}
+		}
+		if repeated != nil {
+			return nil, usageError{repeated}
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -188,6 +284,98 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 		pos = append(pos, args[0])
 		args = args[1:]
 	}
+}
+
+// onceValue refuses a second value for a single-value flag: with
+// "--out a --out b" the last one would otherwise win without a word.
+type onceValue struct {
+	flag.Value
+	name   string
+	first  string
+	set    bool
+	isBool bool
+	err    *error
+}
+
+func (v *onceValue) Set(s string) error {
+	if v.set {
+		switch {
+		case *v.err != nil:
+		case v.isBool:
+			*v.err = fmt.Errorf("--%s is given twice; give it once", v.name)
+		default:
+			*v.err = fmt.Errorf("--%s is given twice (%q, then %q); it takes one value", v.name, v.first, s)
+		}
+		return nil
+	}
+	v.set, v.first = true, s
+	return v.Value.Set(s)
+}
+
+// onceBool is an onceValue of a boolean flag (one that takes no value).
+type onceBool struct{ *onceValue }
+
+func (onceBool) IsBoolFlag() bool { return true }
+
+// flagError rewrites the flag package's errors in the double-dash form the
+// help uses, and suggests the nearest defined flag for a mistyped one.
+func flagError(fs *flag.FlagSet, err error) error {
+	msg := err.Error()
+	const undefined = "flag provided but not defined: -"
+	if name, ok := strings.CutPrefix(msg, undefined); ok {
+		name = strings.TrimLeft(name, "-")
+		if near := nearestFlag(fs, name); near != "" {
+			return fmt.Errorf("unknown flag --%s (did you mean --%s?)", name, near)
+		}
+		return fmt.Errorf("unknown flag --%s", name)
+	}
+	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
+		return fmt.Errorf("flag --%s needs a value", strings.TrimLeft(name, "-"))
+	}
+	if i := strings.Index(msg, " for flag -"); i >= 0 && strings.HasPrefix(msg, "invalid ") {
+		// invalid value "x" for flag -n: parse error → --n: invalid value "x": parse error
+		rest := msg[i+len(" for flag -"):]
+		name, why, _ := strings.Cut(rest, ": ")
+		return fmt.Errorf("--%s: %s: %s", name, msg[:i], why)
+	}
+	return err
+}
+
+// nearestFlag returns the defined flag closest to name (edit distance at
+// most 2, or name a prefix of it), or "".
+func nearestFlag(fs *flag.FlagSet, name string) string {
+	best, bestD := "", 3
+	fs.VisitAll(func(f *flag.Flag) {
+		d := editDistance(name, f.Name)
+		if strings.HasPrefix(f.Name, name) && len(name) >= 3 {
+			d = min(d, 1)
+		}
+		if d < bestD {
+			best, bestD = f.Name, d
+		}
+	})
+	return best
+}
+
+// editDistance is the Levenshtein distance of a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			c := prev[j-1]
+			if a[i-1] != b[j-1] {
+				c++
+			}
+			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 // stringList is a repeatable string flag.

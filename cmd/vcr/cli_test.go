@@ -273,3 +273,79 @@ func TestCLIReference(t *testing.T) {
 		t.Errorf("%s is out of date with the commands' flags (run go test ./cmd/vcr -run TestCLIReference -update):\n%s", path, firstDiff(s, got))
 	}
 }
+
+// helpExamples returns the example command lines of a help text: the
+// lines that start with "vcr " after an "Example:" or "Examples:" line,
+// with backslash continuations joined and "&" dropped.
+func helpExamples(help string) []string {
+	var out []string
+	in := false
+	pending := ""
+	for _, line := range strings.Split(help, "\n") {
+		trimmed := strings.TrimSpace(line)
+		switch {
+		case trimmed == "Example:" || trimmed == "Examples:":
+			in = true
+			continue
+		case trimmed == "Flags:":
+			in = false
+		}
+		if !in {
+			continue
+		}
+		if pending != "" {
+			trimmed = pending + " " + trimmed
+			pending = ""
+		}
+		if s, ok := strings.CutSuffix(trimmed, `\`); ok {
+			pending = strings.TrimSpace(s)
+			continue
+		}
+		if strings.HasPrefix(trimmed, "vcr ") {
+			trimmed = stripComment(trimmed)
+			if i := strings.Index(trimmed, " | "); i >= 0 {
+				trimmed = trimmed[:i] // a pipe into another program
+			}
+			trimmed = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(trimmed), "&"))
+			out = append(out, trimmed)
+		}
+	}
+	return out
+}
+
+// TestHelpExamplesParse: every example in every command's --help names an
+// existing command and only flags that command defines, with values its
+// flags accept. (The README's examples run for real in TestREADMEJourney.)
+func TestHelpExamplesParse(t *testing.T) {
+	total := 0
+	for _, v := range allInvocations() {
+		_, help, _ := helpOf(t, v)
+		for _, ex := range helpExamples(help) {
+			words := shellWords(t, ex, 0)[1:]
+			var args []string
+			for _, w := range words {
+				if w != "…" && w != "..." {
+					args = append(args, w)
+				}
+			}
+			// The command and subcommand words, then its flags.
+			inv := invocation{}
+			for len(args) > 0 && !strings.HasPrefix(args[0], "-") && len(inv.args) < len(v.args) {
+				inv.args, args = append(inv.args, args[0]), args[1:]
+			}
+			_, _, fs := helpOf(t, inv)
+			if fs == nil {
+				t.Errorf("vcr %s --help: example %q: no such command", v.name(), ex)
+				continue
+			}
+			if _, err := parseArgs(fs, args); err != nil {
+				t.Errorf("vcr %s --help: example %q: %v", v.name(), ex, err)
+			}
+			total++
+		}
+	}
+	t.Logf("%d examples parsed", total)
+	if total < 30 {
+		t.Errorf("only %d examples found in the commands' help; the parser must have missed them", total)
+	}
+}

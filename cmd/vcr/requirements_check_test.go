@@ -41,7 +41,7 @@ func reqImages(t *testing.T, n int) (string, []*imageio.Image) {
 
 func writeReq(t *testing.T, reqs ...reliability.Requirement) string {
 	t.Helper()
-	b, err := json.Marshal(reliability.File{Version: 1, Requirements: reqs})
+	b, err := json.Marshal(reliability.NewFile(reqs))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,9 +102,9 @@ func noiseSensitive(imgs []*imageio.Image) *oiptest.Linear {
 	return m
 }
 
-func parseJUnit(t *testing.T, path string) junitSuites {
+func parseJUnit(t *testing.T, path string) reliability.JUnitSuites {
 	t.Helper()
-	var s junitSuites
+	var s reliability.JUnitSuites
 	if err := xml.Unmarshal(readFile(t, path), &s); err != nil {
 		t.Fatalf("JUnit XML: %v", err)
 	}
@@ -114,10 +114,15 @@ func parseJUnit(t *testing.T, path string) junitSuites {
 	return s
 }
 
-func readReport(t *testing.T, path string) checkReport {
+func readReport(t *testing.T, path string) *reliability.CheckReport {
 	t.Helper()
-	var r checkReport
-	if err := json.Unmarshal(readFile(t, path), &r); err != nil {
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := reliability.ReadCheckReport(f)
+	if err != nil {
 		t.Fatal(err)
 	}
 	return r
@@ -130,7 +135,7 @@ func TestRequirementsCheckSatisfied(t *testing.T) {
 	out := t.TempDir()
 	req := writeReq(t, noiseReq, reliability.Requirement{Transformation: "brightness", VIFMethod: "vcr-py", TC: 0.3, TP: 0.2})
 	code, stdout, stderr := runCmd(t, "requirements", "check", "--requirements", req, "--images", dir,
-		"--server", srv.URL, "--model-name", "const", "--preset", "none", "--batches", "3", "--batch-size", "4",
+		"--server", srv.URL, "--model-name", "const", "--preset", "none", "--bootstrap-batches", "3", "--images-per-batch", "4",
 		"--junit", filepath.Join(out, "j.xml"), "--json", filepath.Join(out, "r.json"), "--workers", "2")
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
@@ -155,7 +160,7 @@ func TestRequirementsCheckViolated(t *testing.T) {
 	out := t.TempDir()
 	req := writeReq(t, noiseReq)
 	code, stdout, stderr := runCmd(t, "requirements", "check", "--requirements", req, "--images", dir,
-		"--server", srv.URL, "--model-name", "fragile", "--preset", "none", "--batches", "4", "--batch-size", "6",
+		"--server", srv.URL, "--model-name", "fragile", "--preset", "none", "--bootstrap-batches", "4", "--images-per-batch", "6",
 		"--junit", filepath.Join(out, "j.xml"), "--json", filepath.Join(out, "r.json"), "--repro-tolerance", "0")
 	if code != exitFailure {
 		t.Fatalf("exit %d, want 1\n%s\n%s", code, stdout, stderr)
@@ -219,7 +224,7 @@ func TestRequirementsCheckONNX(t *testing.T) {
 	}
 	out := filepath.Join(t.TempDir(), "r.json")
 	code, stdout, stderr := runCmd(t, "requirements", "check", "--requirements", writeReq(t, noiseReq), "--images", dir,
-		"--model", mpath, "--preset", "none", "--batches", "3", "--batch-size", "5", "--json", out)
+		"--model", mpath, "--preset", "none", "--bootstrap-batches", "3", "--images-per-batch", "5", "--json", out)
 	if code != exitOK && code != exitFailure {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
@@ -233,7 +238,7 @@ func TestRequirementsCheckErrors(t *testing.T) {
 	dir, _ := reqImages(t, 3)
 	srv := oiptest.NewServer(constantModel())
 	defer srv.Close()
-	model := []string{"--server", srv.URL, "--model-name", "const", "--preset", "none", "--batches", "2", "--batch-size", "2"}
+	model := []string{"--server", srv.URL, "--model-name", "const", "--preset", "none", "--bootstrap-batches", "2", "--images-per-batch", "2"}
 	failing := constantModel()
 	failing.Name = "failing"
 	failing.Fault = func(int) (int, time.Duration) { return http.StatusBadRequest, 0 }
@@ -248,11 +253,11 @@ func TestRequirementsCheckErrors(t *testing.T) {
 		{"no model", []string{"--images", dir, "--requirements", writeReq(t, noiseReq)}, "predictions file is not enough"},
 		{"unknown transformation", append([]string{"--images", dir, "--requirements",
 			writeReq(t, reliability.Requirement{Transformation: "sepia", VIFMethod: "vcr-py", TC: 0.1, TP: 0.1})}, model...), "sepia"},
-		{"vif mismatch", append([]string{"--images", dir, "--requirements", writeReq(t, noiseReq), "--vif", "vifvec"}, model...), "not comparable"},
+		{"vif mismatch", append([]string{"--images", dir, "--requirements", writeReq(t, noiseReq), "--vif-method", "vifvec"}, model...), "not comparable"},
 		{"unreachable", append([]string{"--images", dir, "--max-attempts", "2", "--requirements",
 			writeReq(t, reliability.Requirement{Transformation: "gaussian_noise", VIFMethod: "vcr-py", TC: 0, TP: 0.3})}, model...), "unreachable"},
 		{"model fails", []string{"--images", dir, "--requirements", writeReq(t, noiseReq), "--server", fsrv.URL, "--model-name", "failing",
-			"--preset", "none", "--batches", "2", "--batch-size", "2", "--retries", "0"}, ".png"},
+			"--preset", "none", "--bootstrap-batches", "2", "--images-per-batch", "2", "--retries", "0"}, ".png"},
 		{"missing images", append([]string{"--images", filepath.Join(dir, "nope"), "--requirements", writeReq(t, noiseReq)}, model...), "--images"},
 	}
 	for _, tc := range cases {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -41,6 +40,12 @@ lowest-Δv half of the trials (t_p), and a stopping rule:
   first     the script's earlier version: the first significant bin;
             none: the last bin
 
+The default reproduces the published R script (estimate_range.R) as
+shipped, not the thresholds printed in the paper's Table 1. --rule first,
+the script's earlier version, is the rule the paper's CIFAR-10 thresholds
+are reported to come from; vcr holds no copy of that table, so this is not
+verified here (docs/requirements.md).
+
 --human is one of
   - a folder of the study's per-bin files (estimating/imagenet,
     estimating/cifar10, sixty_percent/sixty_percent_1, …), named
@@ -57,7 +62,8 @@ Defaults as the study: m0 = 0.970 for the ImageNet data, 0.967 for CIFAR-10,
 the measured clean accuracy for trial files (--p0 overrides); spline weights
 n/min n for CIFAR-10 data, none otherwise (--weights overrides).
 
---plot writes, per transformation, the fitted human curves with their 83 %
+--out and --plot are checked, and missing folders created, before the
+estimation. --plot writes, per transformation, the fitted human curves with their 83 %
 bands, the observed proportions and the thresholds (SVG, or PNG when the
 name ends in .png); with several transformations the name gets _<T> before
 its extension.
@@ -210,7 +216,7 @@ func loadICSEFolder(dir string) (*estimateHuman, error) {
 
 func runRequirementsEstimate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("requirements estimate", strings.Replace(requirementsEstimateUsage, "BUILTINS", strings.Join(human.BuiltinNames(), ", "), 1), stderr)
-	humanSpec := fs.String("human", "", "human data: a per-bin `folder`, a built-in dataset or a trial file")
+	humanSpec := fs.String("human", "", "human data: a per-bin `folder`, a built-in dataset (builtin:NAME or NAME) or a trial file")
 	trName := fs.String("transformation", "", "transformation `NAME` (catalogue or published name), or all")
 	out := fs.String("out", "", "requirements `file` to write (JSON)")
 	rule := fs.String("rule", reliability.RuleScript, "stopping `rule`: script, intended or first")
@@ -238,6 +244,11 @@ func runRequirementsEstimate(ctx context.Context, args []string, stdout, stderr 
 		return usagef("--alpha must be in (0, 1) (got %v)", *alpha)
 	case *weights != "auto" && *weights != "none" && *weights != "count":
 		return usagef("--weights %q: want auto, none or count", *weights)
+	case *plotPath != "" && !slices.Contains([]string{".svg", ".png"}, strings.ToLower(filepath.Ext(*plotPath))):
+		return usagef("--plot %s: want a file name ending in .svg or .png", *plotPath)
+	}
+	if err := requirementsOutputs([2]string{"--out", *out}, [2]string{"--plot", *plotPath}); err != nil {
+		return err
 	}
 	h, err := loadEstimateHuman(*humanSpec, *humanVIF)
 	if err != nil {
@@ -270,7 +281,7 @@ func runRequirementsEstimate(ctx context.Context, args []string, stdout, stderr 
 		}
 		trs = []string{t}
 	}
-	file := reliability.File{Version: 1}
+	file := reliability.NewFile(nil)
 	for _, t := range trs {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -282,12 +293,8 @@ func runRequirementsEstimate(ctx context.Context, args []string, stdout, stderr 
 		r.Transformation, r.Task, r.Dataset, r.VIFMethod, r.Source = t, h.task, h.dataset, h.vif, h.files[t]
 		file.Requirements = append(file.Requirements, *r)
 	}
-	if err := atomicfile.Write(*out, func(w io.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(file)
-	}); err != nil {
-		return err
+	if err := atomicfile.Write(*out, file.Write); err != nil {
+		return fmt.Errorf("--out: %w", err)
 	}
 	if *plotPath != "" {
 		for _, r := range file.Requirements {
@@ -297,7 +304,7 @@ func runRequirementsEstimate(ctx context.Context, args []string, stdout, stderr 
 				p = strings.TrimSuffix(p, ext) + "_" + r.Transformation + ext
 			}
 			if err := writeRequirementPlot(p, r); err != nil {
-				return err
+				return fmt.Errorf("--plot: %w", err)
 			}
 		}
 	}

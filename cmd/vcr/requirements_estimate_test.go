@@ -43,7 +43,9 @@ func copyICSEFolder(t *testing.T, rel string) string {
 
 // reqJSON is the part of a requirements file the tests read.
 type reqJSON struct {
-	Version      int `json:"version"`
+	Tool         string `json:"tool"`
+	Version      string `json:"version"`
+	Format       int    `json:"format"`
 	Requirements []struct {
 		Transformation string   `json:"transformation"`
 		Dataset        string   `json:"dataset"`
@@ -103,7 +105,7 @@ func TestRequirementsEstimateContract(t *testing.T) {
 				t.Errorf("table lacks %s: %s", c.wantTr, stdout)
 			}
 			r := readReq(t, p)
-			if r.Version != 1 || len(r.Requirements) != 1 {
+			if r.Tool != "vcr requirements estimate" || r.Version == "" || r.Format != 1 || len(r.Requirements) != 1 {
 				t.Fatalf("%+v", r)
 			}
 			q := r.Requirements[0]

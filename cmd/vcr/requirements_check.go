@@ -105,7 +105,7 @@ func requirementsCheck(ctx context.Context, args []string, stdout, stderr io.Wri
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "images transformed and scored in parallel")
 	junit := fs.String("junit", "", "write JUnit XML to `file` (one test case per requirement)")
 	jsonOut := fs.String("json", "", "write the verdicts and warnings as JSON to `file`")
-	prog := fs.String("progress", "auto", "progress lines on stderr: auto or always (every 10 % of a requirement's batches, and its timing), never")
+	prog := fs.String("progress", "auto", "progress `mode` on stderr: auto or always (every 10 % of a requirement's batches, and its timing), never")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err

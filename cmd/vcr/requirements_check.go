@@ -277,7 +277,11 @@ func vifUsable(r reliability.Requirement, method iqa.Method, allow bool) error {
 		}
 		return usagef("%v; to compute Δv with a known flavour anyway, give --vif-method %s --allow-vif-mismatch", err, s)
 	}
-	return usagef("%v; give --vif-method %s (the requirement's), or add --allow-vif-mismatch to check on the %s axis anyway", err, ve.Requirement, ve.Asked)
+	own := ve.Requirement
+	if m, ok := reliability.CanonicalVIF(own); ok {
+		own = string(m)
+	}
+	return usagef("%v; give --vif-method %s (the requirement's), or add --allow-vif-mismatch to check on the %s axis anyway", err, own, ve.Asked)
 }
 
 // vifMethodNames lists the VIF flavours.

@@ -331,6 +331,14 @@ func TestRequirementsCheckVIFFlavour(t *testing.T) {
 	if v := readReport(t, out).Verdicts[0]; v.VIFMethod != "vifvec2-layers" {
 		t.Errorf("checked with %q", v.VIFMethod)
 	}
+	// The flavour name of earlier human data is read as vifvec2-layers, and
+	// the fix names the canonical flavour.
+	old := cifar
+	old.VIFMethod = "vifvec2-layers (unpublished 2-level variant)"
+	code, _, stderr = runCmd(t, append([]string{"requirements", "check", "--requirements", writeReq(t, old), "--vif-method", "vifvec"}, model...)...)
+	if want := "give --vif-method vifvec2-layers (the requirement's), or add --allow-vif-mismatch"; code != exitUsage || !strings.Contains(stderr, want) {
+		t.Errorf("old flavour name with --vif-method vifvec: exit %d, stderr %q; want 2 and %q", code, stderr, want)
+	}
 	unknown := cifar
 	unknown.VIFMethod = "vifvec3-layers"
 	for _, c := range []struct {

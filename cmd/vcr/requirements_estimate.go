@@ -14,6 +14,7 @@ import (
 
 	"github.com/vcr-bench/vcr/human"
 	"github.com/vcr-bench/vcr/internal/atomicfile"
+	"github.com/vcr-bench/vcr/iqa"
 	"github.com/vcr-bench/vcr/plot"
 	"github.com/vcr-bench/vcr/reliability"
 )
@@ -136,6 +137,11 @@ func runRequirementsEstimate(ctx context.Context, args []string, stdout, stderr 
 		return usagef("--weights %q: want auto, none or count", *weights)
 	case *plotPath != "" && !slices.Contains([]string{".svg", ".png"}, strings.ToLower(filepath.Ext(*plotPath))):
 		return usagef("--plot %s: want a file name ending in .svg or .png", *plotPath)
+	}
+	if *humanVIF != "" {
+		if _, err := iqa.ParseMethod(*humanVIF); err != nil {
+			return usagef("--human-vif-method: %v", err)
+		}
 	}
 	var p0 float64 // 0: the data's default
 	if *p0Flag != "" {

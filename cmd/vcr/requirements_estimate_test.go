@@ -236,6 +236,7 @@ func TestRequirementsEstimateErrors(t *testing.T) {
 		{"bad builtin", []string{"--human", "builtin:icse2099", "--transformation", "frost"}, exitUsage, []string{"icse2099"}},
 		{"bad rule", []string{"--human", imagenet, "--transformation", "frost", "--rule", "last"}, exitUsage, []string{"--rule"}},
 		{"bad p0", []string{"--human", imagenet, "--transformation", "frost", "--p0", "1.5"}, exitUsage, []string{"--p0"}},
+		{"bad flavour", []string{"--human", imagenet, "--transformation", "frost", "--human-vif-method", "vifvec3"}, exitUsage, []string{"--human-vif-method", "vifvec3"}},
 	} {
 		args := append([]string{"requirements", "estimate", "--out", out}, c.args...)
 		code, _, stderr := runCLI(t, args...)

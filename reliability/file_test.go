@@ -96,3 +96,33 @@ func ExampleDecodeFile() {
 	}
 	// Output: frost on the vifvec axis: t_c = 0.84, t_p = 0.87
 }
+
+// FuzzDecodeFile: any input decodes or fails without panicking, and what
+// decodes survives Write and a second DecodeFile unchanged.
+func FuzzDecodeFile(f *testing.F) {
+	for _, s := range []string{
+		`{"version": 1, "requirements": [{"transformation": "frost", "vif_method": "vifvec", "t_c": 0.84, "t_p": 0.87}]}`,
+		`{"tool": "vcr requirements estimate", "version": "v1", "format": 1, "requirements": [{"transformation": "a", "t_c": 0, "t_p": 1, "details": {"x": [1, 2]}}]}`,
+		`{"transformation": "contrast", "t_c": 0.7, "t_p": 0.88}`,
+		`{"version": null, "requirements": null}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		a, err := DecodeFile(bytes.NewReader(data), "fuzz.json")
+		if err != nil {
+			return
+		}
+		var b bytes.Buffer
+		if err := a.Write(&b); err != nil {
+			t.Fatalf("Write: %v", err)
+		}
+		c, err := DecodeFile(&b, "again.json")
+		if err != nil {
+			t.Fatalf("decoded file does not decode again: %v\n%s", err, b.String())
+		}
+		if !reflect.DeepEqual(a, c) {
+			t.Fatalf("round trip changed the file:\n%+v\n%+v", a, c)
+		}
+	})
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"encoding/xml"
+	"flag"
 	"fmt"
 	"net/http"
 	"os"
@@ -387,5 +388,22 @@ func TestRequirementsCheckFlags(t *testing.T) {
 		if code != exitUsage || !strings.Contains(stderr, c.want) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
 		}
+	}
+}
+
+func TestFlagName(t *testing.T) {
+	fs := flag.NewFlagSet("x", flag.ContinueOnError)
+	var a, b int
+	var s string
+	fs.IntVar(&a, "images-per-call", 1, "")
+	fs.StringVar(&s, "name", "", "")
+	if got := flagName(fs, &a, "--batch"); got != "--images-per-call" {
+		t.Errorf("flagName(&a) = %q", got)
+	}
+	if got := flagName(fs, &s, "--s"); got != "--name" {
+		t.Errorf("flagName(&s) = %q", got)
+	}
+	if got := flagName(fs, &b, "--batch"); got != "--batch" {
+		t.Errorf("flagName(&b) = %q, want the default", got)
 	}
 }

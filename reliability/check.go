@@ -209,18 +209,9 @@ func Check(ctx context.Context, req Requirement, opt CheckOptions) (*Verdict, er
 	if err := checkThreshold("t_p", req.TP); err != nil {
 		return nil, err
 	}
-	method := opt.VIFMethod
-	if method == "" {
-		method = iqa.Method(req.VIFMethod)
-	}
-	if method == "" {
-		return nil, fmt.Errorf("requirement %q names no vif_method; give one", req.Transformation)
-	}
-	if _, err := iqa.ParseMethod(string(method)); err != nil {
+	method, mismatch, err := resolveVIF(req, opt.VIFMethod, opt.OverrideVIF)
+	if err != nil {
 		return nil, err
-	}
-	if req.VIFMethod != "" && string(method) != req.VIFMethod && !opt.OverrideVIF {
-		return nil, fmt.Errorf("requirement %q has thresholds on the %s Δv axis, not %s: they are not comparable (override to force)", req.Transformation, req.VIFMethod, method)
 	}
 	if opt.Images == nil || opt.Classifier == nil || opt.Preprocess == nil || opt.Truth == nil {
 		return nil, errors.New("reliability: Check needs Images, Classifier, Preprocess and Truth")
@@ -264,6 +255,9 @@ func Check(ctx context.Context, req Requirement, opt CheckOptions) (*Verdict, er
 	v, err := ck.run(ctx, req, opt.Seed)
 	if err != nil {
 		return nil, err
+	}
+	if mismatch {
+		v.Warnings = append(v.Warnings, fmt.Sprintf("Δv computed with %s, but the thresholds were estimated on the %q axis: the verdict compares different scales (accepted by override)", method, req.VIFMethod))
 	}
 	if runs == 2 {
 		seed := opt.Seed + 1

@@ -10,4 +10,19 @@
 // (prediction preservation). A model satisfies a requirement when, on images
 // with Δv ≤ t, its accuracy (resp. preservation) is not below its own
 // baseline, with one-sided bootstrap confidence.
+//
+// Entry points, in the order of 'vcr requirements estimate' and 'check':
+//
+//   - BuiltinHuman, ReadICSEFolder and HumanFromTrials load human data;
+//     HumanData.Estimate (or Estimate on one transformation's bins)
+//     instantiates the thresholds as a File.
+//   - File.Write, ReadFile and DecodeFile write and read requirements files
+//     (both layouts); File.Select picks transformations.
+//   - Check checks one requirement and returns a Verdict; CheckVIF refuses a
+//     VIF flavour problem (VIFMethodError) before any work.
+//   - CheckReport collects the verdicts and their warnings (the
+//     reproducibility rerun's among them) and writes them as JSON
+//     (Write, read back by ReadCheckReport), a text table (WriteTable) and
+//     JUnit XML (WriteJUnit); Count says how many requirements and table
+//     rows are violated.
 package reliability

@@ -26,9 +26,3 @@ type Requirement struct {
 	// Details holds the audit trail (per-bin fits and p-values, λ, df).
 	Details any `json:"details,omitempty"`
 }
-
-// File is a requirements file: one or more requirements.
-type File struct {
-	Version      int           `json:"version"`
-	Requirements []Requirement `json:"requirements"`
-}

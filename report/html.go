@@ -485,39 +485,57 @@ func (f *found) renderRequirements(p *page) {
 	p.end()
 }
 
-// checkVerdicts shows the file 'vcr requirements check --json' writes as one
-// row per requirement and kind; it reports false for any other shape.
+// checkVerdicts shows a requirements check report (reliability.CheckReport,
+// the file 'vcr requirements check --json' writes) as one row per
+// requirement and kind, with a count that names what it counts and the
+// check's warnings beside the table; it reports false for any other shape.
 func (p *page) checkVerdicts(v any) bool {
 	raw, err := json.Marshal(v)
 	if err != nil {
 		return false
 	}
-	var file struct {
-		Model    string                 `json:"model"`
-		Verdicts []*reliability.Verdict `json:"verdicts"`
-	}
-	if json.Unmarshal(raw, &file) != nil || len(file.Verdicts) == 0 || file.Verdicts[0].Requirement.Transformation == "" {
+	rep, err := reliability.ReadCheckReport(bytes.NewReader(raw))
+	if err != nil {
 		return false
 	}
-	if file.Model != "" {
-		p.f("<p>Model: %s. A requirement holds when mean Δ + z·σ ≤ 0 (one-sided), Δ being the model's loss from its baseline on images with Δv ≤ t.</p>\n", esc(file.Model))
+	var about []string
+	if rep.Model != "" {
+		about = append(about, "Model: "+esc(rep.Model)+".")
 	}
+	if rep.Requirements != "" {
+		about = append(about, "Requirements: <code>"+esc(rep.Requirements)+"</code>.")
+	}
+	if rep.Version != "" {
+		about = append(about, "Checked by "+esc(rep.Tool)+" "+esc(rep.Version)+".")
+	}
+	about = append(about, "A requirement holds when mean Δ + z·σ ≤ 0 (one-sided) in both of its rows, Δ being the model's loss from its baseline on images with Δv ≤ t.")
+	p.f("<p>%s</p>\n", strings.Join(about, " "))
+	c := rep.Count()
+	class := "pass"
+	if c.ViolatedRequirements > 0 {
+		class = "fail"
+	}
+	p.f("<p class=\"verdict-count\"><span class=\"%s\">%d of %d requirements violated</span>; the table has %d rows, a correctness (t<sub>c</sub>) and a preservation (t<sub>p</sub>) row per requirement, %d of them violated.</p>\n",
+		class, c.ViolatedRequirements, c.Requirements, c.Rows, c.ViolatedRows)
 	p.s("<table><thead><tr><th>transformation</th><th>requirement</th><th>threshold</th><th>baseline</th><th>transformed</th><th>mean Δ</th><th>σ</th><th>bound</th><th>batches × images</th><th>verdict</th></tr></thead><tbody>\n")
-	for _, vd := range file.Verdicts {
-		for _, d := range []reliability.Distance{vd.Correctness, vd.Preservation} {
+	for _, vd := range rep.Verdicts {
+		for _, d := range vd.Distances() {
 			verdict, class := "violated", "fail"
 			if d.Satisfied {
 				verdict, class = "holds", "pass"
 			}
-			sym := "c"
-			if d.Kind == "preservation" {
-				sym = "p"
-			}
 			p.f("<tr><td>%s</td><td>%s</td><td class=\"num\">t<sub>%s</sub> = %.3f</td><td class=\"num\">%.4f</td><td class=\"num\">%.4f</td><td class=\"num\">%+.4f</td><td class=\"num\">%.4f</td><td class=\"num\">%+.4f</td><td class=\"num\">%d × %d</td><td class=\"%s\">%s</td></tr>\n",
-				esc(vd.Requirement.Transformation), esc(d.Kind), sym, d.Threshold, d.Baseline, d.Transformed, d.Delta, d.Sigma, d.Bound, vd.Batches, vd.BatchSize, class, verdict)
+				esc(vd.Requirement.Transformation), esc(d.Kind), strings.TrimPrefix(d.Symbol(), "t_"), d.Threshold, d.Baseline, d.Transformed, d.Delta, d.Sigma, d.Bound, vd.Batches, vd.BatchSize, class, verdict)
 		}
 	}
 	p.s("</tbody></table>\n")
+	if len(rep.Warnings) > 0 {
+		p.f("<p>Warnings of this check (%d):</p>\n<ul class=\"check-warnings\">\n", len(rep.Warnings))
+		for _, w := range rep.Warnings {
+			p.f("<li>%s</li>\n", esc(w))
+		}
+		p.s("</ul>\n")
+	}
 	return true
 }
 

@@ -4,23 +4,18 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"encoding/xml"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/vcr-bench/vcr/dataset"
+	"github.com/vcr-bench/vcr/internal/atomicfile"
 	"github.com/vcr-bench/vcr/iqa"
 	"github.com/vcr-bench/vcr/model"
 	"github.com/vcr-bench/vcr/reliability"
@@ -31,33 +26,44 @@ Usage: vcr requirements check --requirements REQ.json --images DIR (--model MODE
 
 Checks a model against reliability requirements (Hu et al., ICSE 2022; see
 docs/requirements-check.md). For each requirement (transformation, t_c,
-t_p): draw --batches batches of --batch-size images with replacement from
---images, transform each with parameters drawn uniformly from the
-corruption's domain, redrawn until Δv ≤ t_c (correctness) or Δv ≤ t_p
-(preservation) — at most --max-attempts draws per image, failures are
-reported — and run the model on the originals and the transformed images.
-Per batch: m0 (accuracy on the originals), m_tc, s0 (prediction agreement
-of the pairs with Δv ≤ ε, ε the --quantile of all preservation Δv) and s_tp.
-A requirement holds iff Δ + z·σ ≤ 0 for both Δm = m0 − m_tc and
-Δs = s0 − s_tp (σ = √(σ²_base + σ²_transformed), the batch spread; z for
-one-sided --alpha). --repro-tolerance > 0 reruns with seed+1 and warns when
-Δ differs by more.
+t_p): draw --bootstrap-batches batches of --images-per-batch images with
+replacement from --images, transform each with parameters drawn uniformly
+from the corruption's domain, redrawn until Δv ≤ t_c (correctness) or
+Δv ≤ t_p (preservation) — at most --max-attempts draws per image, failures
+are reported — and run the model on the originals and the transformed
+images. Per batch: m0 (accuracy on the originals), m_tc, s0 (prediction
+agreement of the pairs with Δv ≤ ε, ε the --quantile of all preservation
+Δv) and s_tp. A requirement holds iff Δ + z·σ ≤ 0 for both Δm = m0 − m_tc
+and Δs = s0 − s_tp (σ = √(σ²_base + σ²_transformed), the batch spread; z
+for one-sided --alpha). --repro-tolerance > 0 reruns with seed+1 and warns
+when Δ differs by more; the warnings are printed, and kept in --json and
+--junit.
+
+Δv is computed with the requirement's VIF flavour (vif_method: vifvec for
+the ImageNet human data, vifvec2-layers for CIFAR-10). --vif-method names
+another, which is refused unless --allow-vif-mismatch: thresholds on one
+flavour's Δv axis do not carry over to another's.
 
 The model runs through the same backends as 'vcr eval': ONNX Runtime
 (--model) or an Open Inference Protocol server (--server). A predictions
 file is not enough: the transformed images are generated during the check.
---labels-map maps the model's outputs to the task (e.g. imagenet-car for the
+--task maps the model's outputs to the task (e.g. imagenet-car for the
 study's car / not-car task); the images' labels are mapped the same way and
 images outside the task are left out.
+
+Output paths (--json, --junit) are checked, and missing folders created,
+before the check starts. The table on stdout has two rows per requirement
+(correctness t_c and preservation t_p); a requirement is violated when
+either row is.
 
 Exit status: 0 when every requirement holds, 1 when any is violated, 2 on
 an error (usage, data, model).
 
 Examples:
-  vcr requirements check --requirements frost.json --images val --labels LOC_val_solution.csv \
-      --model resnet50.onnx --preset imagenet --labels-map imagenet-car --junit out.xml
+  vcr requirements check --requirements frost.json --images val --imagenet-labels LOC_val_solution.csv \
+      --model resnet50.onnx --preset imagenet --task imagenet-car --junit out.xml
   vcr requirements check --requirements req.json --images cifar10 --server http://triton:8000 \
-      --model-name resnet --preset cifar --labels-map cifar10-car --json out.json
+      --model-name resnet --preset cifar --task cifar10-car --json out.json
 `
 
 // runRequirementsCheck is "vcr requirements check".
@@ -78,32 +84,33 @@ func runRequirementsCheck(ctx context.Context, args []string, stdout, stderr io.
 func requirementsCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("requirements check", requirementsCheckUsage, stderr)
 	var f evalFlags
-	addModelFlags(fs, &f, "labels-map")
+	addModelFlags(fs, &f, "task")
 	reqPath := fs.String("requirements", "", "requirements `file` (JSON) written by vcr requirements estimate (required)")
 	only := fs.String("transformation", "", "check only these `names` (comma-separated)")
 	images := fs.String("images", "", "dataset `path` of the original images: folder, ImageNet validation folder, CIFAR batches or list CSV (required)")
-	kind := fs.String("kind", "auto", "dataset `kind`: "+strings.Join(dataset.Kinds, ", "))
-	labels := fs.String("labels", "", "ImageNet validation labels `file` for --images")
+	kind := fs.String("dataset-kind", "auto", "dataset `kind`: "+strings.Join(dataset.Kinds, ", "))
+	labels := fs.String("imagenet-labels", "", "ImageNet validation labels `file` for --images")
 	synsets := fs.String("synsets", "", "class list `file` for an ImageNet validation folder or list CSV")
 	split := fs.String("split", "", "CIFAR `split`: test (default) or train")
 	maxPixels := fs.Int("max-pixels", 0, "decoder pixel `limit` (0: default, negative: none)")
-	batches := fs.Int("batches", reliability.DefaultBatches, "bootstrap batches `n`")
-	batchSize := fs.Int("batch-size", reliability.DefaultBatchSize, "images per batch `k`")
-	quantile := fs.Float64("quantile", reliability.DefaultQuantile, "ε is this lower `q`uantile of the preservation draws' Δv")
-	alpha := fs.Float64("alpha", reliability.DefaultAlpha, "one-sided significance `level`")
+	batches := fs.Int("bootstrap-batches", reliability.DefaultBatches, "bootstrap batches `n` (at least 2)")
+	perBatch := fs.Int("images-per-batch", reliability.DefaultBatchSize, "images per bootstrap batch `k`")
+	quantile := fs.Float64("quantile", reliability.DefaultQuantile, "ε is this lower `q`uantile of the preservation draws' Δv, in (0, 1]")
+	alpha := fs.Float64("alpha", reliability.DefaultAlpha, "one-sided significance `level`, in (0, 0.5)")
 	seed := fs.Uint64("seed", 1, "master `seed`")
 	attempts := fs.Int("max-attempts", reliability.DefaultMaxAttempts, "parameter draws per image before giving up on it")
 	reproTol := fs.Float64("repro-tolerance", 0.02, "rerun with seed+1 and warn when Δm or Δs differ by more than this (0: no rerun)")
-	vif := fs.String("vif", "", "VIF `method` (default: the requirement's; another one is refused unless --force-vif)")
-	forceVIF := fs.Bool("force-vif", false, "accept a --vif other than the requirement's")
+	vif := fs.String("vif-method", "", "VIF `flavour` of Δv (default: the requirement's; another one is refused unless --allow-vif-mismatch): "+vifMethodNames())
+	allowVIF := fs.Bool("allow-vif-mismatch", false, "accept a --vif-method other than the requirement's (or one for a requirement whose flavour this vcr does not know)")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "images transformed and scored in parallel")
 	junit := fs.String("junit", "", "write JUnit XML to `file` (one test case per requirement)")
-	jsonOut := fs.String("json", "", "write the verdicts as JSON to `file`")
-	quiet := fs.Bool("quiet", false, "no progress on stderr")
+	jsonOut := fs.String("json", "", "write the verdicts and warnings as JSON to `file`")
+	prog := fs.String("progress", "auto", "progress `mode` on stderr: auto or always (every 10 % of a requirement's batches, and its timing), never")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
 	}
+	modelBatch := flagName(fs, &f.batch, "--batch")
 	switch {
 	case len(pos) > 0:
 		return usagef("unexpected argument %q", pos[0])
@@ -121,44 +128,56 @@ func requirementsCheck(ctx context.Context, args []string, stdout, stderr io.Wri
 		return usagef("give one of --model and --server")
 	case f.server != "" && f.modelName == "":
 		return usagef("--server needs --model-name")
-	case f.batch < 1 || *workers < 1 || f.concurrency < 1 || *batches < 2 || *batchSize < 1 || *attempts < 1:
-		return usagef("--batch, --workers, --concurrency, --batch-size and --max-attempts must be at least 1, --batches at least 2")
+	case f.batch < 1:
+		return usagef("%s must be at least 1 (got %d)", modelBatch, f.batch)
+	case *workers < 1:
+		return usagef("--workers must be at least 1 (got %d)", *workers)
+	case f.concurrency < 1:
+		return usagef("--concurrency must be at least 1 (got %d)", f.concurrency)
+	case *batches < 2:
+		return usagef("--bootstrap-batches must be at least 2 for a standard deviation (got %d)", *batches)
+	case *perBatch < 1:
+		return usagef("--images-per-batch must be at least 1 (got %d)", *perBatch)
+	case *attempts < 1:
+		return usagef("--max-attempts must be at least 1 (got %d)", *attempts)
 	case f.layout != "" && f.layout != string(model.NCHW) && f.layout != string(model.NHWC):
 		return usagef("--layout must be NCHW or NHWC (got %q)", f.layout)
 	case !(*quantile > 0 && *quantile <= 1):
-		return usagef("--quantile must be in (0, 1]")
+		return usagef("--quantile must be in (0, 1] (got %v)", *quantile)
 	case !(*alpha > 0 && *alpha < 0.5):
-		return usagef("--alpha must be in (0, 0.5)")
+		return usagef("--alpha must be in (0, 0.5) (got %v)", *alpha)
 	case *reproTol < 0:
-		return usagef("--repro-tolerance must not be negative")
+		return usagef("--repro-tolerance must not be negative (got %v)", *reproTol)
+	case *prog != "auto" && *prog != "always" && *prog != "never":
+		return usagef("--progress must be auto, always or never (got %q)", *prog)
 	}
 	var method iqa.Method
 	if *vif != "" {
 		if method, err = iqa.ParseMethod(*vif); err != nil {
-			return usagef("--vif: %v", err)
+			return usagef("--vif-method: %v", err)
 		}
+	}
+	if err := requirementsOutputs([2]string{"--json", *jsonOut}, [2]string{"--junit", *junit}); err != nil {
+		return err
 	}
 
-	reqs, err := readRequirements(*reqPath)
+	file, err := reliability.ReadFile(*reqPath)
 	if err != nil {
-		return fmt.Errorf("--requirements: %w", err)
+		return usagef("--requirements: %v", err)
 	}
+	var names []string
 	if *only != "" {
-		keep := map[string]bool{}
-		for _, n := range strings.Split(*only, ",") {
-			keep[strings.TrimSpace(n)] = true
+		names = strings.Split(*only, ",")
+	}
+	reqs, err := file.Select(names)
+	if err != nil {
+		return usagef("--transformation: %s: %v", *reqPath, err)
+	}
+	// Refuse a flavour problem before opening the data and the model.
+	for _, r := range reqs {
+		if err := vifUsable(r, method, *allowVIF); err != nil {
+			return err
 		}
-		var sel []reliability.Requirement
-		for _, r := range reqs {
-			if keep[r.Transformation] {
-				sel = append(sel, r)
-				delete(keep, r.Transformation)
-			}
-		}
-		for n := range keep {
-			return usagef("--transformation: %s has no requirement for %q", *reqPath, n)
-		}
-		reqs = sel
 	}
 	ds, err := dataset.Open(dataset.Spec{Kind: *kind, Path: *images, Labels: *labels, Synsets: *synsets, Split: *split, MaxPixels: *maxPixels})
 	if err != nil {
@@ -172,7 +191,7 @@ func requirementsCheck(ctx context.Context, args []string, stdout, stderr io.Wri
 	mp, _ := em.mapper.(model.Mapping)
 	truth := func(it dataset.Item) (int, error) {
 		if it.Label < 0 && it.LabelName == "" {
-			return -1, fmt.Errorf("%w: unlabelled (give --labels or a labelled folder)", model.ErrOutsideTask)
+			return -1, fmt.Errorf("%w: unlabelled (give --imagenet-labels or a labelled folder)", model.ErrOutsideTask)
 		}
 		if mp == nil {
 			// A model with its own classes and no mapping (the built-in
@@ -186,16 +205,17 @@ func requirementsCheck(ctx context.Context, args []string, stdout, stderr io.Wri
 	}
 	fmt.Fprintf(stderr, "vcr requirements check: %s; %d images from %s\n", em.describe, ds.Len(), *images)
 
-	var verdicts []*reliability.Verdict
+	quiet := *prog == "never"
+	rep := reliability.NewCheckReport(*reqPath, em.describe, *images)
 	start := time.Now()
 	for _, r := range reqs {
 		opt := reliability.CheckOptions{
 			Images: ds, Classifier: em.classifier, Preprocess: em.preprocess, Mapping: em.mapper, Truth: truth,
-			Batches: *batches, BatchSize: *batchSize, Quantile: *quantile, Alpha: *alpha, Seed: *seed,
-			MaxAttempts: *attempts, VIFMethod: method, OverrideVIF: *forceVIF, ReproTolerance: *reproTol,
+			Batches: *batches, BatchSize: *perBatch, Quantile: *quantile, Alpha: *alpha, Seed: *seed,
+			MaxAttempts: *attempts, VIFMethod: method, OverrideVIF: *allowVIF, ReproTolerance: *reproTol,
 			Workers: *workers, ModelBatch: f.batch,
 		}
-		if !*quiet {
+		if !quiet {
 			name, step := r.Transformation, 0
 			opt.Progress = func(done, total int) {
 				if p := done * 10 / total; p > step || done == total {
@@ -208,197 +228,67 @@ func requirementsCheck(ctx context.Context, args []string, stdout, stderr io.Wri
 		if err != nil {
 			return err
 		}
-		if !*quiet {
+		if !quiet {
 			tm := v.Timing
 			fmt.Fprintf(stderr, "  %s: %.1fs wall; summed over workers: VIF %.1fs, corruption %.1fs, loading %.1fs, preprocessing %.1fs; model calls %.1fs; %d draws (VIF computations) for %d+%d accepted images\n",
 				r.Transformation, tm.Wall, tm.VIF, tm.Corrupt, tm.Load, tm.Preprocess, tm.Model,
 				v.Draws, v.Correctness.Images, v.Preservation.Images)
 		}
-		for _, w := range v.Warnings {
-			fmt.Fprintf(stderr, "vcr requirements check: %s: warning: %s\n", r.Transformation, w)
-		}
-		verdicts = append(verdicts, v)
+		rep.Add(v)
 	}
-	elapsed := time.Since(start)
-	writeVerdictTable(stdout, verdicts)
+	rep.Seconds = time.Since(start).Seconds()
+	if err := rep.WriteTable(stdout); err != nil {
+		return err
+	}
+	for _, w := range rep.Warnings {
+		fmt.Fprintf(stderr, "vcr requirements check: warning: %s\n", w)
+	}
 	if *jsonOut != "" {
-		b, err := json.MarshalIndent(checkReport{Model: em.describe, Images: *images, Seconds: elapsed.Seconds(), Verdicts: verdicts}, "", "  ")
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(*jsonOut, append(b, '\n'), 0o644); err != nil {
+		if err := atomicfile.Write(*jsonOut, rep.Write); err != nil {
 			return fmt.Errorf("--json: %w", err)
 		}
 	}
 	if *junit != "" {
-		b, err := junitXML(verdicts, elapsed)
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(*junit, b, 0o644); err != nil {
+		if err := atomicfile.Write(*junit, rep.WriteJUnit); err != nil {
 			return fmt.Errorf("--junit: %w", err)
 		}
 	}
-	bad := 0
-	for _, v := range verdicts {
-		if !v.Satisfied {
-			bad++
-		}
-	}
-	if bad > 0 {
-		return exitError{code: exitFailure, err: fmt.Errorf("%d of %d requirements violated", bad, len(verdicts))}
+	if c := rep.Count(); c.ViolatedRequirements > 0 {
+		return exitError{code: exitFailure, err: errors.New(c.String())}
 	}
 	return nil
 }
 
-// checkReport is the --json file.
-type checkReport struct {
-	Model    string                 `json:"model"`
-	Images   string                 `json:"images"`
-	Seconds  float64                `json:"seconds"`
-	Verdicts []*reliability.Verdict `json:"verdicts"`
-}
-
-// readRequirements reads a requirements file: {"version", "requirements":
-// [...]}, or a single requirement object.
-func readRequirements(path string) ([]reliability.Requirement, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
+// vifUsable refuses a requirement whose VIF flavour cannot be used with
+// --vif-method and --allow-vif-mismatch as given, naming the flags that fix it.
+func vifUsable(r reliability.Requirement, method iqa.Method, allow bool) error {
+	err := reliability.CheckVIF(r, method, allow)
+	var ve *reliability.VIFMethodError
+	if !errors.As(err, &ve) {
+		return err
 	}
-	var probe map[string]json.RawMessage
-	if err := json.Unmarshal(data, &probe); err != nil {
-		return nil, fmt.Errorf("%s: %w (want a JSON requirements file)", path, err)
-	}
-	var reqs []reliability.Requirement
-	if _, ok := probe["requirements"]; ok {
-		var f reliability.File
-		dec := json.NewDecoder(bytes.NewReader(data))
-		if err := dec.Decode(&f); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+	switch {
+	case ve.Requirement == "":
+		return usagef("%v, e.g. --vif-method %s", err, iqa.Methods[0])
+	case ve.Unknown:
+		s := ve.Suggest
+		if s == "" {
+			s = "NAME"
 		}
-		reqs = f.Requirements
-	} else if _, ok := probe["transformation"]; ok {
-		var r reliability.Requirement
-		if err := json.Unmarshal(data, &r); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		reqs = []reliability.Requirement{r}
+		return usagef("%v; to compute Δv with a known flavour anyway, give --vif-method %s --allow-vif-mismatch", err, s)
 	}
-	if len(reqs) == 0 {
-		return nil, fmt.Errorf("%s holds no requirements", path)
+	own := ve.Requirement
+	if m, ok := reliability.CanonicalVIF(own); ok {
+		own = string(m)
 	}
-	for i, r := range reqs {
-		if r.Transformation == "" {
-			return nil, fmt.Errorf("%s: requirement %d names no transformation", path, i+1)
-		}
+	return usagef("%v; give --vif-method %s (the requirement's), or add --allow-vif-mismatch to check on the %s axis anyway", err, own, ve.Asked)
+}
+
+// vifMethodNames lists the VIF flavours.
+func vifMethodNames() string {
+	s := make([]string, len(iqa.Methods))
+	for i, m := range iqa.Methods {
+		s[i] = string(m)
 	}
-	return reqs, nil
-}
-
-// writeVerdictTable prints one row per requirement and distance.
-func writeVerdictTable(w io.Writer, vs []*reliability.Verdict) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "REQUIREMENT\tTHRESHOLD\tBASELINE\tTRANSFORMED\tMEAN Δ\tσ\tBOUND\tVERDICT\t")
-	for _, v := range vs {
-		for _, d := range []reliability.Distance{v.Correctness, v.Preservation} {
-			sym := "t_c"
-			if d.Kind == "preservation" {
-				sym = "t_p"
-			}
-			fmt.Fprintf(tw, "%s %s\t%s=%.3f\t%.4f\t%.4f\t%+.4f\t%.4f\t%+.4f\t%s\t\n", v.Requirement.Transformation, d.Kind, sym, d.Threshold,
-				d.Baseline, d.Transformed, d.Delta, d.Sigma, d.Bound, verdictWord(d.Satisfied))
-		}
-	}
-	tw.Flush()
-}
-
-func verdictWord(ok bool) string {
-	if ok {
-		return "satisfied"
-	}
-	return "VIOLATED"
-}
-
-// JUnit XML, the subset CI systems read (Jenkins, GitLab, GitHub actions).
-type junitSuites struct {
-	XMLName xml.Name     `xml:"testsuites"`
-	Suites  []junitSuite `xml:"testsuite"`
-}
-
-type junitSuite struct {
-	Name     string      `xml:"name,attr"`
-	Tests    int         `xml:"tests,attr"`
-	Failures int         `xml:"failures,attr"`
-	Errors   int         `xml:"errors,attr"`
-	Time     string      `xml:"time,attr"`
-	Cases    []junitCase `xml:"testcase"`
-}
-
-type junitCase struct {
-	Name      string          `xml:"name,attr"`
-	ClassName string          `xml:"classname,attr"`
-	Time      string          `xml:"time,attr"`
-	Props     []junitProperty `xml:"properties>property,omitempty"`
-	Failure   *junitFailure   `xml:"failure,omitempty"`
-	SystemOut string          `xml:"system-out,omitempty"`
-}
-
-type junitProperty struct {
-	Name  string `xml:"name,attr"`
-	Value string `xml:"value,attr"`
-}
-
-type junitFailure struct {
-	Message string `xml:"message,attr"`
-	Type    string `xml:"type,attr"`
-	Text    string `xml:",chardata"`
-}
-
-func junitXML(vs []*reliability.Verdict, elapsed time.Duration) ([]byte, error) {
-	s := junitSuite{Name: "vcr requirements", Tests: len(vs), Time: fmt.Sprintf("%.3f", elapsed.Seconds())}
-	g := func(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
-	for _, v := range vs {
-		r := v.Requirement
-		class := "vcr.requirements"
-		if r.Dataset != "" {
-			class += "." + r.Dataset
-		}
-		c := junitCase{Name: r.Transformation, ClassName: class, Time: fmt.Sprintf("%.3f", v.Timing.Wall)}
-		c.Props = []junitProperty{
-			{"vif_method", string(v.VIFMethod)}, {"batches", strconv.Itoa(v.Batches)}, {"batch_size", strconv.Itoa(v.BatchSize)},
-			{"seed", strconv.FormatUint(v.Seed, 10)}, {"alpha", g(v.Alpha)}, {"z", g(v.Z)}, {"epsilon", g(v.Epsilon)},
-		}
-		var lines []string
-		var bad []string
-		for _, d := range []reliability.Distance{v.Correctness, v.Preservation} {
-			p, t := "m", "t_c"
-			if d.Kind == "preservation" {
-				p, t = "s", "t_p"
-			}
-			c.Props = append(c.Props,
-				junitProperty{t, g(d.Threshold)},
-				junitProperty{p + "0", g(d.Baseline)}, junitProperty{p + "_t", g(d.Transformed)},
-				junitProperty{"delta_" + p, g(d.Delta)}, junitProperty{"sigma_" + p, g(d.Sigma)},
-				junitProperty{"bound_" + p, g(d.Bound)}, junitProperty{d.Kind + "_satisfied", strconv.FormatBool(d.Satisfied)},
-				junitProperty{d.Kind + "_attempts", strconv.Itoa(d.Attempts)})
-			line := fmt.Sprintf("%s (threshold %g): Δ%s = %.4f, σ = %.4f, Δ + %.4f·σ = %+.4f: %s", d.Kind, d.Threshold, p, d.Delta, d.Sigma, v.Z, d.Bound, verdictWord(d.Satisfied))
-			lines = append(lines, line)
-			if !d.Satisfied {
-				bad = append(bad, line)
-			}
-		}
-		lines = append(lines, v.Warnings...)
-		c.SystemOut = strings.Join(lines, "\n")
-		if len(bad) > 0 {
-			s.Failures++
-			c.Failure = &junitFailure{Message: fmt.Sprintf("%s requirement violated", r.Transformation), Type: "violated", Text: strings.Join(bad, "\n")}
-		}
-		s.Cases = append(s.Cases, c)
-	}
-	b, err := xml.MarshalIndent(junitSuites{Suites: []junitSuite{s}}, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	return append([]byte(xml.Header), append(b, '\n')...), nil
+	return strings.Join(s, ", ")
 }

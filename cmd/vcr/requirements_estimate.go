@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,9 +12,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/vcr-bench/vcr/corrupt"
 	"github.com/vcr-bench/vcr/human"
 	"github.com/vcr-bench/vcr/internal/atomicfile"
+	"github.com/vcr-bench/vcr/iqa"
 	"github.com/vcr-bench/vcr/plot"
 	"github.com/vcr-bench/vcr/reliability"
 )
@@ -41,6 +40,12 @@ lowest-Δv half of the trials (t_p), and a stopping rule:
   first     the script's earlier version: the first significant bin;
             none: the last bin
 
+The default reproduces the published R script (estimate_range.R) as
+shipped, not the thresholds printed in the paper's Table 1. --rule first,
+the script's earlier version, is the rule the paper's CIFAR-10 thresholds
+are reported to come from; vcr holds no copy of that table, so this is not
+verified here (docs/requirements.md).
+
 --human is one of
   - a folder of the study's per-bin files (estimating/imagenet,
     estimating/cifar10, sixty_percent/sixty_percent_1, …), named
@@ -57,7 +62,8 @@ Defaults as the study: m0 = 0.970 for the ImageNet data, 0.967 for CIFAR-10,
 the measured clean accuracy for trial files (--p0 overrides); spline weights
 n/min n for CIFAR-10 data, none otherwise (--weights overrides).
 
---plot writes, per transformation, the fitted human curves with their 83 %
+--out and --plot are checked, and missing folders created, before the
+estimation. --plot writes, per transformation, the fitted human curves with their 83 %
 bands, the observed proportions and the thresholds (SVG, or PNG when the
 name ends in .png); with several transformations the name gets _<T> before
 its extension.
@@ -66,60 +72,15 @@ Example:
   vcr requirements estimate --human builtin:icse2022-imagenet --transformation frost --out req.json --plot req.svg
 `
 
-// estimateHuman is human data ready for estimation: per-bin data per
-// catalogue transformation with the defaults of its origin.
-type estimateHuman struct {
-	dataset, task, vif, source string
-	p0                         float64 // default m0 (NaN: unknown)
-	weighted                   bool    // default spline weighting
-	order                      []string
-	bins                       map[string]reliability.HumanBins
-	files                      map[string]string // per transformation: where its bins came from
-}
-
-func (h *estimateHuman) add(t string, b reliability.HumanBins, from string) {
-	if h.bins == nil {
-		h.bins, h.files = map[string]reliability.HumanBins{}, map[string]string{}
-	}
-	h.order = append(h.order, t)
-	h.bins[t] = b
-	h.files[t] = from
-}
-
-// icseDefaults returns the VIF flavour, m0 and weighting of the study's
-// data set ("imagenet" or "cifar10").
-func icseDefaults(ds string) (vif string, p0 float64, weighted bool, ok bool) {
-	switch ds {
-	case "imagenet":
-		return human.VIFVec, reliability.ImageNetCleanAccuracy, false, true
-	case "cifar10":
-		return human.VIFVec2Layers, reliability.CIFAR10CleanAccuracy, true, true
-	}
-	return "", 0, false, false
-}
-
-// loadEstimateHuman loads --human.
-func loadEstimateHuman(spec, icseVIF string) (*estimateHuman, error) {
+// loadEstimateHuman loads --human: a built-in dataset (builtin:NAME or a
+// bare built-in name), a folder of the study's per-bin files, or a trial
+// file (icseVIF names the flavour of an ICSE per-trial file).
+func loadEstimateHuman(spec, icseVIF string) (*reliability.HumanData, error) {
 	name := strings.TrimPrefix(spec, "builtin:")
 	if strings.HasPrefix(spec, "builtin:") || slices.Contains(human.BuiltinNames(), name) {
-		d, err := human.Builtin(name)
+		h, err := reliability.BuiltinHuman(name)
 		if err != nil {
-			return nil, usageError{err}
-		}
-		ds := "imagenet"
-		if strings.Contains(name, "cifar10") {
-			ds = "cifar10"
-		}
-		vif, p0, weighted, _ := icseDefaults(ds)
-		h := &estimateHuman{dataset: name, task: d.Task, vif: vif, source: d.Source, p0: p0, weighted: weighted}
-		for _, s := range d.Series {
-			if s.Binned != nil {
-				h.add(s.Corruption, reliability.HumanBins{
-					Correctness:  reliability.FromICSECounts(s.Binned.Accuracy),
-					Preservation: reliability.FromICSECounts(s.Binned.Consistency)}, "builtin:"+name)
-			} else {
-				h.add(s.Corruption, reliability.FromTrials(s.Trials), "builtin:"+name+" (trials binned by 0.01)")
-			}
+			return nil, usagef("--human %s: %v", spec, err)
 		}
 		return h, nil
 	}
@@ -131,86 +92,22 @@ func loadEstimateHuman(spec, icseVIF string) (*estimateHuman, error) {
 		return nil, err
 	}
 	if st.IsDir() {
-		return loadICSEFolder(spec)
+		h, err := reliability.ReadICSEFolder(spec)
+		if err != nil {
+			return nil, fmt.Errorf("--human %w", err)
+		}
+		return h, nil
 	}
 	d, err := loadHuman(spec, icseVIF)
 	if err != nil {
 		return nil, err
 	}
-	h := &estimateHuman{dataset: d.Name, task: d.Task, vif: d.VIFMethod, source: spec, p0: math.NaN()}
-	if d.Source != "" {
-		h.source = d.Source
-	}
-	// The study weighted its CIFAR-10 data (the vifvec2-layers flavour).
-	h.weighted = strings.HasPrefix(d.VIFMethod, "vifvec2")
-	for _, s := range d.Series {
-		h.add(canonicalCorruption(s.Corruption), reliability.FromTrials(s.Trials), spec+" (trials binned by 0.01)")
-		if math.IsNaN(h.p0) && !math.IsNaN(s.CleanAccuracy) {
-			h.p0 = s.CleanAccuracy
-		}
-	}
-	return h, nil
-}
-
-// loadICSEFolder reads a folder of the study's per-bin files.
-func loadICSEFolder(dir string) (*estimateHuman, error) {
-	var cps []string
-	for _, kind := range []string{"_c_p_", "_p_p_"} {
-		m, err := filepath.Glob(filepath.Join(dir, "*"+kind+"*.csv"))
-		if err != nil {
-			return nil, err
-		}
-		for _, f := range m {
-			// Name every transformation by its correctness file, so that a
-			// lone preservation file reports the missing correctness file.
-			cp := filepath.Join(dir, strings.Replace(filepath.Base(f), "_p_p_", "_c_p_", 1))
-			if !slices.Contains(cps, cp) {
-				cps = append(cps, cp)
-			}
-		}
-	}
-	if len(cps) == 0 {
-		return nil, fmt.Errorf("--human %s: no per-bin files <dataset>_c_p_<T>.csv / <dataset>_p_p_<T>.csv in the folder", dir)
-	}
-	slices.Sort(cps)
-	h := &estimateHuman{task: "car / not car", source: dir}
-	for _, cp := range cps {
-		base := filepath.Base(cp)
-		ds, tr, _ := strings.Cut(strings.TrimSuffix(base, ".csv"), "_c_p_")
-		vif, p0, weighted, ok := icseDefaults(ds)
-		if !ok {
-			return nil, fmt.Errorf("%s: unknown data set %q (want imagenet_… or cifar10_…)", cp, ds)
-		}
-		if h.dataset == "" {
-			h.dataset, h.vif, h.p0, h.weighted = "icse2022-"+ds, vif, p0, weighted
-		} else if h.dataset != "icse2022-"+ds {
-			return nil, fmt.Errorf("--human %s mixes data sets (%s and %s)", dir, h.dataset, ds)
-		}
-		pp := filepath.Join(dir, ds+"_p_p_"+tr+".csv")
-		var hb reliability.HumanBins
-		for _, f := range []struct {
-			path string
-			dst  *reliability.Bins
-		}{{cp, &hb.Correctness}, {pp, &hb.Preservation}} {
-			r, err := os.Open(f.path)
-			if err != nil {
-				return nil, fmt.Errorf("transformation %s: %w", tr, err)
-			}
-			c, err := human.ReadICSEBins(r, f.path)
-			r.Close()
-			if err != nil {
-				return nil, err
-			}
-			*f.dst = reliability.FromICSECounts(c)
-		}
-		h.add(canonicalCorruption(tr), hb, filepath.Join(dir, base)+", "+filepath.Join(dir, filepath.Base(pp)))
-	}
-	return h, nil
+	return reliability.HumanFromTrials(d, spec), nil
 }
 
 func runRequirementsEstimate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("requirements estimate", strings.Replace(requirementsEstimateUsage, "BUILTINS", strings.Join(human.BuiltinNames(), ", "), 1), stderr)
-	humanSpec := fs.String("human", "", "human data: a per-bin `folder`, a built-in dataset or a trial file")
+	humanSpec := fs.String("human", "", "human data: a per-bin `folder`, a built-in dataset (builtin:NAME or NAME) or a trial file")
 	trName := fs.String("transformation", "", "transformation `NAME` (catalogue or published name), or all")
 	out := fs.String("out", "", "requirements `file` to write (JSON)")
 	rule := fs.String("rule", reliability.RuleScript, "stopping `rule`: script, intended or first")
@@ -238,12 +135,15 @@ func runRequirementsEstimate(ctx context.Context, args []string, stdout, stderr 
 		return usagef("--alpha must be in (0, 1) (got %v)", *alpha)
 	case *weights != "auto" && *weights != "none" && *weights != "count":
 		return usagef("--weights %q: want auto, none or count", *weights)
+	case *plotPath != "" && !slices.Contains([]string{".svg", ".png"}, strings.ToLower(filepath.Ext(*plotPath))):
+		return usagef("--plot %s: want a file name ending in .svg or .png", *plotPath)
 	}
-	h, err := loadEstimateHuman(*humanSpec, *humanVIF)
-	if err != nil {
-		return err
+	if *humanVIF != "" {
+		if _, err := iqa.ParseMethod(*humanVIF); err != nil {
+			return usagef("--human-vif-method: %v", err)
+		}
 	}
-	p0 := h.p0
+	var p0 float64 // 0: the data's default
 	if *p0Flag != "" {
 		v, err := strconv.ParseFloat(*p0Flag, 64)
 		if err != nil || !(v > 0 && v <= 1) {
@@ -251,43 +151,29 @@ func runRequirementsEstimate(ctx context.Context, args []string, stdout, stderr 
 		}
 		p0 = v
 	}
-	if !(p0 > 0 && p0 <= 1) {
+	if err := requirementsOutputs([2]string{"--out", *out}, [2]string{"--plot", *plotPath}); err != nil {
+		return err
+	}
+	h, err := loadEstimateHuman(*humanSpec, *humanVIF)
+	if err != nil {
+		return err
+	}
+	opt := reliability.EstimateOptions{Rule: *rule, Weighted: h.Weighted, Alpha: *alpha, P0: p0}
+	if p0 == 0 && !(h.P0 > 0 && h.P0 <= 1) {
 		return usagef("the human clean accuracy of %s is unknown (no judged originals); give it with --p0", *humanSpec)
 	}
-	weighted := h.weighted
 	if *weights != "auto" {
-		weighted = *weights == "count"
+		opt.Weighted = *weights == "count"
 	}
-	trs := h.order
-	if *trName != "all" {
-		t := canonicalCorruption(*trName)
-		if _, ok := h.bins[t]; !ok {
-			msg := fmt.Sprintf("--transformation %s: the human data %s has no transformation %q (it has %s)", *trName, *humanSpec, t, strings.Join(h.order, ", "))
-			if _, err := corrupt.Lookup(*trName); err != nil {
-				msg += "; catalogue: " + err.Error()
-			}
-			return usageError{errors.New(msg)}
-		}
-		trs = []string{t}
+	file, err := h.Estimate(ctx, *trName, opt)
+	if errors.Is(err, reliability.ErrUnknownTransformation) {
+		return usagef("--transformation %s: %v", *trName, err)
 	}
-	file := reliability.File{Version: 1}
-	for _, t := range trs {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		r, err := reliability.Estimate(h.bins[t], reliability.EstimateOptions{Rule: *rule, Weighted: weighted, P0: p0, Alpha: *alpha})
-		if err != nil {
-			return fmt.Errorf("transformation %s (%s): %w", t, h.files[t], err)
-		}
-		r.Transformation, r.Task, r.Dataset, r.VIFMethod, r.Source = t, h.task, h.dataset, h.vif, h.files[t]
-		file.Requirements = append(file.Requirements, *r)
-	}
-	if err := atomicfile.Write(*out, func(w io.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(file)
-	}); err != nil {
+	if err != nil {
 		return err
+	}
+	if err := atomicfile.Write(*out, file.Write); err != nil {
+		return fmt.Errorf("--out: %w", err)
 	}
 	if *plotPath != "" {
 		for _, r := range file.Requirements {
@@ -297,11 +183,11 @@ func runRequirementsEstimate(ctx context.Context, args []string, stdout, stderr 
 				p = strings.TrimSuffix(p, ext) + "_" + r.Transformation + ext
 			}
 			if err := writeRequirementPlot(p, r); err != nil {
-				return err
+				return fmt.Errorf("--plot: %w", err)
 			}
 		}
 	}
-	fmt.Fprintf(stdout, "%-18s %6s %6s %7s %7s  rule %s, data %s (%s)\n", "transformation", "t_c", "t_p", "m0", "s0", *rule, h.dataset, h.vif)
+	fmt.Fprintf(stdout, "%-18s %6s %6s %7s %7s  rule %s, data %s (%s)\n", "transformation", "t_c", "t_p", "m0", "s0", *rule, h.Dataset, h.VIFMethod)
 	for _, r := range file.Requirements {
 		fmt.Fprintf(stdout, "%-18s %6.2f %6.2f %7.4f %7.4f\n", r.Transformation, r.TC, r.TP, r.HumanAccuracy, r.HumanPreservation)
 	}

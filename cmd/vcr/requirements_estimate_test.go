@@ -43,7 +43,9 @@ func copyICSEFolder(t *testing.T, rel string) string {
 
 // reqJSON is the part of a requirements file the tests read.
 type reqJSON struct {
-	Version      int `json:"version"`
+	Tool         string `json:"tool"`
+	Version      string `json:"version"`
+	Format       int    `json:"format"`
 	Requirements []struct {
 		Transformation string   `json:"transformation"`
 		Dataset        string   `json:"dataset"`
@@ -103,7 +105,7 @@ func TestRequirementsEstimateContract(t *testing.T) {
 				t.Errorf("table lacks %s: %s", c.wantTr, stdout)
 			}
 			r := readReq(t, p)
-			if r.Version != 1 || len(r.Requirements) != 1 {
+			if r.Tool != "vcr requirements estimate" || r.Version == "" || r.Format != 1 || len(r.Requirements) != 1 {
 				t.Fatalf("%+v", r)
 			}
 			q := r.Requirements[0]
@@ -234,6 +236,7 @@ func TestRequirementsEstimateErrors(t *testing.T) {
 		{"bad builtin", []string{"--human", "builtin:icse2099", "--transformation", "frost"}, exitUsage, []string{"icse2099"}},
 		{"bad rule", []string{"--human", imagenet, "--transformation", "frost", "--rule", "last"}, exitUsage, []string{"--rule"}},
 		{"bad p0", []string{"--human", imagenet, "--transformation", "frost", "--p0", "1.5"}, exitUsage, []string{"--p0"}},
+		{"bad flavour", []string{"--human", imagenet, "--transformation", "frost", "--human-vif-method", "vifvec3"}, exitUsage, []string{"--human-vif-method", "vifvec3"}},
 	} {
 		args := append([]string{"requirements", "estimate", "--out", out}, c.args...)
 		code, _, stderr := runCLI(t, args...)
@@ -248,5 +251,40 @@ func TestRequirementsEstimateErrors(t *testing.T) {
 	}
 	if code, _, _ := runCLI(t, "requirements", "bogus"); code != exitUsage {
 		t.Errorf("unknown subcommand: exit %d", code)
+	}
+}
+
+// TestRequirementsEstimateOutputs: --out and --plot create missing folders;
+// paths that cannot be written are usage errors naming the flag and no
+// temporary file, reported before any estimation.
+func TestRequirementsEstimateOutputs(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "missing", "dir", "x.json")
+	plot := filepath.Join(dir, "plots", "x.svg")
+	code, _, stderr := runCLI(t, "requirements", "estimate", "--human", "icse2022-imagenet", "--transformation", "frost", "--out", out, "--plot", plot)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if r := readReq(t, out); len(r.Requirements) != 1 {
+		t.Errorf("%+v", r)
+	}
+	readFile(t, plot)
+	file := filepath.Join(dir, "file.txt")
+	os.WriteFile(file, []byte("x"), 0o644)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--out", filepath.Join(file, "x.json")}, "--out " + filepath.Join(file, "x.json") + ": cannot create the folder " + file},
+		{[]string{"--out", out, "--plot", filepath.Join(file, "p.svg")}, "--plot " + filepath.Join(file, "p.svg") + ": cannot create the folder"},
+		{[]string{"--out", out, "--plot", filepath.Join(dir, "p.pdf")}, "--plot " + filepath.Join(dir, "p.pdf") + ": want a file name ending in .svg or .png"},
+		{[]string{"--out", dir}, "--out " + dir + " is a folder"},
+	} {
+		// The human data does not exist: an output error must come first.
+		args := append([]string{"requirements", "estimate", "--human", filepath.Join(dir, "nope"), "--transformation", "frost"}, c.args...)
+		code, _, stderr := runCLI(t, args...)
+		if code != exitUsage || !strings.Contains(stderr, c.want) || strings.Contains(stderr, ".tmp") || strings.Contains(stderr, "probe") || strings.Contains(stderr, "nope") {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
 	}
 }

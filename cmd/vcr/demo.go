@@ -153,7 +153,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	checkArgs := []string{"check", "--requirements", reqFile, "--images", images, "--model", builtinDemoModel,
-		"--transformation", strings.Join(demoCorruptions, ","), "--batches", "40", "--batch-size", "10", "--seed", strconv.FormatUint(*seed, 10),
+		"--transformation", strings.Join(demoCorruptions, ","), "--bootstrap-batches", "40", "--images-per-batch", "10", "--seed", strconv.FormatUint(*seed, 10),
 		"--json", filepath.Join(reqDir, "requirements-check.json"), "--junit", filepath.Join(reqDir, "junit.xml")}
 	step("   check: the demo model against them (n = 40 batches of k = 10 images each) → %s", reqDir)
 	fmt.Fprintf(logf, "\n$ vcr requirements %s\n", strings.Join(checkArgs, " "))

@@ -407,15 +407,15 @@ func TestAnalyzeHuman(t *testing.T) {
 		t.Errorf("allowed VIF mismatch not warned on stderr: %s", errOut)
 	}
 
-	// Human data for another corruption: a clear error naming both.
+	// Human data for another corruption only: a clear error naming both.
 	frost := writeSimHumans(t, dir, "frost", "vcr-py", 6)
 	code, _, errOut = runCmd(t, "analyze", "--results", paths[0], "--human", frost, "--out", filepath.Join(dir, "r4"))
-	if code != exitFailure || !strings.Contains(errOut, `"gaussian_blur"`) || !strings.Contains(errOut, "frost") {
+	if code != exitFailure || !strings.Contains(errOut, "(gaussian_blur)") || !strings.Contains(errOut, "it has frost") {
 		t.Errorf("corruption mismatch: exit %d, %s", code, errOut)
 	}
-	// Unknown built-in / missing file.
+	// Unknown built-in / missing file: a usage error listing the built-ins.
 	code, _, errOut = runCmd(t, "analyze", "--results", paths[0], "--human", "icse2099", "--out", filepath.Join(dir, "r5"))
-	if code != exitFailure || !strings.Contains(errOut, "icse2022-imagenet") {
+	if code != exitUsage || !strings.Contains(errOut, "icse2022-imagenet") {
 		t.Errorf("unknown human data: exit %d, %s", code, errOut)
 	}
 }

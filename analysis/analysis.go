@@ -358,8 +358,12 @@ func readResults(opt Options, a *report.Analysis, warn *[]string) (*results.Tabl
 		return nil, err
 	}
 	if !opt.AllowVIFMismatch {
-		return nil, fmt.Errorf("%w: the human data %s has Δv by VIF flavour %q, but %v; regenerate the test set with 'vcr generate --dv-methods %s,%s' and re-run 'vcr eval', or pass --allow-vif-mismatch to compare anyway",
-			robustness.ErrVIFMismatch, opt.Human, a.HumanVIFMethod, err, primaryFlavour(opt.Results), a.HumanVIFMethod)
+		detail := strings.TrimPrefix(err.Error(), results.ErrNoDVColumn.Error()+": ")
+		return nil, &causeError{
+			msg: fmt.Sprintf("%v: the human data %s has Δv by VIF flavour %q, but %s; regenerate the test set with 'vcr generate --dv-methods %s,%s' and re-run 'vcr eval', or pass --allow-vif-mismatch to compare anyway",
+				robustness.ErrVIFMismatch, opt.Human, a.HumanVIFMethod, detail, primaryFlavour(opt.Results), a.HumanVIFMethod),
+			causes: []error{robustness.ErrVIFMismatch, err},
+		}
 	}
 	tab, err = results.Read(opt.Results)
 	if err != nil {
@@ -369,6 +373,16 @@ func readResults(opt Options, a *report.Analysis, warn *[]string) (*results.Tabl
 		tab.VIFMethod, opt.Human, a.HumanVIFMethod)
 	return tab, nil
 }
+
+// causeError is an error with its own message that matches several causes
+// with errors.Is.
+type causeError struct {
+	msg    string
+	causes []error
+}
+
+func (e *causeError) Error() string   { return e.msg }
+func (e *causeError) Unwrap() []error { return e.causes }
 
 // primaryFlavour returns the vif_method of the results (for messages), or
 // "FLAVOUR" when they cannot be read.

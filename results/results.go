@@ -276,6 +276,7 @@ func readRows(f File, opt Options, t *Table, series map[key]*acc, vifWhere *stri
 	cr := csv.NewReader(bufio.NewReaderSize(fh, 1<<16))
 	cr.ReuseRecord = true
 	head, err := cr.Read()
+	head = slices.Clone(head) // ReuseRecord: later reads overwrite it
 	if err == io.EOF {
 		return nil, fmt.Errorf("%s: %w (the file is empty)", f.Path, ErrEmpty)
 	}

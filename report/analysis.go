@@ -328,6 +328,7 @@ var SummaryColumns = []string{
 	"mrsi_a", "mrsi_a_lo83", "mrsi_a_hi83", "mrsi_a_lo95", "mrsi_a_hi95",
 	"hmri_p", "hmri_p_lo83", "hmri_p_hi83", "hmri_p_lo95", "hmri_p_hi95",
 	"mrsi_p", "mrsi_p_lo83", "mrsi_p_hi83", "mrsi_p_lo95", "mrsi_p_hi95",
+	"dv_covered_lo", "dv_covered_hi",
 }
 
 func fcell(v float64) string {
@@ -359,6 +360,8 @@ func (a *Analysis) WriteSummaryCSV(w io.Writer) error {
 		} else {
 			r = append(r, make([]string, 21)...)
 		}
+		cov := DVCovered(e)
+		r = append(r, fcell(cov[0]), fcell(cov[1]))
 		cw.Write(r)
 	}
 	for i, e := range a.Models {
@@ -443,7 +446,8 @@ func (a *Analysis) WriteBinsCSV(w io.Writer) error {
 
 // WriteTable writes a plain-text table for the terminal: per model and
 // corruption the trials, plain mean accuracy, R̂a and R̂p with 95%
-// intervals and, with humans, HMRI and MRSI; then the human rows and the
+// intervals, the Δv range covered by data (DVCovered) and, with humans,
+// HMRI and MRSI; then the human rows and the
 // similarity classes.
 func (a *Analysis) WriteTable(w io.Writer) error {
 	withHuman := len(a.Humans) > 0
@@ -451,7 +455,7 @@ func (a *Analysis) WriteTable(w io.Writer) error {
 	if a.Bootstrap > 0 {
 		ci = " [95%]"
 	}
-	head := []string{"model", "corruption", "n", "mean acc", "R̂a" + ci, "R̂p" + ci}
+	head := []string{"model", "corruption", "n", "mean acc", "R̂a" + ci, "R̂p" + ci, "Δv covered"}
 	if withHuman {
 		head = append(head, "HMRI_a"+ci, "MRSI_a"+ci, "HMRI_p"+ci, "MRSI_p"+ci)
 	}
@@ -470,9 +474,16 @@ func (a *Analysis) WriteTable(w io.Writer) error {
 		}
 		return fmt.Sprintf("%.3f", v)
 	}
+	cov := func(e *robustness.Estimate) string {
+		c := DVCovered(e)
+		if c[0] > c[1] {
+			return "none"
+		}
+		return fmt.Sprintf("%.2f–%.2f", c[0], c[1])
+	}
 	var rows [][]string
 	for i, e := range a.Models {
-		r := []string{e.Subject, e.Corruption, strconv.Itoa(e.N), f3(e.MeanAccuracy), iv(e.Ra), iv(e.Rp)}
+		r := []string{e.Subject, e.Corruption, strconv.Itoa(e.N), f3(e.MeanAccuracy), iv(e.Ra), iv(e.Rp), cov(e)}
 		if withHuman {
 			if i < len(a.Comparisons) && a.Comparisons[i] != nil {
 				c := a.Comparisons[i]
@@ -484,7 +495,7 @@ func (a *Analysis) WriteTable(w io.Writer) error {
 		rows = append(rows, r)
 	}
 	for _, h := range a.Humans {
-		r := []string{"humans", h.Corruption, strconv.Itoa(h.N), f3(h.MeanAccuracy), iv(h.Ra), iv(h.Rp)}
+		r := []string{"humans", h.Corruption, strconv.Itoa(h.N), f3(h.MeanAccuracy), iv(h.Ra), iv(h.Rp), cov(h)}
 		if withHuman {
 			r = append(r, "", "", "", "")
 		}
@@ -516,8 +527,12 @@ func (a *Analysis) WriteTable(w io.Writer) error {
 	for _, r := range rows {
 		line(r)
 	}
-	fmt.Fprintf(&b, "(Δv by %s; %d bins, ≥ %d trials per bin; %d bootstrap replicates, seed %d)\n",
-		a.VIFMethod, a.Bins, a.MinPerBin, a.Bootstrap, a.Seed)
+	by := a.VIFMethod
+	if a.DVMethod != "" {
+		by += " (column " + iqaColumn(a.DVMethod) + ")"
+	}
+	fmt.Fprintf(&b, "(Δv by %s; %d bins, ≥ %d trials per bin; %d bootstrap replicates, seed %d; beyond Δv covered the curves are extrapolated)\n",
+		by, a.Bins, a.MinPerBin, a.Bootstrap, a.Seed)
 	if a.VIFMismatch != "" {
 		fmt.Fprintf(&b, "WARNING: %s\n", a.VIFMismatch)
 	}
@@ -537,6 +552,8 @@ func (a *Analysis) WriteTable(w io.Writer) error {
 	_, err := io.WriteString(w, b.String())
 	return err
 }
+
+func iqaColumn(m string) string { return "dv_" + strings.ReplaceAll(m, "-", "_") }
 
 // Corruptions returns the corruptions of the models and humans, sorted.
 func (a *Analysis) Corruptions() []string {

@@ -15,6 +15,7 @@ import (
 	"github.com/vcr-bench/vcr/internal/atomicfile"
 	"github.com/vcr-bench/vcr/plot"
 	"github.com/vcr-bench/vcr/reliability"
+	"github.com/vcr-bench/vcr/results"
 )
 
 // HTML section ids, in page order. Every report has all of them: a section
@@ -274,7 +275,8 @@ func (f *found) renderRun(p *page) {
 			"results": strings.Join(s.Results, ", "), "human data": orDash(s.Human), "VIF flavour (models)": s.VIFMethod,
 			"VIF flavour (humans)": orDash(s.HumanVIFMethod), "bins": float64(s.Bins), "min per bin": float64(s.MinPerBin),
 			"bootstrap replicates": float64(s.Bootstrap), "seed": strconv.FormatUint(s.Seed, 10), "smoothing λ": lambda,
-			"families": orDash(strings.Join(fams, ", ")),
+			"families": orDash(strings.Join(fams, ", ")), "Δv column (models)": orDash(s.DVMethod),
+			"task (models)": taskText(s.Task), "task (humans)": orDash(s.HumanTask), "vcr version": orDash(string(s.Version)),
 		})
 		p.s("</div>\n")
 	}
@@ -285,6 +287,33 @@ func (f *found) renderRun(p *page) {
 		}
 	}
 	p.end()
+}
+
+// summaryCovered returns the Δv range where both curves of x rest on data
+// (dv_covered; computed from covered_a and covered_p for files before it).
+func summaryCovered(x SubjectSummary) [2]float64 {
+	return [2]float64{max(x.CoveredA[0], x.CoveredP[0]), min(x.CoveredA[1], x.CoveredP[1])}
+}
+
+// rangeText writes a Δv range as "0.00–0.45", or "—" for none.
+func rangeText(r *[2]float64) string {
+	if r == nil {
+		return "—"
+	}
+	if r[0] > r[1] {
+		return "none"
+	}
+	return fmt.Sprintf("%.2f–%.2f", r[0], r[1])
+}
+
+func taskText(t *results.Task) string {
+	if t == nil {
+		return "—"
+	}
+	if len(t.Classes) > 0 {
+		return fmt.Sprintf("%s (%d classes)", t.Name, len(t.Classes))
+	}
+	return t.Name
 }
 
 func orDash(s string) string {
@@ -399,11 +428,12 @@ func (f *found) renderRobustness(p *page) {
 	for _, a := range f.analyses {
 		s := a.summary
 		p.f("<p>From <code>%s</code>; intervals are percentile bootstrap intervals (%d replicates).</p>\n", esc(a.dir), s.Bootstrap)
-		p.s("<table><thead><tr><th>subject</th><th>corruption</th><th>images</th><th>clean accuracy</th><th>mean accuracy</th><th>R̂a</th><th>R̂p</th><th>Δv covered (accuracy)</th></tr></thead><tbody>\n")
+		p.s("<table><thead><tr><th>subject</th><th>corruption</th><th>images</th><th>clean accuracy</th><th>mean accuracy</th><th>R̂a</th><th>R̂p</th><th>Δv covered by data</th></tr></thead><tbody>\n")
 		row := func(who string, x SubjectSummary) {
-			p.f("<tr><td>%s</td><td>%s</td><td class=\"num\">%d</td><td class=\"num\">%s</td><td class=\"num\">%s</td>%s%s<td class=\"num\">%.2f–%.2f</td></tr>\n",
+			cov := summaryCovered(x)
+			p.f("<tr><td>%s</td><td>%s</td><td class=\"num\">%d</td><td class=\"num\">%s</td><td class=\"num\">%s</td>%s%s<td class=\"num\">%s</td></tr>\n",
 				esc(who), esc(x.Corruption), x.N, fnum(x.CleanAccuracy), fnum(x.MeanAccuracy),
-				cell(&x.Ra, x.RaCI83, x.RaCI95), cell(&x.Rp, x.RpCI83, x.RpCI95), x.CoveredA[0], x.CoveredA[1])
+				cell(&x.Ra, x.RaCI83, x.RaCI95), cell(&x.Rp, x.RpCI83, x.RpCI95), rangeText(&cov))
 		}
 		for _, m := range s.Models {
 			row(m.Model, m.SubjectSummary)
@@ -432,11 +462,11 @@ func (f *found) renderHuman(p *page) {
 		}
 		n++
 		p.f("<p>Models of <code>%s</code> against the human data %s (VIF flavour %s).</p>\n", esc(a.dir), esc(s.Human), esc(s.HumanVIFMethod))
-		p.s("<table><thead><tr><th>model</th><th>corruption</th><th>HMRI (accuracy)</th><th>MRSI (accuracy)</th><th>HMRI (consistency)</th><th>MRSI (consistency)</th></tr></thead><tbody>\n")
+		p.s("<table><thead><tr><th>model</th><th>corruption</th><th>HMRI (accuracy)</th><th>MRSI (accuracy)</th><th>HMRI (consistency)</th><th>MRSI (consistency)</th><th>Δv covered by both</th></tr></thead><tbody>\n")
 		for _, m := range ms {
-			p.f("<tr><td>%s</td><td>%s</td>%s%s%s%s</tr>\n", esc(m.Model), esc(m.Corruption),
+			p.f("<tr><td>%s</td><td>%s</td>%s%s%s%s<td class=\"num\">%s</td></tr>\n", esc(m.Model), esc(m.Corruption),
 				cell(m.HMRIa, m.HMRIaCI83, m.HMRIaCI95), cell(m.MRSIa, m.MRSIaCI83, m.MRSIaCI95),
-				cell(m.HMRIp, m.HMRIpCI83, m.HMRIpCI95), cell(m.MRSIp, m.MRSIpCI83, m.MRSIpCI95))
+				cell(m.HMRIp, m.HMRIpCI83, m.HMRIpCI95), cell(m.MRSIp, m.MRSIpCI83, m.MRSIpCI95), rangeText(m.HumanDVCovered))
 		}
 		p.s("</tbody></table>\n")
 		if figs := slices.Concat(a.figures("hmri_", ""), a.figures("mrsi_", "")); len(figs) > 0 {

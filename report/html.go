@@ -26,12 +26,16 @@ var HTMLSections = []string{"run", "coverage", "curves", "robustness", "human", 
 // WriteHTML writes a self-contained HTML report (inline CSS, images as
 // data: URIs, no scripts, no network) to the file out, from what it finds
 // in dirs and the folders below them (up to four levels; folders named
-// images are skipped): 'vcr analyze' outputs (summary.json and its SVG
-// plots), 'vcr generate' test sets (run.json, coverage.json, manifest.csv
-// and images), 'vcr eval' results settings (results.csv.json), requirements
-// files, requirement verdicts (requirements-check.json) and colour-contrast
-// analyses of 'vcr contrast' (contrast.json and its SVG plots). It returns an
-// error when dirs hold none of these.
+// images are skipped). JSON files are recognised by their "tool" field,
+// whatever their names: 'vcr analyze' summaries (with the SVG plots beside
+// them), 'vcr generate' test sets (run.json, its coverage report,
+// manifest.csv and images), 'vcr eval' results settings (RESULTS.csv.json),
+// 'vcr requirements estimate' requirements files and 'vcr requirements
+// check' verdicts; files without the field are recognised by the names
+// those commands gave them before (summary.json, run.json, coverage.json,
+// *.csv.json, requirements-check.json or *verdict*). Colour-contrast
+// analyses of 'vcr contrast' are found as contrast.json and its SVG plots.
+// It returns an error when dirs hold none of these.
 func WriteHTML(out string, dirs ...string) error {
 	if len(dirs) == 0 {
 		return fmt.Errorf("report: no folder to read")

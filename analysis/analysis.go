@@ -234,8 +234,11 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 			need[i] = true
 		}
 		if !slices.Contains(need, true) {
-			return nil, fmt.Errorf("%w: the human data %s has none of the models' corruptions (%s); it has %s",
-				robustness.ErrCorruptionMismatch, opt.Human, strings.Join(lacking, ", "), strings.Join(have, ", "))
+			return nil, &causeError{
+				msg: fmt.Sprintf("the human data %s has none of the models' corruptions (%s); it has %s",
+					opt.Human, strings.Join(lacking, ", "), strings.Join(have, ", ")),
+				causes: []error{robustness.ErrCorruptionMismatch},
+			}
 		}
 		if len(lacking) > 0 {
 			warn = append(warn, fmt.Sprintf("the human data %s has no series for %d corruption(s): %s (models %s); they are analysed without HMRI/MRSI (the human data has %s)",
@@ -360,8 +363,8 @@ func readResults(opt Options, a *report.Analysis, warn *[]string) (*results.Tabl
 	if !opt.AllowVIFMismatch {
 		detail := strings.TrimPrefix(err.Error(), results.ErrNoDVColumn.Error()+": ")
 		return nil, &causeError{
-			msg: fmt.Sprintf("%v: the human data %s has Δv by VIF flavour %q, but %s; regenerate the test set with 'vcr generate --dv-methods %s,%s' and re-run 'vcr eval', or pass --allow-vif-mismatch to compare anyway",
-				robustness.ErrVIFMismatch, opt.Human, a.HumanVIFMethod, detail, primaryFlavour(opt.Results), a.HumanVIFMethod),
+			msg: fmt.Sprintf("models and humans are on different Δv axes: the human data %s has Δv by VIF flavour %q, but %s; regenerate the test set with 'vcr generate --dv-methods %s,%s' and re-run 'vcr eval', or pass --allow-vif-mismatch to compare anyway",
+				opt.Human, a.HumanVIFMethod, detail, primaryFlavour(opt.Results), a.HumanVIFMethod),
 			causes: []error{robustness.ErrVIFMismatch, err},
 		}
 	}

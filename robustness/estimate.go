@@ -60,7 +60,7 @@ func (o *Options) defaults() error {
 		o.Workers = runtime.GOMAXPROCS(0)
 	}
 	if o.Bins < 1 || o.MinCount < 1 || o.Grid < 2 {
-		return fmt.Errorf("vcr: bins (%d), minimum count (%d) and grid (%d) must be ≥ 1, 1 and 2", o.Bins, o.MinCount, o.Grid)
+		return fmt.Errorf("robustness: bins (%d), minimum count (%d) and grid (%d) must be ≥ 1, 1 and 2", o.Bins, o.MinCount, o.Grid)
 	}
 	return nil
 }
@@ -186,7 +186,7 @@ func Fit(ctx context.Context, s Series, opt Options) (*Estimate, error) {
 	}
 	okAnchor := func(v float64) bool { return math.IsNaN(v) || (v >= 0 && v <= 1) }
 	if !okAnchor(s.CleanAccuracy) || !okAnchor(s.CleanConsistency) {
-		return nil, fmt.Errorf("vcr: %s/%s: clean accuracy %v and consistency %v must lie in [0, 1]",
+		return nil, fmt.Errorf("robustness: %s/%s: clean accuracy %v and consistency %v must lie in [0, 1]",
 			s.Subject, s.Corruption, s.CleanAccuracy, s.CleanConsistency)
 	}
 	d, err := reduce(&s, opt.Bins)

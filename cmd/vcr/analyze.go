@@ -179,6 +179,9 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 		opt.Results = append(opt.Results, f)
 	}
+	if err := checkOutDir("--out", *out); err != nil {
+		return err
+	}
 	var bar *progress.Bar
 	if progress.IsTerminal(stderr) {
 		opt.Progress = func(done, total int) {

@@ -301,4 +301,3 @@ func TestSeriesSeed(t *testing.T) {
 		t.Errorf("SeriesSeed = %#x, want %#x", got, uint64(want))
 	}
 }
-

@@ -43,11 +43,12 @@ type Curve struct {
 }
 
 // extrapolatedDash is the dash pattern of a curve's extrapolated parts.
-var extrapolatedDash = []float64{2, 4}
+var extrapolatedDash = []float64{3, 4}
 
-// fade mixes c halfway towards white.
+// fade mixes c 40% of the way towards white.
 func fade(c rgb) rgb {
-	return rgb{uint8((int(c[0]) + 255) / 2), uint8((int(c[1]) + 255) / 2), uint8((int(c[2]) + 255) / 2)}
+	f := func(v uint8) uint8 { return uint8(int(v) + (255-int(v))*2/5) }
+	return rgb{f(c[0]), f(c[1]), f(c[2])}
 }
 
 // splitCovered splits the polyline (x, y) at lo and hi (interpolating the

@@ -301,7 +301,7 @@ func TestCurvesSVGExtrapolated(t *testing.T) {
 			t.Errorf("%d elements of class %q, want %d", n[class], class, want)
 		}
 	}
-	if !bytes.Contains(buf.Bytes(), []byte(`class="curve-extrapolated" points="`)) || !bytes.Contains(buf.Bytes(), []byte(`stroke-dasharray="2 4"`)) {
+	if !bytes.Contains(buf.Bytes(), []byte(`class="curve-extrapolated" points="`)) || !bytes.Contains(buf.Bytes(), []byte(`stroke-dasharray="3 4"`)) {
 		t.Errorf("extrapolated part not dashed:\n%s", buf.Bytes())
 	}
 	if !bytes.Contains(buf.Bytes(), []byte(extrapolatedLabel)) {

@@ -308,4 +308,16 @@ func TestWriteHTMLFindsByTool(t *testing.T) {
 	if len(f.testsets) != 1 || f.testsets[0].run["seed"] != 1.0 || f.testsets[0].coverage == nil || f.testsets[0].coverage.Bins != 40 {
 		t.Errorf("test sets: %+v", f.testsets)
 	}
+	// The robustness table states each subject's covered Δv range
+	// (handMade: models [0, 0.8625], humans [0.0125, 0.7375]).
+	out := filepath.Join(t.TempDir(), "r.html")
+	if err := WriteHTML(out, dir2); err != nil {
+		t.Fatal(err)
+	}
+	page, _ := os.ReadFile(out)
+	for _, want := range []string{"<th>Δv covered by data</th>", `<td class="num">0.00–0.86</td></tr>`, `<td class="num">0.01–0.74</td></tr>`} {
+		if !bytes.Contains(page, []byte(want)) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
 }

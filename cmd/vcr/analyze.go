@@ -76,12 +76,13 @@ Plots draw humans black and dashed and give each model a colour from a
 colour-blind-safe palette; --family resnet50=cnn,resnet18=cnn gives the
 models of one family one colour (told apart by dash patterns).
 
-REPORT receives:
+REPORT is created (with its parents) and checked to be writable before
+anything is read. It receives:
   summary.json   ("tool": "vcr analyze") per model and corruption: ra, rp
-                 and their intervals (ra_ci83, ra_ci95, …), dv_covered, the
-                 plain mean accuracy, and with
-                 --human hmri_a, mrsi_a, hmri_p, mrsi_p (+ _ci83, _ci95);
-                 human estimates; similar corruptions; settings, warnings
+                 and their intervals (ra_ci83, ra_ci95, …), dv_covered,
+                 the plain mean accuracy, and with --human hmri_a, mrsi_a,
+                 hmri_p, mrsi_p (+ _ci83, _ci95); human estimates; similar
+                 corruptions; settings, tasks, warnings (grouped)
   summary.csv    the same, one row per model/corruption and per human curve
   curves.csv     every fitted curve on a Δv grid with its bands
   bins.csv       the per-bin counts behind every curve

@@ -74,29 +74,31 @@ func Builtin(name string) (*Dataset, error) {
 		if err != nil {
 			return nil, err
 		}
-		return icseBins(name, "cifar10", path.Join(icseRoot, "cifar10"), VIFVec2Layers,
+		return icseBins(icseFS, name, "cifar10", path.Join(icseRoot, "cifar10"), icseTransforms["cifar10"], VIFVec2Layers,
 			raw.Series[0].CleanAccuracy, raw.Series[0].CleanConsistency, raw.Series[0].CleanN)
 	case "icse2022-imagenet":
-		return icseBins(name, "imagenet", path.Join(icseRoot, "imagenet"), VIFVec, icseImageNetClean, math.NaN(), 0)
+		return icseBins(icseFS, name, "imagenet", path.Join(icseRoot, "imagenet"), icseTransforms["imagenet"], VIFVec, icseImageNetClean, math.NaN(), 0)
 	case "icse2022-imagenet-sixty1", "icse2022-imagenet-sixty2":
 		dir := "sixty_percent_" + name[len(name)-1:]
-		return icseBins(name, "imagenet", path.Join(icseRoot, "sixty_percent", dir), VIFVec, icseImageNetClean, math.NaN(), 0)
+		return icseBins(icseFS, name, "imagenet", path.Join(icseRoot, "sixty_percent", dir), icseTransforms["imagenet"], VIFVec, icseImageNetClean, math.NaN(), 0)
 	}
 	return nil, fmt.Errorf("human: no built-in dataset %q (have %s)", name, strings.Join(BuiltinNames(), ", "))
 }
 
 const icseSource = "Hu et al., ICSE 2022, github.com/carolineeeeeee/automating_requirements"
 
-func icseBins(name, ds, dir, vif string, cleanAcc, cleanCons float64, cleanN int) (*Dataset, error) {
-	d := &Dataset{Name: name, Task: "car / not car", VIFMethod: vif, Source: icseSource + ", " + strings.TrimPrefix(dir, "data/icse2022/")}
-	for _, t := range icseTransforms[ds] {
+// icseBins reads the per-bin files <ds>_c_p_<T>.csv and <ds>_p_p_<T>.csv
+// of the transformations ts from the folder dir of fsys.
+func icseBins(fsys fs.FS, name, ds, dir string, ts []string, vif string, cleanAcc, cleanCons float64, cleanN int) (*Dataset, error) {
+	d := &Dataset{Name: name, Task: TaskCar, VIFMethod: vif, Source: icseSource + ", " + strings.TrimPrefix(dir, "data/icse2022/")}
+	for _, t := range ts {
 		var bins robustness.Bins
 		for _, p := range []struct {
 			kind string
 			dst  *robustness.Counts
 		}{{"c_p", &bins.Accuracy}, {"p_p", &bins.Consistency}} {
 			f := path.Join(dir, ds+"_"+p.kind+"_"+t+".csv")
-			b, err := fs.ReadFile(icseFS, f)
+			b, err := fs.ReadFile(fsys, f)
 			if err != nil {
 				return nil, err
 			}

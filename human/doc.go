@@ -13,6 +13,8 @@
 //   - that study's per-bin CSVs (ReadICSEBins), returned as vcr.Bins.
 //
 // Every dataset records the VIF flavour of its Δv axis (VIFMethod), so that
-// vcr.Compare can refuse to compare curves on different axes. The published
-// ICSE files are embedded; Builtin returns them by name.
+// robustness.Compare can refuse to compare curves on different axes, and the
+// task the humans performed (Task). The published ICSE files are embedded;
+// Builtin returns them by name. Open is the one entry point for a user's
+// data spec (builtin:NAME, a built-in NAME, a per-bin folder or a file).
 package human

@@ -27,6 +27,10 @@ const (
 	VIFVec2Layers = string(iqa.VIFVec2Layers)
 )
 
+// TaskCar is the task of the ICSE 2022 data, ImageNet and CIFAR-10 alike:
+// car / not car (the name 'vcr eval' records for that task).
+const TaskCar = "car"
+
 // Subject is the Series.Subject of human data.
 const Subject = "human"
 
@@ -35,8 +39,11 @@ var ErrFormat = errors.New("human: malformed data")
 
 // Dataset is human data for one or more corruptions.
 type Dataset struct {
-	Name      string
-	Task      string // e.g. "car / not car"
+	Name string
+	// Task names the recognition task the humans performed, in the task
+	// vocabulary of vcr eval's results (TaskCar for all ICSE 2022 data;
+	// "" when the data do not say).
+	Task      string
 	VIFMethod string // common flavour of all series ("" if they differ)
 	// Series holds one human series per corruption (Subject "human",
 	// Human true), in order of first appearance.
@@ -249,7 +256,7 @@ func ReadICSETrials(r io.Reader, name, vif string) (*Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	d.Task = "car / not car"
+	d.Task = TaskCar
 	return d, nil
 }
 

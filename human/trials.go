@@ -14,7 +14,7 @@ import (
 // ignored; the required ones are marked in Record.
 var Columns = []string{
 	"participant", "session", "trial", "image_id", "source", "corruption", "params",
-	"dv", "vif_method", "ground_truth", "response", "rt_ms", "is_original", "timestamp",
+	"dv", "vif_method", "ground_truth", "response", "rt_ms", "is_original", "timestamp", "task",
 }
 
 // Record is one row of the project's trial CSV: one human judgement.
@@ -33,6 +33,7 @@ type Record struct {
 	RTms        float64 // response time in milliseconds (NaN if unknown)
 	IsOriginal  bool    // required: the stimulus is an uncorrupted original
 	Timestamp   string  // RFC 3339 time of the response
+	Task        string  // the task's name, e.g. "car" or "imagenet16" (may be empty)
 }
 
 // WriteHeader writes the CSV header line.
@@ -49,7 +50,7 @@ func (r *Record) Write(w *csv.Writer) error {
 		orig = "1"
 	}
 	return w.Write([]string{r.Participant, r.Session, strconv.Itoa(r.Trial), r.ImageID, r.Source, r.Corruption, r.Params,
-		strconv.FormatFloat(r.DV, 'g', -1, 64), r.VIFMethod, r.GroundTruth, r.Response, rt, orig, r.Timestamp})
+		strconv.FormatFloat(r.DV, 'g', -1, 64), r.VIFMethod, r.GroundTruth, r.Response, rt, orig, r.Timestamp, r.Task})
 }
 
 // ReadRecords reads the project's trial CSV. It returns an error naming the
@@ -109,7 +110,7 @@ func ReadRecords(r io.Reader, name string) ([]Record, error) {
 		var x Record
 		x.Participant, x.Session, x.ImageID, x.Source = get("participant"), get("session"), get("image_id"), get("source")
 		x.Corruption, x.Params, x.VIFMethod = get("corruption"), get("params"), get("vif_method")
-		x.GroundTruth, x.Response, x.Timestamp = get("ground_truth"), get("response"), get("timestamp")
+		x.GroundTruth, x.Response, x.Timestamp, x.Task = get("ground_truth"), get("response"), get("timestamp"), get("task")
 		if t := get("trial"); t != "" {
 			if x.Trial, err = strconv.Atoi(t); err != nil {
 				return nil, bad(fmt.Sprintf("trial %q is not an integer", t))
@@ -146,7 +147,8 @@ func ReadRecords(r io.Reader, name string) ([]Record, error) {
 // corruption, paired with the originals as ReadICSETrials does (the
 // reference answer for consistency is the majority answer to the same
 // source/image_id original by other participants). It returns an error if
-// a corruption's trials carry more than one vif_method.
+// a corruption's trials carry more than one vif_method. The optional task
+// column names the Dataset's Task; rows of different tasks are an error.
 func ReadTrials(r io.Reader, name string) (*Dataset, error) {
 	recs, err := ReadRecords(r, name)
 	if err != nil {
@@ -154,7 +156,14 @@ func ReadTrials(r io.Reader, name string) (*Dataset, error) {
 	}
 	vifOf := map[string]string{}
 	js := make([]judgement, 0, len(recs))
+	task, taskRow := "", 0
 	for i, x := range recs {
+		if x.Task != "" {
+			if task != "" && x.Task != task {
+				return nil, fmt.Errorf("%w: %s row %d has task %q but row %d has %q; one file holds one task", ErrFormat, name, i+2, x.Task, taskRow, task)
+			}
+			task, taskRow = x.Task, i+2
+		}
 		if !x.IsOriginal {
 			if v, ok := vifOf[x.Corruption]; ok && v != x.VIFMethod {
 				return nil, fmt.Errorf("%w: %s row %d: corruption %s mixes vif_method %q and %q", ErrFormat, name, i+2, x.Corruption, v, x.VIFMethod)
@@ -169,5 +178,10 @@ func ReadTrials(r io.Reader, name string) (*Dataset, error) {
 		common = v
 		break
 	}
-	return pair(js, name, common, vifOf)
+	d, err := pair(js, name, common, vifOf)
+	if err != nil {
+		return nil, err
+	}
+	d.Task = task
+	return d, nil
 }

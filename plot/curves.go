@@ -35,6 +35,59 @@ type Curve struct {
 	// group share a colour and differ by dash pattern. Empty: the curve is
 	// its own group.
 	Group string
+	// Covered, when not nil, is the x range [lo, hi] where the curve rests
+	// on data; outside it the curve is an extrapolation and is drawn faded
+	// and finely dashed (class "curve-extrapolated"). Nil: all of it is
+	// covered.
+	Covered *[2]float64
+}
+
+// extrapolatedDash is the dash pattern of a curve's extrapolated parts.
+var extrapolatedDash = []float64{3, 4}
+
+// fade mixes c 40% of the way towards white.
+func fade(c rgb) rgb {
+	f := func(v uint8) uint8 { return uint8(int(v) + (255-int(v))*2/5) }
+	return rgb{f(c[0]), f(c[1]), f(c[2])}
+}
+
+// splitCovered splits the polyline (x, y) at lo and hi (interpolating the
+// cut points) into the part below lo, the part within [lo, hi] and the part
+// above hi; parts may be empty or a single point.
+func splitCovered(x, y []float64, lo, hi float64) (below, within, above [][2]float64) {
+	at := func(i int, v float64) [2]float64 { // on segment i-1 … i, at x = v
+		t := (v - x[i-1]) / (x[i] - x[i-1])
+		return [2]float64{v, y[i-1] + t*(y[i]-y[i-1])}
+	}
+	for i := range x {
+		p := [2]float64{x[i], y[i]}
+		if i > 0 {
+			// Cut points crossing into or out of [lo, hi].
+			if x[i-1] < lo && x[i] > lo {
+				c := at(i, lo)
+				below, within = append(below, c), append(within, c)
+			}
+			if x[i-1] < hi && x[i] > hi {
+				c := at(i, hi)
+				within, above = append(within, c), append(above, c)
+			}
+		}
+		switch {
+		case x[i] < lo:
+			below = append(below, p)
+		case x[i] > hi:
+			above = append(above, p)
+		default:
+			within = append(within, p)
+			if x[i] == lo {
+				below = append(below, p)
+			}
+			if x[i] == hi {
+				above = append(above, p)
+			}
+		}
+	}
+	return below, within, above
 }
 
 // Chart is a chart of curves on one axis, such as the VCR study's
@@ -105,6 +158,9 @@ func (c Chart) Validate() error {
 			if !allFinite(b...) {
 				return fmt.Errorf("%w: curve %q: band values must be finite", ErrChart, cv.Name)
 			}
+		}
+		if cv.Covered != nil && (!allFinite(cv.Covered[0], cv.Covered[1]) || cv.Covered[0] > cv.Covered[1]) {
+			return fmt.Errorf("%w: curve %q: covered range %v must be finite with lo ≤ hi", ErrChart, cv.Name, *cv.Covered)
 		}
 		if (cv.Lo83 == nil) != (cv.Hi83 == nil) || (cv.Lo95 == nil) != (cv.Hi95 == nil) {
 			return fmt.Errorf("%w: curve %q: a band needs both its low and high side", ErrChart, cv.Name)
@@ -204,6 +260,9 @@ func newCurveLayout(c Chart, w, h int) curveLayout {
 			l.maxN = max(l.maxN, p.N)
 		}
 	}
+	if c.extrapolates() {
+		names = max(names, len(pngText(extrapolatedLabel)))
+	}
 	l.styles = styles(human, nm, gr)
 	l.left = float64(wide)*charW + 34
 	l.legendX = l.w - float64(names)*charW - 44
@@ -288,11 +347,30 @@ func (l curveLayout) draw(p painter) {
 	p.end()
 	p.begin("curves")
 	for i, cv := range c.Curves {
-		pts := make([]pt, len(cv.X))
-		for k := range cv.X {
-			pts[k] = pt{l.x(cv.X[k]), l.y(cv.Y[k])}
+		toPts := func(q [][2]float64) []pt {
+			pts := make([]pt, len(q))
+			for k, v := range q {
+				pts[k] = pt{l.x(v[0]), l.y(v[1])}
+			}
+			return pts
 		}
-		p.line("curve", pts, l.styles[i].colour, 2, l.styles[i].dash)
+		if cv.Covered == nil {
+			q := make([][2]float64, len(cv.X))
+			for k := range cv.X {
+				q[k] = [2]float64{cv.X[k], cv.Y[k]}
+			}
+			p.line("curve", toPts(q), l.styles[i].colour, 2, l.styles[i].dash)
+			continue
+		}
+		below, within, above := splitCovered(cv.X, cv.Y, cv.Covered[0], cv.Covered[1])
+		for _, part := range [][][2]float64{below, above} {
+			if len(part) >= 2 {
+				p.line("curve-extrapolated", toPts(part), fade(l.styles[i].colour), 1.5, extrapolatedDash)
+			}
+		}
+		if len(within) >= 2 {
+			p.line("curve", toPts(within), l.styles[i].colour, 2, l.styles[i].dash)
+		}
 	}
 	p.end()
 	l.drawAxes(p, c.XLabel, c.YLabel)
@@ -301,6 +379,11 @@ func (l curveLayout) draw(p painter) {
 		y := l.top + 8 + 20*float64(i)
 		p.line("legend-line", []pt{{l.legendX, y}, {l.legendX + 30, y}}, l.styles[i].colour, 2, l.styles[i].dash)
 		p.text("legend-label", cv.Name, l.legendX+36, y+4, alignLeft, black, false)
+	}
+	if c.extrapolates() {
+		y := l.top + 8 + 20*float64(len(c.Curves))
+		p.line("legend-line", []pt{{l.legendX, y}, {l.legendX + 30, y}}, fade(rgb{90, 90, 90}), 1.5, extrapolatedDash)
+		p.text("legend-label", extrapolatedLabel, l.legendX+36, y+4, alignLeft, black, false)
 	}
 	p.end()
 }
@@ -319,11 +402,27 @@ func CurvesSVG(w io.Writer, c Chart) error {
 }
 
 func curvesSVGSize(c Chart) (w, h int) {
-	names := 0
+	names, rows := 0, len(c.Curves)
 	for _, cv := range c.Curves {
 		names = max(names, len([]rune(cv.Name)))
 	}
-	return SVGWidth + names*charW + 58, max(SVGHeight+40, 60+20*len(c.Curves))
+	if c.extrapolates() {
+		names, rows = max(names, len([]rune(extrapolatedLabel))), rows+1
+	}
+	return SVGWidth + names*charW + 58, max(SVGHeight+40, 60+20*rows)
+}
+
+// extrapolatedLabel is the legend entry of extrapolated curve parts.
+const extrapolatedLabel = "no data (extrapolated)"
+
+// extrapolates reports whether some curve has a part outside its Covered range.
+func (c Chart) extrapolates() bool {
+	for _, cv := range c.Curves {
+		if cv.Covered != nil && len(cv.X) > 0 && (cv.X[0] < cv.Covered[0] || cv.X[len(cv.X)-1] > cv.Covered[1]) {
+			return true
+		}
+	}
+	return false
 }
 
 // CurvesPNG draws c into a width×height PNG: the same chart as CurvesSVG,

@@ -259,3 +259,61 @@ func BenchmarkCurvesSVG(b *testing.B) {
 		}
 	}
 }
+
+func TestSplitCovered(t *testing.T) {
+	x := []float64{0, 0.25, 0.5, 0.75, 1}
+	y := []float64{1, 0.75, 0.5, 0.25, 0}
+	below, within, above := splitCovered(x, y, 0.1, 0.5)
+	// y = 1 − x: the cut at 0.1 is (0.1, 0.9); 0.5 is a grid point.
+	want := [3][][2]float64{
+		{{0, 1}, {0.1, 0.9}},
+		{{0.1, 0.9}, {0.25, 0.75}, {0.5, 0.5}},
+		{{0.5, 0.5}, {0.75, 0.25}, {1, 0}},
+	}
+	for i, got := range [3][][2]float64{below, within, above} {
+		if len(got) != len(want[i]) {
+			t.Errorf("part %d = %v, want %v", i, got, want[i])
+			continue
+		}
+		for k := range got {
+			if math.Abs(got[k][0]-want[i][k][0]) > 1e-12 || math.Abs(got[k][1]-want[i][k][1]) > 1e-12 {
+				t.Errorf("part %d = %v, want %v", i, got, want[i])
+				break
+			}
+		}
+	}
+}
+
+// TestCurvesSVGExtrapolated: a curve covered on [0, 0.5] is drawn solid
+// there and faded and dashed beyond, with a legend entry saying so.
+func TestCurvesSVGExtrapolated(t *testing.T) {
+	c := Chart{Curves: []Curve{
+		{Name: "m", X: []float64{0, 0.25, 0.5, 0.75, 1}, Y: []float64{1, 0.8, 0.6, 0.4, 0.2}, Covered: &[2]float64{0, 0.5}},
+		{Name: "humans", Human: true, X: []float64{0, 1}, Y: []float64{1, 0.9}},
+	}}
+	var buf bytes.Buffer
+	if err := CurvesSVG(&buf, c); err != nil {
+		t.Fatal(err)
+	}
+	n := countSVG(t, buf.Bytes())
+	for class, want := range map[string]int{"curve": 2, "curve-extrapolated": 1, "legend-line": 3} {
+		if n[class] != want {
+			t.Errorf("%d elements of class %q, want %d", n[class], class, want)
+		}
+	}
+	if !bytes.Contains(buf.Bytes(), []byte(`class="curve-extrapolated" points="`)) || !bytes.Contains(buf.Bytes(), []byte(`stroke-dasharray="3 4"`)) {
+		t.Errorf("extrapolated part not dashed:\n%s", buf.Bytes())
+	}
+	if !bytes.Contains(buf.Bytes(), []byte(extrapolatedLabel)) {
+		t.Error("no legend entry for extrapolated parts")
+	}
+	var png bytes.Buffer
+	if err := CurvesPNG(&png, c, 800, 400); err != nil {
+		t.Fatal(err)
+	}
+	bad := c
+	bad.Curves = []Curve{{Name: "m", X: []float64{0, 1}, Y: []float64{1, 0}, Covered: &[2]float64{0.6, 0.2}}}
+	if err := bad.Validate(); err == nil {
+		t.Error("covered range with lo > hi accepted")
+	}
+}

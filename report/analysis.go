@@ -11,8 +11,30 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/vcr-bench/vcr/internal/version"
+	"github.com/vcr-bench/vcr/results"
 	"github.com/vcr-bench/vcr/robustness"
 )
+
+// Version is the vcr version that wrote a file. When decoding, it also
+// accepts the format number that summary.json files before format 2 held
+// in their "version" field (as "format N").
+type Version string
+
+// UnmarshalJSON decodes a string, or an older file's number.
+func (v *Version) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		*v = Version(s)
+		return nil
+	}
+	var n json.Number
+	if err := json.Unmarshal(b, &n); err != nil {
+		return fmt.Errorf("version: want a string, got %s", b)
+	}
+	*v = Version("format " + n.String())
+	return nil
+}
 
 // Analysis is everything 'vcr analyze' computed: the models' and humans'
 // estimates, the comparisons and the similarity classes, with the settings
@@ -22,8 +44,17 @@ type Analysis struct {
 	// (a file or a built-in dataset), empty without humans.
 	Results []string
 	Human   string
-	// VIFMethod is the models' VIF flavour; HumanVIFMethod the humans'.
+	// VIFMethod is the flavour of the models' Δv axis; HumanVIFMethod the
+	// humans'.
 	VIFMethod, HumanVIFMethod string
+	// ResultsVIFMethod is the flavour of the results' dv column; DVMethod,
+	// when not empty, the flavour whose dv_<flavour> column gave the models'
+	// Δv instead (to share the human data's axis).
+	ResultsVIFMethod, DVMethod string
+	// Tasks maps models to the task their results record; HumanTask is the
+	// human data's task ("" when unknown).
+	Tasks     map[string]results.Task
+	HumanTask string
 	// VIFMismatch, when not empty, is the warning recorded because model and
 	// human Δv come from different VIF flavours and the comparison was
 	// allowed anyway.
@@ -49,13 +80,34 @@ type Analysis struct {
 	Families map[string]string
 }
 
+// SummaryTool is the "tool" field of summary.json, by which 'vcr report'
+// recognises the file.
+const SummaryTool = "vcr analyze"
+
+// SummaryFormat is the format version of summary.json.
+const SummaryFormat = 2
+
 // Summary is the machine-readable summary (summary.json).
 type Summary struct {
-	Version            int                `json:"version"`
-	Results            []string           `json:"results"`
-	Human              string             `json:"human,omitempty"`
-	VIFMethod          string             `json:"vif_method"`
-	HumanVIFMethod     string             `json:"human_vif_method,omitempty"`
+	// Tool is SummaryTool; Version the vcr version that wrote the file
+	// (internal/version); Format the file format's version (files before
+	// format 2 held it in "version" and had no tool).
+	Tool    string   `json:"tool"`
+	Version Version  `json:"version"`
+	Format  int      `json:"format"`
+	Results []string `json:"results"`
+	Human   string   `json:"human,omitempty"`
+	// VIFMethod is the flavour of the models' Δv axis; ResultsVIFMethod the
+	// flavour of the results' dv column, and DVMethod the flavour whose
+	// dv_<flavour> column was used instead (absent when dv was used).
+	VIFMethod        string `json:"vif_method"`
+	ResultsVIFMethod string `json:"results_vif_method,omitempty"`
+	DVMethod         string `json:"dv_method,omitempty"`
+	HumanVIFMethod   string `json:"human_vif_method,omitempty"`
+	// Task is the models' task when they share one (else empty, and each
+	// model states its own); HumanTask the human data's.
+	Task               *results.Task      `json:"task,omitempty"`
+	HumanTask          string             `json:"human_task,omitempty"`
 	VIFMismatch        string             `json:"vif_mismatch_warning,omitempty"`
 	Bins               int                `json:"bins"`
 	MinPerBin          int                `json:"min_per_bin"`
@@ -93,30 +145,40 @@ type SubjectSummary struct {
 	Rp              float64     `json:"rp"`
 	RpCI83          *[2]float64 `json:"rp_ci83,omitempty"`
 	RpCI95          *[2]float64 `json:"rp_ci95,omitempty"`
-	// CoveredA and CoveredP are the Δv ranges the data support.
-	CoveredA [2]float64 `json:"covered_a"`
-	CoveredP [2]float64 `json:"covered_p"`
-	Warnings []string   `json:"warnings,omitempty"`
+	// CoveredA and CoveredP are the Δv ranges the data support (the used
+	// bins' centres, from Δv = 0 for anchored curves); DVCovered is their
+	// intersection, where both curves behind R̂a and R̂p rest on data.
+	// Beyond it the curves are extrapolated.
+	CoveredA  [2]float64 `json:"covered_a"`
+	CoveredP  [2]float64 `json:"covered_p"`
+	DVCovered [2]float64 `json:"dv_covered"`
+	Warnings  []string   `json:"warnings,omitempty"`
 }
 
 // ModelSummary is a model's estimate on one corruption and, with human
 // data, its human-aware metrics (suffix _a: accuracy, _p: consistency).
 type ModelSummary struct {
 	Model string `json:"model"`
+	// Task is the task the model's results record.
+	Task *results.Task `json:"task,omitempty"`
 	SubjectSummary
-	HumanCorruption string      `json:"human_corruption,omitempty"`
-	HMRIa           *float64    `json:"hmri_a,omitempty"`
-	HMRIaCI83       *[2]float64 `json:"hmri_a_ci83,omitempty"`
-	HMRIaCI95       *[2]float64 `json:"hmri_a_ci95,omitempty"`
-	MRSIa           *float64    `json:"mrsi_a,omitempty"`
-	MRSIaCI83       *[2]float64 `json:"mrsi_a_ci83,omitempty"`
-	MRSIaCI95       *[2]float64 `json:"mrsi_a_ci95,omitempty"`
-	HMRIp           *float64    `json:"hmri_p,omitempty"`
-	HMRIpCI83       *[2]float64 `json:"hmri_p_ci83,omitempty"`
-	HMRIpCI95       *[2]float64 `json:"hmri_p_ci95,omitempty"`
-	MRSIp           *float64    `json:"mrsi_p,omitempty"`
-	MRSIpCI83       *[2]float64 `json:"mrsi_p_ci83,omitempty"`
-	MRSIpCI95       *[2]float64 `json:"mrsi_p_ci95,omitempty"`
+	HumanCorruption string `json:"human_corruption,omitempty"`
+	// HumanDVCovered is the Δv range where both the model's and the humans'
+	// curves rest on data (the intersection of both DVCovered): HMRI and
+	// MRSI compare data with data there and extrapolations beyond.
+	HumanDVCovered *[2]float64 `json:"human_dv_covered,omitempty"`
+	HMRIa          *float64    `json:"hmri_a,omitempty"`
+	HMRIaCI83      *[2]float64 `json:"hmri_a_ci83,omitempty"`
+	HMRIaCI95      *[2]float64 `json:"hmri_a_ci95,omitempty"`
+	MRSIa          *float64    `json:"mrsi_a,omitempty"`
+	MRSIaCI83      *[2]float64 `json:"mrsi_a_ci83,omitempty"`
+	MRSIaCI95      *[2]float64 `json:"mrsi_a_ci95,omitempty"`
+	HMRIp          *float64    `json:"hmri_p,omitempty"`
+	HMRIpCI83      *[2]float64 `json:"hmri_p_ci83,omitempty"`
+	HMRIpCI95      *[2]float64 `json:"hmri_p_ci95,omitempty"`
+	MRSIp          *float64    `json:"mrsi_p,omitempty"`
+	MRSIpCI83      *[2]float64 `json:"mrsi_p_ci83,omitempty"`
+	MRSIpCI95      *[2]float64 `json:"mrsi_p_ci95,omitempty"`
 	// AreasA and AreasP are A(h), A(m), A(h>m), A(m>h).
 	AreasA *Areas `json:"areas_a,omitempty"`
 	AreasP *Areas `json:"areas_p,omitempty"`
@@ -168,9 +230,15 @@ func subjectSummary(e *robustness.Estimate) SubjectSummary {
 		MeanAccuracy: num(e.MeanAccuracy), MeanConsistency: num(e.MeanConsistency),
 		Ra: e.Ra.Value, RaCI83: ci(e.Ra.Lo83, e.Ra.Hi83), RaCI95: ci(e.Ra.Lo95, e.Ra.Hi95),
 		Rp: e.Rp.Value, RpCI83: ci(e.Rp.Lo83, e.Rp.Hi83), RpCI95: ci(e.Rp.Lo95, e.Rp.Hi95),
-		CoveredA: e.Accuracy.Covered, CoveredP: e.Consistency.Covered,
+		CoveredA: e.Accuracy.Covered, CoveredP: e.Consistency.Covered, DVCovered: DVCovered(e),
 		Warnings: errStrings(e.Warnings),
 	}
+}
+
+// DVCovered returns the Δv range where both curves of e rest on data: the
+// intersection of e.Accuracy.Covered and e.Consistency.Covered.
+func DVCovered(e *robustness.Estimate) [2]float64 {
+	return [2]float64{math.Max(e.Accuracy.Covered[0], e.Consistency.Covered[0]), math.Min(e.Accuracy.Covered[1], e.Consistency.Covered[1])}
 }
 
 func similaritySummary(t *robustness.SimilarityTable) *SimilaritySummary {
@@ -191,16 +259,36 @@ func similaritySummary(t *robustness.SimilarityTable) *SimilaritySummary {
 // Summary returns the machine-readable summary of a.
 func (a *Analysis) Summary() Summary {
 	s := Summary{
-		Version: 1, Results: a.Results, Human: a.Human, VIFMethod: a.VIFMethod, HumanVIFMethod: a.HumanVIFMethod,
+		Tool: SummaryTool, Version: Version(version.String()), Format: SummaryFormat,
+		Results: a.Results, Human: a.Human, VIFMethod: a.VIFMethod, HumanVIFMethod: a.HumanVIFMethod,
+		ResultsVIFMethod: a.ResultsVIFMethod, DVMethod: a.DVMethod, HumanTask: a.HumanTask,
 		VIFMismatch: a.VIFMismatch, Bins: a.Bins, MinPerBin: a.MinPerBin, Bootstrap: a.Bootstrap, Seed: a.Seed,
 		Lambda: a.Lambda, Families: a.Families, Models: []ModelSummary{}, Warnings: a.Warnings,
 		SimilarAccuracy: similaritySummary(a.SimilarAccuracy), SimilarConsistency: similaritySummary(a.SimilarConsistency),
 	}
+	var tasks []results.Task
+	for _, e := range a.Models {
+		if t, ok := a.Tasks[e.Subject]; ok && !slices.ContainsFunc(tasks, func(x results.Task) bool { return x.Name == t.Name }) {
+			tasks = append(tasks, t)
+		}
+	}
+	if len(tasks) == 1 {
+		s.Task = &tasks[0]
+	}
 	for i, e := range a.Models {
 		m := ModelSummary{Model: e.Subject, SubjectSummary: subjectSummary(e)}
+		if t, ok := a.Tasks[e.Subject]; ok {
+			m.Task = &t
+		}
 		if i < len(a.Comparisons) && a.Comparisons[i] != nil {
 			c := a.Comparisons[i]
 			m.HumanCorruption = c.HumanCorruption
+			for _, h := range a.Humans {
+				if h.Corruption == c.HumanCorruption {
+					mc, hc := DVCovered(e), DVCovered(h)
+					m.HumanDVCovered = &[2]float64{math.Max(mc[0], hc[0]), math.Min(mc[1], hc[1])}
+				}
+			}
 			set := func(iv robustness.Interval, v **float64, c83, c95 **[2]float64) {
 				*v, *c83, *c95 = num(iv.Value), ci(iv.Lo83, iv.Hi83), ci(iv.Lo95, iv.Hi95)
 			}
@@ -240,6 +328,7 @@ var SummaryColumns = []string{
 	"mrsi_a", "mrsi_a_lo83", "mrsi_a_hi83", "mrsi_a_lo95", "mrsi_a_hi95",
 	"hmri_p", "hmri_p_lo83", "hmri_p_hi83", "hmri_p_lo95", "hmri_p_hi95",
 	"mrsi_p", "mrsi_p_lo83", "mrsi_p_hi83", "mrsi_p_lo95", "mrsi_p_hi95",
+	"dv_covered_lo", "dv_covered_hi",
 }
 
 func fcell(v float64) string {
@@ -271,6 +360,8 @@ func (a *Analysis) WriteSummaryCSV(w io.Writer) error {
 		} else {
 			r = append(r, make([]string, 21)...)
 		}
+		cov := DVCovered(e)
+		r = append(r, fcell(cov[0]), fcell(cov[1]))
 		cw.Write(r)
 	}
 	for i, e := range a.Models {
@@ -355,7 +446,8 @@ func (a *Analysis) WriteBinsCSV(w io.Writer) error {
 
 // WriteTable writes a plain-text table for the terminal: per model and
 // corruption the trials, plain mean accuracy, R̂a and R̂p with 95%
-// intervals and, with humans, HMRI and MRSI; then the human rows and the
+// intervals, the Δv range covered by data (DVCovered) and, with humans,
+// HMRI and MRSI; then the human rows and the
 // similarity classes.
 func (a *Analysis) WriteTable(w io.Writer) error {
 	withHuman := len(a.Humans) > 0
@@ -363,7 +455,7 @@ func (a *Analysis) WriteTable(w io.Writer) error {
 	if a.Bootstrap > 0 {
 		ci = " [95%]"
 	}
-	head := []string{"model", "corruption", "n", "mean acc", "R̂a" + ci, "R̂p" + ci}
+	head := []string{"model", "corruption", "n", "mean acc", "R̂a" + ci, "R̂p" + ci, "Δv covered"}
 	if withHuman {
 		head = append(head, "HMRI_a"+ci, "MRSI_a"+ci, "HMRI_p"+ci, "MRSI_p"+ci)
 	}
@@ -382,9 +474,16 @@ func (a *Analysis) WriteTable(w io.Writer) error {
 		}
 		return fmt.Sprintf("%.3f", v)
 	}
+	cov := func(e *robustness.Estimate) string {
+		c := DVCovered(e)
+		if c[0] > c[1] {
+			return "none"
+		}
+		return fmt.Sprintf("%.2f–%.2f", c[0], c[1])
+	}
 	var rows [][]string
 	for i, e := range a.Models {
-		r := []string{e.Subject, e.Corruption, strconv.Itoa(e.N), f3(e.MeanAccuracy), iv(e.Ra), iv(e.Rp)}
+		r := []string{e.Subject, e.Corruption, strconv.Itoa(e.N), f3(e.MeanAccuracy), iv(e.Ra), iv(e.Rp), cov(e)}
 		if withHuman {
 			if i < len(a.Comparisons) && a.Comparisons[i] != nil {
 				c := a.Comparisons[i]
@@ -396,7 +495,7 @@ func (a *Analysis) WriteTable(w io.Writer) error {
 		rows = append(rows, r)
 	}
 	for _, h := range a.Humans {
-		r := []string{"humans", h.Corruption, strconv.Itoa(h.N), f3(h.MeanAccuracy), iv(h.Ra), iv(h.Rp)}
+		r := []string{"humans", h.Corruption, strconv.Itoa(h.N), f3(h.MeanAccuracy), iv(h.Ra), iv(h.Rp), cov(h)}
 		if withHuman {
 			r = append(r, "", "", "", "")
 		}
@@ -428,8 +527,12 @@ func (a *Analysis) WriteTable(w io.Writer) error {
 	for _, r := range rows {
 		line(r)
 	}
-	fmt.Fprintf(&b, "(Δv by %s; %d bins, ≥ %d trials per bin; %d bootstrap replicates, seed %d)\n",
-		a.VIFMethod, a.Bins, a.MinPerBin, a.Bootstrap, a.Seed)
+	by := a.VIFMethod
+	if a.DVMethod != "" {
+		by += " (column " + iqaColumn(a.DVMethod) + ")"
+	}
+	fmt.Fprintf(&b, "(Δv by %s; %d bins, ≥ %d trials per bin; %d bootstrap replicates, seed %d; beyond Δv covered the curves are extrapolated)\n",
+		by, a.Bins, a.MinPerBin, a.Bootstrap, a.Seed)
 	if a.VIFMismatch != "" {
 		fmt.Fprintf(&b, "WARNING: %s\n", a.VIFMismatch)
 	}
@@ -449,6 +552,8 @@ func (a *Analysis) WriteTable(w io.Writer) error {
 	_, err := io.WriteString(w, b.String())
 	return err
 }
+
+func iqaColumn(m string) string { return "dv_" + strings.ReplaceAll(m, "-", "_") }
 
 // Corruptions returns the corruptions of the models and humans, sorted.
 func (a *Analysis) Corruptions() []string {

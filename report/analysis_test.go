@@ -148,10 +148,14 @@ func handMade() *Analysis {
 	}
 	m := func(name string, ra, rp float64) *robustness.Estimate {
 		return &robustness.Estimate{Subject: name, Corruption: "gaussian_noise", VIFMethod: "vifvec", N: 50000,
-			MeanAccuracy: ra + 0.05, Ra: iv(ra, ra-0.03, ra+0.02), Rp: iv(rp, rp-0.02, rp+0.03)}
+			MeanAccuracy: ra + 0.05, Ra: iv(ra, ra-0.03, ra+0.02), Rp: iv(rp, rp-0.02, rp+0.03),
+			// Δv covered: the intersection, [0, 0.8625].
+			Accuracy: robustness.Curve{Covered: [2]float64{0, 0.9125}}, Consistency: robustness.Curve{Covered: [2]float64{0, 0.8625}}}
 	}
 	h := &robustness.Estimate{Subject: "human", Human: true, Corruption: "gaussian_noise", VIFMethod: "vifvec", N: 6421,
-		MeanAccuracy: 0.937, Ra: iv(0.961, 0.959, 0.962), Rp: robustness.Interval{Value: 0.962, Lo83: nan, Hi83: nan, Lo95: nan, Hi95: nan}}
+		MeanAccuracy: 0.937, Ra: iv(0.961, 0.959, 0.962), Rp: robustness.Interval{Value: 0.962, Lo83: nan, Hi83: nan, Lo95: nan, Hi95: nan},
+		// An unanchored consistency curve starts at its first used bin: [0.0125, 0.7375].
+		Accuracy: robustness.Curve{Covered: [2]float64{0, 0.7375}}, Consistency: robustness.Curve{Covered: [2]float64{0.0125, 0.9875}}}
 	cmp := func(hmri, mrsi float64) *robustness.Comparison {
 		return &robustness.Comparison{Accuracy: robustness.Metrics{HMRI: iv(hmri, hmri-0.1, min(1, hmri+0.1)), MRSI: iv(mrsi, 0, mrsi+0.01)},
 			Consistency: robustness.Metrics{HMRI: iv(hmri, hmri-0.2, min(1, hmri+0.05)), MRSI: robustness.Interval{Value: mrsi, Lo83: nan, Hi83: nan, Lo95: nan, Hi95: nan}}}
@@ -227,5 +231,22 @@ func TestFileName(t *testing.T) {
 		if got := FileName(in); got != want {
 			t.Errorf("FileName(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestSummaryMetadata: summary.json names its tool and states each
+// subject's covered Δv range (the intersection of both curves' ranges).
+func TestSummaryMetadata(t *testing.T) {
+	s := handMade().Summary()
+	if s.Tool != "vcr analyze" || s.Format != SummaryFormat || s.Version == "" {
+		t.Errorf("tool %q, format %d, version %q", s.Tool, s.Format, s.Version)
+	}
+	if s.Models[0].DVCovered != [2]float64{0, 0.8625} || s.Humans[0].DVCovered != [2]float64{0.0125, 0.7375} {
+		t.Errorf("dv_covered %v (model), %v (humans)", s.Models[0].DVCovered, s.Humans[0].DVCovered)
+	}
+	// A summary.json before format 2 held the format number in "version".
+	var old Summary
+	if err := json.Unmarshal([]byte(`{"version": 1, "vif_method": "vcr-py", "models": []}`), &old); err != nil || old.Version != "format 1" {
+		t.Errorf("old summary: version %q, err %v", old.Version, err)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/vcr-bench/vcr/internal/atomicfile"
 	"github.com/vcr-bench/vcr/plot"
 	"github.com/vcr-bench/vcr/reliability"
+	"github.com/vcr-bench/vcr/results"
 )
 
 // HTML section ids, in page order. Every report has all of them: a section
@@ -25,12 +26,16 @@ var HTMLSections = []string{"run", "coverage", "curves", "robustness", "human", 
 // WriteHTML writes a self-contained HTML report (inline CSS, images as
 // data: URIs, no scripts, no network) to the file out, from what it finds
 // in dirs and the folders below them (up to four levels; folders named
-// images are skipped): 'vcr analyze' outputs (summary.json and its SVG
-// plots), 'vcr generate' test sets (run.json, coverage.json, manifest.csv
-// and images), 'vcr eval' results settings (results.csv.json), requirements
-// files, requirement verdicts (requirements-check.json) and colour-contrast
-// analyses of 'vcr contrast' (contrast.json and its SVG plots). It returns an
-// error when dirs hold none of these.
+// images are skipped). JSON files are recognised by their "tool" field,
+// whatever their names: 'vcr analyze' summaries (with the SVG plots beside
+// them), 'vcr generate' test sets (run.json, its coverage report,
+// manifest.csv and images), 'vcr eval' results settings (RESULTS.csv.json),
+// 'vcr requirements estimate' requirements files and 'vcr requirements
+// check' verdicts; files without the field are recognised by the names
+// those commands gave them before (summary.json, run.json, coverage.json,
+// *.csv.json, requirements-check.json or *verdict*). Colour-contrast
+// analyses of 'vcr contrast' are found as contrast.json and its SVG plots.
+// It returns an error when dirs hold none of these.
 func WriteHTML(out string, dirs ...string) error {
 	if len(dirs) == 0 {
 		return fmt.Errorf("report: no folder to read")
@@ -274,7 +279,8 @@ func (f *found) renderRun(p *page) {
 			"results": strings.Join(s.Results, ", "), "human data": orDash(s.Human), "VIF flavour (models)": s.VIFMethod,
 			"VIF flavour (humans)": orDash(s.HumanVIFMethod), "bins": float64(s.Bins), "min per bin": float64(s.MinPerBin),
 			"bootstrap replicates": float64(s.Bootstrap), "seed": strconv.FormatUint(s.Seed, 10), "smoothing λ": lambda,
-			"families": orDash(strings.Join(fams, ", ")),
+			"families": orDash(strings.Join(fams, ", ")), "Δv column (models)": orDash(s.DVMethod),
+			"task (models)": taskText(s.Task), "task (humans)": orDash(s.HumanTask), "vcr version": orDash(string(s.Version)),
 		})
 		p.s("</div>\n")
 	}
@@ -285,6 +291,33 @@ func (f *found) renderRun(p *page) {
 		}
 	}
 	p.end()
+}
+
+// summaryCovered returns the Δv range where both curves of x rest on data
+// (dv_covered; computed from covered_a and covered_p for files before it).
+func summaryCovered(x SubjectSummary) [2]float64 {
+	return [2]float64{max(x.CoveredA[0], x.CoveredP[0]), min(x.CoveredA[1], x.CoveredP[1])}
+}
+
+// rangeText writes a Δv range as "0.00–0.45", or "—" for none.
+func rangeText(r *[2]float64) string {
+	if r == nil {
+		return "—"
+	}
+	if r[0] > r[1] {
+		return "none"
+	}
+	return fmt.Sprintf("%.2f–%.2f", r[0], r[1])
+}
+
+func taskText(t *results.Task) string {
+	if t == nil {
+		return "—"
+	}
+	if len(t.Classes) > 0 {
+		return fmt.Sprintf("%s (%d classes)", t.Name, len(t.Classes))
+	}
+	return t.Name
 }
 
 func orDash(s string) string {
@@ -399,11 +432,12 @@ func (f *found) renderRobustness(p *page) {
 	for _, a := range f.analyses {
 		s := a.summary
 		p.f("<p>From <code>%s</code>; intervals are percentile bootstrap intervals (%d replicates).</p>\n", esc(a.dir), s.Bootstrap)
-		p.s("<table><thead><tr><th>subject</th><th>corruption</th><th>images</th><th>clean accuracy</th><th>mean accuracy</th><th>R̂a</th><th>R̂p</th><th>Δv covered (accuracy)</th></tr></thead><tbody>\n")
+		p.s("<table><thead><tr><th>subject</th><th>corruption</th><th>images</th><th>clean accuracy</th><th>mean accuracy</th><th>R̂a</th><th>R̂p</th><th>Δv covered by data</th></tr></thead><tbody>\n")
 		row := func(who string, x SubjectSummary) {
-			p.f("<tr><td>%s</td><td>%s</td><td class=\"num\">%d</td><td class=\"num\">%s</td><td class=\"num\">%s</td>%s%s<td class=\"num\">%.2f–%.2f</td></tr>\n",
+			cov := summaryCovered(x)
+			p.f("<tr><td>%s</td><td>%s</td><td class=\"num\">%d</td><td class=\"num\">%s</td><td class=\"num\">%s</td>%s%s<td class=\"num\">%s</td></tr>\n",
 				esc(who), esc(x.Corruption), x.N, fnum(x.CleanAccuracy), fnum(x.MeanAccuracy),
-				cell(&x.Ra, x.RaCI83, x.RaCI95), cell(&x.Rp, x.RpCI83, x.RpCI95), x.CoveredA[0], x.CoveredA[1])
+				cell(&x.Ra, x.RaCI83, x.RaCI95), cell(&x.Rp, x.RpCI83, x.RpCI95), rangeText(&cov))
 		}
 		for _, m := range s.Models {
 			row(m.Model, m.SubjectSummary)
@@ -432,11 +466,11 @@ func (f *found) renderHuman(p *page) {
 		}
 		n++
 		p.f("<p>Models of <code>%s</code> against the human data %s (VIF flavour %s).</p>\n", esc(a.dir), esc(s.Human), esc(s.HumanVIFMethod))
-		p.s("<table><thead><tr><th>model</th><th>corruption</th><th>HMRI (accuracy)</th><th>MRSI (accuracy)</th><th>HMRI (consistency)</th><th>MRSI (consistency)</th></tr></thead><tbody>\n")
+		p.s("<table><thead><tr><th>model</th><th>corruption</th><th>HMRI (accuracy)</th><th>MRSI (accuracy)</th><th>HMRI (consistency)</th><th>MRSI (consistency)</th><th>Δv covered by both</th></tr></thead><tbody>\n")
 		for _, m := range ms {
-			p.f("<tr><td>%s</td><td>%s</td>%s%s%s%s</tr>\n", esc(m.Model), esc(m.Corruption),
+			p.f("<tr><td>%s</td><td>%s</td>%s%s%s%s<td class=\"num\">%s</td></tr>\n", esc(m.Model), esc(m.Corruption),
 				cell(m.HMRIa, m.HMRIaCI83, m.HMRIaCI95), cell(m.MRSIa, m.MRSIaCI83, m.MRSIaCI95),
-				cell(m.HMRIp, m.HMRIpCI83, m.HMRIpCI95), cell(m.MRSIp, m.MRSIpCI83, m.MRSIpCI95))
+				cell(m.HMRIp, m.HMRIpCI83, m.HMRIpCI95), cell(m.MRSIp, m.MRSIpCI83, m.MRSIpCI95), rangeText(m.HumanDVCovered))
 		}
 		p.s("</tbody></table>\n")
 		if figs := slices.Concat(a.figures("hmri_", ""), a.figures("mrsi_", "")); len(figs) > 0 {
@@ -672,9 +706,9 @@ func renderGlossary(p *page) {
 	p.section("glossary", sectionTitles["glossary"])
 	p.s(`<dl>
 <dt>Δv (visual change)</dt><dd>How much a corruption changed an image, as a person would see it: Δv = max(0, 1 − VIF), where VIF (visual information fidelity) compares the corrupted image with its original. 0 means no visible change; values near 1 mean the image content is nearly gone. Unlike a corruption's own parameter or an ImageNet-C severity, Δv puts all corruptions on one axis.</dd>
-<dt>VIF flavours</dt><dd>Several implementations of VIF exist and give different Δv for the same image pair: <code>vcr-py</code> (steerable-pyramid VIF of the VCR toolbox, the default), <code>vifvec</code> (Sheikh's MATLAB release, which labelled the published human data), <code>pixel</code> and <code>pixel-multiscale</code> (pixel-domain VIF). Curves are only comparable on the same flavour; the report states which one was used.</dd>
+<dt>VIF flavours</dt><dd>Several implementations of VIF exist and give different Δv for the same image pair: <code>vcr-py</code> (steerable-pyramid VIF of the VCR toolbox, the default), <code>vifvec</code> (Sheikh's MATLAB release, which labelled the published human data), <code>vifvec2-layers</code> (vifvec on at most two pyramid levels, which labelled the CIFAR-10 human data), <code>pixel</code> and <code>pixel-multiscale</code> (pixel-domain VIF). Curves are only comparable on the same flavour; the report states which one was used, and when the models' Δv was taken from a per-flavour column to match the human data's.</dd>
 <dt>Coverage</dt><dd>[0, 1] is split into equal Δv bins; a bin is covered when it holds at least the minimum number of images. Coverage is the fraction of covered bins. Low coverage means parts of the Δv range were never tested (ImageNet-C's five fixed severities typically leave gaps); the curves are not supported by data there.</dd>
-<dt>Performance curves</dt><dd>Accuracy (share of corrupted images classified correctly) and prediction consistency (share of corrupted images whose prediction equals the prediction on the original) as functions of Δv, fitted as smooth non-increasing curves through the per-bin rates, starting at Δv = 0 from the clean accuracy and from 1.</dd>
+<dt>Performance curves</dt><dd>Accuracy (share of corrupted images classified correctly) and prediction consistency (share of corrupted images whose prediction equals the prediction on the original) as functions of Δv, fitted as smooth non-increasing curves through the per-bin rates, starting at Δv = 0 from the clean accuracy and from 1. A curve rests on data only over the Δv range of the bins that entered its fit (“Δv covered by data” in the tables); beyond it the curve is an extrapolation, drawn faded and dotted, and the areas below include that extrapolated part.</dd>
 <dt>R̂a and R̂p</dt><dd>The areas under the accuracy and consistency curves over Δv ∈ [0, 1]: robustness over the corruption's whole visual range, not only at a few severities. Higher is more robust. The plain mean accuracy over all images is shown beside R̂a: it depends on how the test images happen to be spread over Δv.</dd>
 <dt>HMRI and MRSI</dt><dd>Comparisons of a model's curve m with the human curve h. HMRI = 1 − A(h&gt;m)/A(h), the human-relative model robustness index: 1 when the model is at least as good as humans everywhere, lower the more area humans have above the model. MRSI = A(m&gt;h)/A(m), the model robustness superiority index: how much of the model's area lies above humans (0 when it never beats them).</dd>
 <dt>Bands and intervals</dt><dd>A bootstrap over the images refits every curve many times. The darker band is the pointwise 83% interval, the lighter one 95%. Two curves whose 83% bands do not overlap differ at about the 5% level. Numbers in tables carry 83% and 95% percentile intervals.</dd>

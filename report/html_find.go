@@ -15,8 +15,8 @@ import (
 	"github.com/vcr-bench/vcr/testset"
 )
 
-// CheckFile is the name of the requirement verdicts file ('vcr requirements
-// check') that WriteHTML shows when it finds one.
+// CheckFile is the name by which WriteHTML recognises a requirement
+// verdicts file ('vcr requirements check') that lacks the "tool" field.
 const CheckFile = "requirements-check.json"
 
 // found is what WriteHTML found in its folders.
@@ -123,7 +123,45 @@ func readJSONFile(p string, v any) error {
 	return nil
 }
 
-// scan looks at the files of one folder.
+// Tools are the "tool" values of the artefacts WriteHTML recognises (the
+// run metadata every command writes into its JSON files).
+const (
+	ToolAnalyze              = "vcr analyze"
+	ToolGenerate             = "vcr generate"
+	ToolCoverage             = "vcr coverage"
+	ToolEval                 = "vcr eval"
+	ToolRequirementsEstimate = "vcr requirements estimate"
+	ToolRequirementsCheck    = "vcr requirements check"
+)
+
+// maxJSON bounds the JSON files scan reads (larger ones are no artefacts
+// of ours).
+const maxJSON = 256 << 20
+
+// legacyTool names the tool of a JSON file written before files carried a
+// "tool" field, from its name (and, for requirements files, its content);
+// "" when the file is none of ours.
+func legacyTool(dir, name string, data []byte) string {
+	switch {
+	case name == "summary.json":
+		return ToolAnalyze
+	case name == testset.RunFile, name == testset.CoverageFile, name == testset.StatusFile:
+		return ToolGenerate
+	case name == CheckFile || strings.Contains(name, "verdict"):
+		return ToolRequirementsCheck
+	case strings.HasSuffix(name, ".csv.json") && exists(filepath.Join(dir, strings.TrimSuffix(name, ".json"))):
+		return ToolEval
+	case bytes.Contains(data, []byte(`"requirements"`)) && bytes.Contains(data, []byte(`"t_c"`)):
+		return ToolRequirementsEstimate
+	}
+	return ""
+}
+
+// scan looks at the files of one folder. A JSON file is recognised by its
+// "tool" field (run.json of 'vcr generate', RESULTS.csv.json of 'vcr eval',
+// summary.json of 'vcr analyze', requirements and verdict files of
+// 'vcr requirements', under any name), or, for files without one, by the
+// names those commands used before (legacyTool).
 func (f *found) scan(dir string) error {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
@@ -132,70 +170,103 @@ func (f *found) scan(dir string) error {
 	if err := f.scanContrast(dir); err != nil {
 		return err
 	}
-	if p := filepath.Join(dir, "summary.json"); exists(p) {
-		a := &foundAnalysis{dir: dir, svgs: map[string][]byte{}}
-		if err := readJSONFile(p, &a.summary); err != nil {
-			return err
-		}
-		for _, e := range ents {
-			if !e.IsDir() && strings.HasSuffix(e.Name(), ".svg") {
-				b, err := os.ReadFile(filepath.Join(dir, e.Name()))
-				if err != nil {
-					return err
-				}
-				a.svgs[e.Name()] = b
-			}
-		}
-		f.analyses = append(f.analyses, a)
-	}
-	if p := filepath.Join(dir, testset.RunFile); exists(p) {
-		t := &foundTestSet{dir: dir, manifest: exists(filepath.Join(dir, testset.ManifestFile))}
-		if err := readJSONFile(p, &t.run); err != nil {
-			return err
-		}
-		if c := filepath.Join(dir, testset.CoverageFile); exists(c) {
-			t.coverage = &testset.CoverageReport{}
-			if err := readJSONFile(c, t.coverage); err != nil {
-				return err
-			}
-		}
-		f.testsets = append(f.testsets, t)
-	}
+	var ts *foundTestSet
+	var cov *testset.CoverageReport
 	for _, e := range ents {
 		name := e.Name()
 		if e.IsDir() || !strings.HasSuffix(name, ".json") {
 			continue
 		}
+		if info, err := e.Info(); err != nil || info.Size() > maxJSON {
+			continue
+		}
 		p := filepath.Join(dir, name)
-		switch {
-		case name == CheckFile || strings.Contains(name, "verdict"):
-			var v any
-			if err := readJSONFile(p, &v); err != nil {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		var head struct {
+			Tool string `json:"tool"`
+		}
+		tool := ""
+		if json.Unmarshal(data, &head) == nil {
+			tool = head.Tool
+		}
+		legacy := tool == ""
+		if legacy {
+			tool = legacyTool(dir, name, data)
+		}
+		decode := func(v any) error {
+			if err := json.Unmarshal(data, v); err != nil {
+				return fmt.Errorf("%s: %w", p, err)
+			}
+			return nil
+		}
+		switch tool {
+		case ToolAnalyze:
+			a := &foundAnalysis{dir: dir, svgs: map[string][]byte{}}
+			if err := decode(&a.summary); err != nil {
 				return err
 			}
-			f.checks = append(f.checks, &foundJSON{path: p, v: v})
-		case strings.HasSuffix(name, ".csv.json") && exists(strings.TrimSuffix(p, ".json")):
+			for _, e := range ents {
+				if !e.IsDir() && strings.HasSuffix(e.Name(), ".svg") {
+					b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+					if err != nil {
+						return err
+					}
+					a.svgs[e.Name()] = b
+				}
+			}
+			f.analyses = append(f.analyses, a)
+		case ToolGenerate, ToolCoverage:
+			var keys map[string]json.RawMessage
+			if err := decode(&keys); err != nil {
+				return err
+			}
+			switch {
+			case keys["overall"] != nil && keys["corruptions"] != nil: // a coverage report
+				cov = &testset.CoverageReport{}
+				if err := decode(cov); err != nil {
+					return err
+				}
+			case keys["complete"] != nil, tool == ToolCoverage: // status.json
+			default:
+				ts = &foundTestSet{dir: dir}
+				if err := decode(&ts.run); err != nil {
+					return err
+				}
+			}
+		case ToolEval:
 			ev := &foundEval{path: strings.TrimSuffix(p, ".json")}
-			if err := readJSONFile(p, &ev.settings); err != nil {
+			if err := decode(&ev.settings); err != nil {
 				return err
 			}
 			f.evals = append(f.evals, ev)
-		case name == "summary.json" || name == testset.RunFile || name == testset.CoverageFile || name == testset.StatusFile:
-		default:
-			// A requirements file: {"version", "requirements": [{"transformation", "t_c", …}]}.
-			data, err := os.ReadFile(p)
-			if err != nil {
+		case ToolRequirementsCheck:
+			var v any
+			if err := decode(&v); err != nil {
 				return err
 			}
-			if !bytes.Contains(data, []byte(`"requirements"`)) || !bytes.Contains(data, []byte(`"t_c"`)) {
-				continue
+			f.checks = append(f.checks, &foundJSON{path: p, v: v})
+		case ToolRequirementsEstimate:
+			// Only the requirements: the file's version field changed type
+			// when files gained the tool metadata.
+			var rf struct {
+				Requirements []reliability.Requirement `json:"requirements"`
 			}
-			var rf reliability.File
 			if json.Unmarshal(data, &rf) != nil || len(rf.Requirements) == 0 {
+				if !legacy {
+					return fmt.Errorf("%s: a requirements file without requirements", p)
+				}
 				continue
 			}
-			f.reqs = append(f.reqs, &foundRequirements{path: p, file: rf})
+			f.reqs = append(f.reqs, &foundRequirements{path: p, file: reliability.File{Requirements: rf.Requirements}})
 		}
+	}
+	if ts != nil {
+		ts.coverage = cov
+		ts.manifest = exists(filepath.Join(dir, testset.ManifestFile))
+		f.testsets = append(f.testsets, ts)
 	}
 	return nil
 }

@@ -253,3 +253,71 @@ func TestThumbnail(t *testing.T) {
 		t.Errorf("thumbnail %v, want 100×66", b)
 	}
 }
+
+// TestWriteHTMLFindsByTool: artefacts are recognised by their "tool" field
+// whatever their names; files of other tools and foreign JSON are ignored.
+func TestWriteHTMLFindsByTool(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("frost-check.json", `{"tool": "vcr requirements check", "version": "v0", "model": "m", "verdicts": [], "warnings": ["seed not recorded"]}`)
+	write("my-thresholds.json", `{"tool": "vcr requirements estimate", "version": "v0", "requirements": [
+		{"transformation": "frost", "task": "car", "dataset": "d", "vif_method": "vifvec", "t_c": 0.31, "t_p": 0.22, "rule": "script"}]}`)
+	write("eval-settings.json", `{"tool": "vcr eval", "version": "v0", "model": "resnet50.onnx", "task": {"name": "car"}}`)
+	write("package.json", `{"name": "not ours", "requirements": ["t_c"]}`)
+	write("other.json", `{"tool": "something else", "requirements": [{"t_c": 1}]}`)
+	f, err := find([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.checks) != 1 || filepath.Base(f.checks[0].path) != "frost-check.json" {
+		t.Errorf("checks: %d", len(f.checks))
+	}
+	if len(f.reqs) != 1 || filepath.Base(f.reqs[0].path) != "my-thresholds.json" || f.reqs[0].file.Requirements[0].TC != 0.31 {
+		t.Errorf("requirements: %d", len(f.reqs))
+	}
+	if len(f.evals) != 1 || f.evals[0].settings["model"] != "resnet50.onnx" {
+		t.Errorf("evals: %d", len(f.evals))
+	}
+	if len(f.analyses) != 0 || len(f.testsets) != 0 {
+		t.Errorf("analyses %d, test sets %d; want none", len(f.analyses), len(f.testsets))
+	}
+
+	// A summary.json of 'vcr analyze' under another name, beside a run.json
+	// and a coverage report carrying the tool field.
+	dir2 := t.TempDir()
+	var buf bytes.Buffer
+	if err := handMade().WriteJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir2, "analysis-2024.json"), buf.Bytes(), 0o644)
+	os.WriteFile(filepath.Join(dir2, "run-info.json"), []byte(`{"tool": "vcr generate", "version": "v0", "seed": 1, "n": 10, "corruptions": ["frost"]}`), 0o644)
+	os.WriteFile(filepath.Join(dir2, "cov.json"), []byte(`{"tool": "vcr generate", "bins": 40, "min_per_bin": 20, "corruptions": [], "overall": {}}`), 0o644)
+	os.WriteFile(filepath.Join(dir2, "state.json"), []byte(`{"tool": "vcr generate", "complete": true, "rows": 10}`), 0o644)
+	f, err = find([]string{dir2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.analyses) != 1 || len(f.analyses[0].summary.Models) != 2 {
+		t.Errorf("analyses: %d", len(f.analyses))
+	}
+	if len(f.testsets) != 1 || f.testsets[0].run["seed"] != 1.0 || f.testsets[0].coverage == nil || f.testsets[0].coverage.Bins != 40 {
+		t.Errorf("test sets: %+v", f.testsets)
+	}
+	// The robustness table states each subject's covered Δv range
+	// (handMade: models [0, 0.8625], humans [0.0125, 0.7375]).
+	out := filepath.Join(t.TempDir(), "r.html")
+	if err := WriteHTML(out, dir2); err != nil {
+		t.Fatal(err)
+	}
+	page, _ := os.ReadFile(out)
+	for _, want := range []string{"<th>Δv covered by data</th>", `<td class="num">0.00–0.86</td></tr>`, `<td class="num">0.01–0.74</td></tr>`} {
+		if !bytes.Contains(page, []byte(want)) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+}

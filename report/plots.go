@@ -42,6 +42,8 @@ func FileName(name string) string {
 // CurveChart returns the chart of one property's curves of ests (models and
 // humans on one axis): fitted curves, 83% and 95% bands when bootstrapped,
 // and the bins that entered each fit as points sized by their trial count.
+// Each curve's parts outside its Covered range (no data) are drawn faded and
+// dashed.
 // property is "accuracy" or "consistency"; families (may be nil) maps
 // model names to the families that share a colour.
 func CurveChart(title, property string, ests []*robustness.Estimate, families map[string]string) plot.Chart {
@@ -60,8 +62,9 @@ func CurveChart(title, property string, ests []*robustness.Estimate, families ma
 		if e.Human {
 			name = "humans"
 		}
+		covered := cv.Covered
 		pc := plot.Curve{Name: name, X: cv.Grid, Y: cv.Value, Human: e.Human, Group: families[e.Subject],
-			Lo83: cv.Lo83, Hi83: cv.Hi83, Lo95: cv.Lo95, Hi95: cv.Hi95}
+			Lo83: cv.Lo83, Hi83: cv.Hi83, Lo95: cv.Lo95, Hi95: cv.Hi95, Covered: &covered}
 		for i, x := range cv.Bins.X {
 			if i < len(cv.Used) && cv.Used[i] && cv.Bins.N[i] > 0 {
 				pc.Points = append(pc.Points, plot.Point{X: x, Y: float64(cv.Bins.K[i]) / float64(cv.Bins.N[i]), N: cv.Bins.N[i]})

@@ -17,14 +17,21 @@
 //
 // and optionally source (the clean source image; the clean accuracy is
 // averaged over distinct sources), error (rows with an error have no
-// predictions and are skipped) and model (the model's name, for tables that
-// hold several models).
+// predictions and are skipped), model (the model's name, for tables that
+// hold several models) and per-flavour Δv columns dv_<flavour>
+// (iqa.DVColumn: dv_vcr_py, dv_vifvec, dv_vifvec2_layers), which let the
+// rows be analysed on another flavour's Δv axis (Options.DVMethod).
+//
+// Beside a results file, 'vcr eval' writes its settings as FILE.json
+// (results.csv.json); Read takes the task from its "task" object when the
+// file exists.
 package results
 
 import (
 	"bufio"
 	"cmp"
 	"encoding/csv"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -35,6 +42,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/vcr-bench/vcr/iqa"
 	"github.com/vcr-bench/vcr/robustness"
 )
 
@@ -54,7 +62,27 @@ var (
 	ErrValue = errors.New("results: bad value")
 	// ErrVIFMixed: rows whose Δv come from different VIF flavours.
 	ErrVIFMixed = errors.New("results: mixed VIF flavours")
+	// ErrNoDVColumn: Options.DVMethod names a flavour that a file neither
+	// holds in its dv column nor in a dv_<flavour> column.
+	ErrNoDVColumn = errors.New("results: no Δv of the requested VIF flavour")
 )
+
+// Options tune Read.
+type Options struct {
+	// DVMethod, when not empty, is the VIF flavour whose Δv the series
+	// get: the dv column on rows whose vif_method is DVMethod, else the
+	// column iqa.DVColumn(DVMethod) (e.g. dv_vifvec). Rows may then differ
+	// in vif_method. Empty: the dv column, and all rows must share one
+	// vif_method.
+	DVMethod string
+}
+
+// Task is the task a results file was evaluated on, as 'vcr eval' records
+// it in FILE.json: {"task": {"name": "car", "classes": ["car", "not car"]}}.
+type Task struct {
+	Name    string   `json:"name"`
+	Classes []string `json:"classes,omitempty"`
+}
 
 // Table is what Read found in one or more results files.
 type Table struct {
@@ -65,8 +93,18 @@ type Table struct {
 	// number of sources, and CleanConsistency = 1 (a deterministic model
 	// predicts the same class on the same image).
 	Series []robustness.Series
-	// VIFMethod is the one VIF flavour of all rows.
+	// VIFMethod is the VIF flavour of the series' Δv: Options.DVMethod
+	// when set, else the one vif_method of all rows.
 	VIFMethod string
+	// RecordedVIFMethod is the vif_method of the first row read (the
+	// flavour of its dv column).
+	RecordedVIFMethod string
+	// DVMethods lists the flavours, in iqa.Methods order, whose
+	// dv_<flavour> column every file has.
+	DVMethods []string
+	// Tasks maps each model to the task its results file records (models
+	// of files without a settings file or task are absent).
+	Tasks map[string]Task
 	// Rows counts the data rows read; Skipped the rows with an error;
 	// Unlabelled the rows whose label is outside the task.
 	Rows, Skipped, Unlabelled int
@@ -104,23 +142,40 @@ type acc struct {
 	sources map[string]bool // source → correct_clean (first seen)
 	cleanK  int             // rows' correct_clean sum when there is no source column
 	cleanN  int
+	file    string // the file that first had a row of the series
 }
 
-// Read reads the results files and groups their rows into series. It
-// returns errors wrapping ErrEmpty (a file without rows), ErrColumns (naming
-// the missing columns), ErrValue (naming the file, line and column) and
-// ErrVIFMixed (naming both flavours and where each was first seen); each
-// names the file.
-func Read(files []File) (*Table, error) {
+// Read reads the results files with the default Options.
+func Read(files []File) (*Table, error) { return ReadOptions(files, Options{}) }
+
+// ReadOptions reads the results files and groups their rows into series.
+// It returns errors wrapping ErrEmpty (a file without rows), ErrColumns
+// (naming the missing columns), ErrValue (naming the file, line and
+// column), ErrVIFMixed (naming both flavours and where each was first
+// seen) and ErrNoDVColumn (naming the columns the file has); each names the
+// file.
+func ReadOptions(files []File, opt Options) (*Table, error) {
 	if len(files) == 0 {
 		return nil, fmt.Errorf("results: no files to read")
 	}
-	t := &Table{}
+	t := &Table{VIFMethod: opt.DVMethod}
 	series := map[key]*acc{}
 	var vifWhere string
+	var dvSets [][]string
 	for _, f := range files {
-		if err := readFile(f, t, series, &vifWhere); err != nil {
+		have, err := readFile(f, opt, t, series, &vifWhere)
+		if err != nil {
 			return nil, err
+		}
+		dvSets = append(dvSets, have)
+	}
+	for _, m := range iqa.Methods {
+		all := true
+		for _, h := range dvSets {
+			all = all && slices.Contains(h, string(m))
+		}
+		if all {
+			t.DVMethods = append(t.DVMethods, string(m))
 		}
 	}
 	keys := make([]key, 0, len(series))
@@ -160,10 +215,58 @@ func Read(files []File) (*Table, error) {
 	return t, nil
 }
 
-func readFile(f File, t *Table, series map[key]*acc, vifWhere *string) error {
+// ReadTask returns the task recorded in the settings file path+".json"
+// that 'vcr eval' writes beside a results file, and false when there is
+// no such file or it records no task. A settings file that is not JSON is
+// an error.
+func ReadTask(path string) (Task, bool, error) {
+	data, err := os.ReadFile(path + ".json")
+	if errors.Is(err, os.ErrNotExist) {
+		return Task{}, false, nil
+	}
+	if err != nil {
+		return Task{}, false, err
+	}
+	var v struct {
+		Task *Task `json:"task"`
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return Task{}, false, fmt.Errorf("%s.json: %w", path, err)
+	}
+	if v.Task == nil || v.Task.Name == "" {
+		return Task{}, false, nil
+	}
+	return *v.Task, true, nil
+}
+
+// readFile reads one file into t and series and returns the flavours
+// whose dv_<flavour> column it has.
+func readFile(f File, opt Options, t *Table, series map[key]*acc, vifWhere *string) ([]string, error) {
+	have, err := readRows(f, opt, t, series, vifWhere)
+	if err != nil {
+		return nil, err
+	}
+	task, ok, err := ReadTask(f.Path)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		if t.Tasks == nil {
+			t.Tasks = map[string]Task{}
+		}
+		for k := range series {
+			if _, done := t.Tasks[k.model]; !done && series[k].file == f.Path {
+				t.Tasks[k.model] = task
+			}
+		}
+	}
+	return have, nil
+}
+
+func readRows(f File, opt Options, t *Table, series map[key]*acc, vifWhere *string) ([]string, error) {
 	fh, err := os.Open(f.Path)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer fh.Close()
 	model := f.Model
@@ -173,11 +276,12 @@ func readFile(f File, t *Table, series map[key]*acc, vifWhere *string) error {
 	cr := csv.NewReader(bufio.NewReaderSize(fh, 1<<16))
 	cr.ReuseRecord = true
 	head, err := cr.Read()
+	head = slices.Clone(head) // ReuseRecord: later reads overwrite it
 	if err == io.EOF {
-		return fmt.Errorf("%s: %w (the file is empty)", f.Path, ErrEmpty)
+		return nil, fmt.Errorf("%s: %w (the file is empty)", f.Path, ErrEmpty)
 	}
 	if err != nil {
-		return fmt.Errorf("%s: %w", f.Path, err)
+		return nil, fmt.Errorf("%s: %w", f.Path, err)
 	}
 	col := map[string]int{}
 	for i, h := range head {
@@ -193,18 +297,28 @@ func readFile(f File, t *Table, series map[key]*acc, vifWhere *string) error {
 		}
 	}
 	if len(missing) > 0 {
-		return fmt.Errorf("%s: %w: %s (has %s); is it a results.csv written by 'vcr eval'?",
+		return nil, fmt.Errorf("%s: %w: %s (has %s); is it a results.csv written by 'vcr eval'?",
 			f.Path, ErrColumns, strings.Join(missing, ", "), strings.Join(head, ","))
 	}
-	opt := func(name string) int {
+	optional := func(name string) int {
 		if i, ok := col[name]; ok {
 			return i
 		}
 		return -1
 	}
+	var have []string
+	for _, m := range iqa.Methods {
+		if _, ok := col[iqa.DVColumn(m)]; ok {
+			have = append(have, string(m))
+		}
+	}
+	iAlt := -1 // the column of opt.DVMethod's Δv, when it is not the dv column
+	if opt.DVMethod != "" {
+		iAlt = optional(iqa.DVColumn(iqa.Method(opt.DVMethod)))
+	}
 	iCorr, iDV, iVIF := col["corruption"], col["dv"], col["vif_method"]
 	iCC, iCK, iCons := col["correct_clean"], col["correct_corrupted"], col["consistent"]
-	iSrc, iErr, iModel := opt("source"), opt("error"), opt("model")
+	iSrc, iErr, iModel := optional("source"), optional("error"), optional("model")
 	rows := 0
 	for {
 		rec, err := cr.Read()
@@ -212,7 +326,7 @@ func readFile(f File, t *Table, series map[key]*acc, vifWhere *string) error {
 			break
 		}
 		if err != nil {
-			return fmt.Errorf("%s: %w", f.Path, err)
+			return nil, fmt.Errorf("%s: %w", f.Path, err)
 		}
 		line, _ := cr.FieldPos(0)
 		rows++
@@ -224,22 +338,34 @@ func readFile(f File, t *Table, series map[key]*acc, vifWhere *string) error {
 			t.Skipped++
 			continue
 		}
-		dv, err := strconv.ParseFloat(strings.TrimSpace(rec[iDV]), 64)
-		if err != nil || math.IsNaN(dv) || dv < 0 || dv > 1 {
-			return fmt.Errorf("%w (Δv must be a number in [0, 1])", at("dv"))
-		}
 		vif := rec[iVIF]
+		if t.RecordedVIFMethod == "" {
+			t.RecordedVIFMethod = strings.Clone(vif)
+		}
+		iRowDV, dvName := iDV, "dv"
+		if opt.DVMethod != "" && vif != opt.DVMethod {
+			if iAlt < 0 {
+				return nil, fmt.Errorf("%w: %s line %d has Δv by %q and the file has no column %s (it has %s)",
+					ErrNoDVColumn, f.Path, line, vif, iqa.DVColumn(iqa.Method(opt.DVMethod)), dvColumnsText(have))
+			}
+			iRowDV, dvName = iAlt, head[iAlt]
+		}
+		dv, err := strconv.ParseFloat(strings.TrimSpace(rec[iRowDV]), 64)
+		if err != nil || math.IsNaN(dv) || dv < 0 || dv > 1 {
+			return nil, fmt.Errorf("%s line %d (id %s): %w: %s = %q (Δv must be a number in [0, 1])", f.Path, line, rec[col["id"]], ErrValue, dvName, rec[iRowDV])
+		}
 		switch {
+		case opt.DVMethod != "":
 		case t.VIFMethod == "":
 			t.VIFMethod = strings.Clone(vif)
 			*vifWhere = fmt.Sprintf("%s line %d", f.Path, line)
 		case vif != t.VIFMethod:
-			return fmt.Errorf("%w: %s line %d has Δv by %q, but %s has %q; analyse results of one VIF flavour together (re-run 'vcr generate' with the same --vif-method)",
+			return nil, fmt.Errorf("%w: %s line %d has Δv by %q, but %s has %q; analyse results of one VIF flavour together (re-run 'vcr generate' with the same --vif-method)",
 				ErrVIFMixed, f.Path, line, vif, *vifWhere, t.VIFMethod)
 		}
 		cons, ok := bit(rec[iCons])
 		if !ok {
-			return at("consistent")
+			return nil, at("consistent")
 		}
 		cc, okc := bit(rec[iCC])
 		ck, okk := bit(rec[iCK])
@@ -248,10 +374,10 @@ func readFile(f File, t *Table, series map[key]*acc, vifWhere *string) error {
 			continue
 		}
 		if !okc {
-			return at("correct_clean")
+			return nil, at("correct_clean")
 		}
 		if !okk {
-			return at("correct_corrupted")
+			return nil, at("correct_corrupted")
 		}
 		m := model
 		if iModel >= 0 && rec[iModel] != "" {
@@ -261,7 +387,7 @@ func readFile(f File, t *Table, series map[key]*acc, vifWhere *string) error {
 		a := series[k]
 		if a == nil {
 			k = key{strings.Clone(k.model), strings.Clone(k.corruption)}
-			a = &acc{}
+			a = &acc{file: f.Path}
 			if iSrc >= 0 {
 				a.sources = map[string]bool{}
 			}
@@ -280,9 +406,21 @@ func readFile(f File, t *Table, series map[key]*acc, vifWhere *string) error {
 		}
 	}
 	if rows == 0 {
-		return fmt.Errorf("%s: %w (only a header)", f.Path, ErrEmpty)
+		return nil, fmt.Errorf("%s: %w (only a header)", f.Path, ErrEmpty)
 	}
-	return nil
+	return have, nil
+}
+
+// dvColumnsText lists the dv_<flavour> columns of a file for messages.
+func dvColumnsText(have []string) string {
+	if len(have) == 0 {
+		return "no dv_<flavour> column"
+	}
+	c := make([]string, len(have))
+	for i, m := range have {
+		c[i] = iqa.DVColumn(iqa.Method(m))
+	}
+	return strings.Join(c, ", ")
 }
 
 // bit parses "1"/"0" (also "true"/"false").

@@ -171,3 +171,72 @@ func FuzzRead(f *testing.F) {
 		}
 	})
 }
+
+// TestReadDVMethod: the per-flavour Δv columns give the series another
+// flavour's axis; rows whose vif_method is that flavour keep their dv.
+func TestReadDVMethod(t *testing.T) {
+	dir := t.TempDir()
+	h := "id,source,corruption,dv,vif_method,dv_vcr_py,dv_vifvec,dv_vifvec2_layers,pred_clean,pred_corrupted,correct_clean,correct_corrupted,consistent\n"
+	a := write(t, dir, "a/results.csv", h+
+		"0,s1,frost,0.30,vcr-py,0.30,0.25,0.20,car,car,1,1,1\n"+
+		"1,s2,frost,0.60,vcr-py,0.60,0.55,0.50,car,dog,1,0,0\n")
+	b := write(t, dir, "b/results.csv", h+
+		"0,s1,frost,0.45,vifvec,0.40,0.45,0.35,car,car,1,1,1\n")
+	if _, err := Read([]File{{Path: a}, {Path: b}}); !errors.Is(err, ErrVIFMixed) {
+		t.Errorf("default options on mixed flavours: err = %v, want ErrVIFMixed", err)
+	}
+	tab, err := ReadOptions([]File{{Path: a}, {Path: b}}, Options{DVMethod: "vifvec"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tab.VIFMethod != "vifvec" || tab.RecordedVIFMethod != "vcr-py" || strings.Join(tab.DVMethods, ",") != "vcr-py,vifvec,vifvec2-layers" {
+		t.Errorf("VIFMethod %q, RecordedVIFMethod %q, DVMethods %v", tab.VIFMethod, tab.RecordedVIFMethod, tab.DVMethods)
+	}
+	var got []float64
+	for _, s := range tab.Series {
+		for _, tr := range s.Trials {
+			got = append(got, tr.DV)
+		}
+	}
+	// a: its dv_vifvec cells; b: vif_method vifvec, its dv cell.
+	if want := []float64{0.25, 0.55, 0.45}; len(got) != 3 || got[0] != want[0] || got[1] != want[1] || got[2] != want[2] {
+		t.Errorf("Δv %v, want %v", got, want)
+	}
+	tab, err = ReadOptions([]File{{Path: a}}, Options{DVMethod: "vifvec2-layers"})
+	if err != nil || tab.Series[0].Trials[0].DV != 0.20 {
+		t.Errorf("dv_vifvec2_layers: %v, %v", err, tab)
+	}
+	// A flavour without a column: ErrNoDVColumn naming the file and the columns it has.
+	_, err = ReadOptions([]File{{Path: a}}, Options{DVMethod: "pixel"})
+	if !errors.Is(err, ErrNoDVColumn) || !strings.Contains(err.Error(), "dv_pixel") || !strings.Contains(err.Error(), "dv_vcr_py, dv_vifvec, dv_vifvec2_layers") {
+		t.Errorf("missing column: err = %v", err)
+	}
+	// An empty cell in the flavour's column names the column.
+	c := write(t, dir, "c/results.csv", h+"0,s1,frost,0.30,vcr-py,0.30,,0.20,car,car,1,1,1\n")
+	if _, err := ReadOptions([]File{{Path: c}}, Options{DVMethod: "vifvec"}); !errors.Is(err, ErrValue) || !strings.Contains(err.Error(), "dv_vifvec") {
+		t.Errorf("empty cell: err = %v", err)
+	}
+}
+
+// TestReadTask: the task comes from the settings file beside the results.
+func TestReadTask(t *testing.T) {
+	dir := t.TempDir()
+	h := "id,corruption,dv,vif_method,pred_clean,pred_corrupted,correct_clean,correct_corrupted,consistent\n"
+	a := write(t, dir, "a/results.csv", h+"0,frost,0.3,vcr-py,car,car,1,1,1\n")
+	b := write(t, dir, "b/results.csv", h+"0,frost,0.3,vcr-py,car,car,1,1,1\n")
+	write(t, dir, "a/results.csv.json", `{"tool":"vcr eval","task":{"name":"car","classes":["car","not car"]}}`)
+	tab, err := Read([]File{{Path: a}, {Path: b}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if task, ok := tab.Tasks["a"]; !ok || task.Name != "car" || strings.Join(task.Classes, "|") != "car|not car" {
+		t.Errorf("task of a: %+v", tab.Tasks)
+	}
+	if _, ok := tab.Tasks["b"]; ok {
+		t.Errorf("b has no settings file but a task: %+v", tab.Tasks)
+	}
+	write(t, dir, "b/results.csv.json", `{not json`)
+	if _, err := Read([]File{{Path: b}}); err == nil || !strings.Contains(err.Error(), "results.csv.json") {
+		t.Errorf("bad settings file: err = %v", err)
+	}
+}

@@ -60,7 +60,7 @@ func (o *Options) defaults() error {
 		o.Workers = runtime.GOMAXPROCS(0)
 	}
 	if o.Bins < 1 || o.MinCount < 1 || o.Grid < 2 {
-		return fmt.Errorf("vcr: bins (%d), minimum count (%d) and grid (%d) must be ≥ 1, 1 and 2", o.Bins, o.MinCount, o.Grid)
+		return fmt.Errorf("robustness: bins (%d), minimum count (%d) and grid (%d) must be ≥ 1, 1 and 2", o.Bins, o.MinCount, o.Grid)
 	}
 	return nil
 }
@@ -186,7 +186,7 @@ func Fit(ctx context.Context, s Series, opt Options) (*Estimate, error) {
 	}
 	okAnchor := func(v float64) bool { return math.IsNaN(v) || (v >= 0 && v <= 1) }
 	if !okAnchor(s.CleanAccuracy) || !okAnchor(s.CleanConsistency) {
-		return nil, fmt.Errorf("vcr: %s/%s: clean accuracy %v and consistency %v must lie in [0, 1]",
+		return nil, fmt.Errorf("robustness: %s/%s: clean accuracy %v and consistency %v must lie in [0, 1]",
 			s.Subject, s.Corruption, s.CleanAccuracy, s.CleanConsistency)
 	}
 	d, err := reduce(&s, opt.Bins)
@@ -232,11 +232,12 @@ func Fit(ctx context.Context, s Series, opt Options) (*Estimate, error) {
 			}
 		}
 		if dropped > 0 {
-			e.Warnings = append(e.Warnings, fmt.Errorf("%s/%s %s: %d trials in bins with fewer than %d trials left out of the fit",
-				s.Subject, s.Corruption, p.name, dropped, minN))
+			e.Warnings = append(e.Warnings, &Warning{Subject: s.Subject, Corruption: s.Corruption, Property: p.name, Count: dropped,
+				Kind: fmt.Sprintf("trials in bins with fewer than %d trials left out of the fit", minN)})
 		}
 		if used < 4 {
-			e.Warnings = append(e.Warnings, fmt.Errorf("%s/%s %s: only %d usable bins", s.Subject, s.Corruption, p.name, used))
+			e.Warnings = append(e.Warnings, &Warning{Subject: s.Subject, Corruption: s.Corruption, Property: p.name, Count: used,
+				Kind: "usable bins only (fewer than 4)"})
 		}
 		p.c.Grid = make([]float64, opt.Grid)
 		p.c.Value = make([]float64, opt.Grid)
@@ -335,8 +336,8 @@ func bootstrap(ctx context.Context, e *Estimate, d *data, s *Series, minN int, o
 		}
 	}
 	if failed > 0 {
-		e.Warnings = append(e.Warnings, fmt.Errorf("%s/%s: %d of %d bootstrap replicates had no usable bin and were left out",
-			s.Subject, s.Corruption, failed, B))
+		e.Warnings = append(e.Warnings, &Warning{Subject: s.Subject, Corruption: s.Corruption, Count: failed, Of: B,
+			Kind: "bootstrap replicates had no usable bin and were left out"})
 	}
 	e.Accuracy.setBands(accReps)
 	e.Consistency.setBands(conReps)

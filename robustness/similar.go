@@ -60,10 +60,10 @@ func Similarity(ests []*Estimate, p Property, opt CompareOptions) (*SimilarityTa
 	for i, e := range ests {
 		c := e.curve(p)
 		if c.Lo83 == nil {
-			return nil, fmt.Errorf("vcr: similarity needs bootstrap bands; %s/%s has none", e.Subject, e.Corruption)
+			return nil, fmt.Errorf("robustness: similarity needs bootstrap bands; %s/%s has none", e.Subject, e.Corruption)
 		}
 		if len(c.Grid) != len(ests[0].curve(p).Grid) {
-			return nil, fmt.Errorf("vcr: similarity needs one grid; %s/%s has %d points, %s/%s %d",
+			return nil, fmt.Errorf("robustness: similarity needs one grid; %s/%s has %d points, %s/%s %d",
 				e.Subject, e.Corruption, len(c.Grid), ests[0].Subject, ests[0].Corruption, len(ests[0].curve(p).Grid))
 		}
 		if e.VIFMethod != ests[0].VIFMethod {
@@ -88,7 +88,7 @@ func Similarity(ests []*Estimate, p Property, opt CompareOptions) (*SimilarityTa
 			s := g <= OverlapTol // NaN (no common range) is not similar
 			t.Similar[i][j], t.Similar[j][i] = s, s
 			if math.IsNaN(g) && i != j {
-				t.Warnings = append(t.Warnings, fmt.Errorf("vcr: %s and %s cover no common Δv range", t.Corruptions[i], t.Corruptions[j]))
+				t.Warnings = append(t.Warnings, fmt.Errorf("robustness: %s and %s cover no common Δv range", t.Corruptions[i], t.Corruptions[j]))
 			}
 		}
 	}

@@ -20,13 +20,13 @@ const (
 var (
 	// ErrVIFMismatch: the series being compared were measured with different
 	// VIF flavours, so their Δv axes are not comparable.
-	ErrVIFMismatch = errors.New("vcr: series use different VIF flavours")
+	ErrVIFMismatch = errors.New("robustness: series use different VIF flavours")
 	// ErrCorruptionMismatch: a model and a human series for different corruptions.
-	ErrCorruptionMismatch = errors.New("vcr: series are for different corruptions")
+	ErrCorruptionMismatch = errors.New("robustness: series are for different corruptions")
 	// ErrNoData: a series without trials (or without any usable bin).
-	ErrNoData = errors.New("vcr: no usable data")
+	ErrNoData = errors.New("robustness: no usable data")
 	// ErrDV: a Δv outside [0, 1] or NaN.
-	ErrDV = errors.New("vcr: Δv outside [0, 1]")
+	ErrDV = errors.New("robustness: Δv outside [0, 1]")
 )
 
 // Trial is one model prediction or one human judgement on a corrupted image.

@@ -1,25 +1,17 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"io"
-	"os"
-	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/vcr-bench/vcr/corrupt"
+	"github.com/vcr-bench/vcr/analysis"
 	"github.com/vcr-bench/vcr/human"
-	"github.com/vcr-bench/vcr/internal/atomicfile"
 	"github.com/vcr-bench/vcr/internal/progress"
-	"github.com/vcr-bench/vcr/report"
 	"github.com/vcr-bench/vcr/results"
-	"github.com/vcr-bench/vcr/robustness"
 )
 
 func init() {
@@ -46,33 +38,51 @@ MRSI = A(m>h)/A(m) (how much the model exceeds humans).
 
 The model of a results file is its --model-name (in file order), else the
 file's model column, else the file's name (for DIR/results.csv, DIR's name).
+The task a model was evaluated on is read from FILE.json beside the results
+(as 'vcr eval' writes it); with --human, a task other than the human data's
+(car / not car for the published data) is warned about once and recorded
+in summary.json (task, human_task).
 Rows with an error are skipped, and so are rows whose label is outside the
 task (empty correct_*). The clean accuracy anchoring a model's accuracy
 curve is the mean of correct_clean over the distinct source images.
 
---human is a built-in dataset, the published data of Hu et al. (ICSE 2022):
+--human is a built-in dataset, the published data of Hu et al. (ICSE 2022),
+as builtin:NAME or NAME:
   BUILTINS
-or a human trial CSV as the experiment app exports it (docs/human-data.md),
-or an ICSE 2022 per-trial CSV (with --human-vif-method). Every model
-corruption needs a human series of the same corruption. Human curves are
+or a folder of the study's per-bin files, or a human trial CSV as the
+experiment app exports it (docs/human-data.md), or an ICSE 2022 per-trial
+CSV (with --human-vif-method). Model corruptions without human data are
+analysed without HMRI/MRSI (one warning lists them). Human curves are
 fitted for the models' corruptions only, or with --all-human for every
 corruption of the human data; with two or more, the corruptions visually
 similar for humans (83% bands overlapping wherever both curves rest on
 data) are reported.
 
-All rows must share one VIF flavour; human data of another flavour is
-refused unless --allow-vif-mismatch (then a loud warning is recorded in
-summary.json as vif_mismatch_warning).
+Models and humans must share one Δv axis. When the human data's VIF
+flavour differs from the results' (vif_method), the models' Δv is taken
+from the results' per-flavour column (dv_vifvec, dv_vifvec2_layers, …, as
+'vcr generate --dv-methods' adds them); this is said once and recorded as
+dv_method in summary.json. Without that column the comparison is refused
+unless --allow-vif-mismatch (then a loud warning is recorded in
+summary.json as vif_mismatch_warning). Without --human, all rows must share
+one VIF flavour.
+
+Curves are fitted on [0, 1] but rest on data only over the Δv range of the
+bins that enter the fit: summary.json states it per model and corruption
+(dv_covered, and human_dv_covered for the comparison), and the plots draw
+the extrapolated parts dashed and faded.
 
 Plots draw humans black and dashed and give each model a colour from a
 colour-blind-safe palette; --family resnet50=cnn,resnet18=cnn gives the
 models of one family one colour (told apart by dash patterns).
 
-REPORT receives:
-  summary.json   per model and corruption: ra, rp and their intervals
-                 (ra_ci83, ra_ci95, …), the plain mean accuracy, and with
-                 --human hmri_a, mrsi_a, hmri_p, mrsi_p (+ _ci83, _ci95);
-                 human estimates; similar corruptions; settings, warnings
+REPORT is created (with its parents) and checked to be writable before
+anything is read. It receives:
+  summary.json   ("tool": "vcr analyze") per model and corruption: ra, rp
+                 and their intervals (ra_ci83, ra_ci95, …), dv_covered,
+                 the plain mean accuracy, and with --human hmri_a, mrsi_a,
+                 hmri_p, mrsi_p (+ _ci83, _ci95); human estimates; similar
+                 corruptions; settings, tasks, warnings (grouped)
   summary.csv    the same, one row per model/corruption and per human curve
   curves.csv     every fitted curve on a Δv grid with its bands
   bins.csv       the per-bin counts behind every curve
@@ -83,66 +93,47 @@ REPORT receives:
 and a table is printed.
 
 Example:
-  vcr analyze --results resnet50/results.csv,vit/results.csv --human icse2022-imagenet --out report
+  vcr analyze --results resnet50/results.csv,vit/results.csv --human builtin:icse2022-imagenet --out report
 `
 
-// loadHuman returns the human dataset named by spec: a built-in dataset
-// (human.BuiltinNames), or a file: the project's trial CSV, or the ICSE
-// 2022 per-trial CSV (recognised by its image_link and IQA columns), whose
-// VIF flavour icseVIF must name since the file does not record it.
+// loadHuman returns the human dataset named by spec (human.Open), with the
+// errors a user fixes by calling differently marked as usage errors.
 func loadHuman(spec, icseVIF string) (*human.Dataset, error) {
-	if slices.Contains(human.BuiltinNames(), spec) {
-		return human.Builtin(spec)
+	d, err := human.Open(spec, icseVIF)
+	if errors.Is(err, human.ErrNotFound) || errors.Is(err, human.ErrNeedVIFMethod) {
+		return nil, usageError{err}
 	}
-	data, err := os.ReadFile(spec)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("no such file, and not a built-in dataset (built-in: %s)", strings.Join(human.BuiltinNames(), ", "))
-		}
-		return nil, err
-	}
-	head, _, _ := bytes.Cut(data, []byte("\n"))
-	if bytes.Contains(head, []byte("image_link")) && bytes.Contains(head, []byte("IQA")) {
-		if icseVIF == "" {
-			return nil, usagef("%s is an ICSE 2022 per-trial file, which does not record its VIF flavour; name it with --human-vif-method (%q for the published ImageNet data, %q for CIFAR-10)",
-				spec, human.VIFVec, human.VIFVec2Layers)
-		}
-		return human.ReadICSETrials(bytes.NewReader(data), spec, icseVIF)
-	}
-	return human.ReadTrials(bytes.NewReader(data), spec)
+	return d, err
 }
 
-// seriesSeed derives the bootstrap seed of one series from the master seed,
-// so that different series (a model and the humans it is compared with)
-// are resampled independently, yet every run with the same --seed writes
-// the same numbers.
-func seriesSeed(master uint64, subject, corruption string) uint64 {
-	h := fnv.New64a()
-	fmt.Fprintf(h, "%d\x00%s\x00%s", master, subject, corruption)
-	return h.Sum64()
-}
+// canonicalCorruption is human.CanonicalCorruption.
+func canonicalCorruption(name string) string { return human.CanonicalCorruption(name) }
 
-// canonicalCorruption maps a corruption name to its catalogue name when the
-// catalogue knows it (so that the ICSE data's "RGB" meets "rgb_shift"),
-// else to its lower-case form.
-func canonicalCorruption(name string) string {
-	if c, err := corrupt.Lookup(name); err == nil {
-		return c.Name
+// splitList splits comma-separated, possibly repeated flag values.
+func splitList(l stringList) []string {
+	var s []string
+	for _, v := range l {
+		for _, p := range strings.Split(v, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				s = append(s, p)
+			}
+		}
 	}
-	return strings.ToLower(strings.NewReplacer("-", "_", " ", "_").Replace(name))
+	return s
 }
 
 func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("analyze", strings.Replace(analyzeUsage, "BUILTINS", strings.Join(human.BuiltinNames(), ", "), 1), stderr)
+	def := analysis.DefaultOptions()
 	var files, names stringList
 	fs.Var(&files, "results", "results `FILE`s of 'vcr eval', comma-separated or repeated")
 	fs.Var(&names, "model-name", "model `NAME`s of the results files, in order (comma-separated or repeated)")
 	out := fs.String("out", "", "report `folder` (created)")
-	humanSpec := fs.String("human", "", "human data: a `FILE` or a built-in dataset")
-	bins := fs.Int("bins", robustness.DefaultBins, "number `M` of equal Δv bins")
-	minPer := fs.Int("min-per-bin", robustness.DefaultMinCount, "minimum rows `L` for a bin to enter the fit")
-	boot := fs.Int("bootstrap", robustness.DefaultReplicates, "bootstrap replicates `B` (0: no bands or intervals)")
-	seed := fs.Uint64("seed", 1, "bootstrap seed")
+	humanSpec := fs.String("human", "", "human data: builtin:`NAME`, a built-in NAME, a per-bin folder or a trial file")
+	bins := fs.Int("bins", def.Bins, "number `M` of equal Δv bins")
+	minPer := fs.Int("min-per-bin", def.MinPerBin, "minimum rows `L` for a bin to enter the fit")
+	boot := fs.Int("bootstrap", def.Bootstrap, "bootstrap replicates `B` (0: no bands or intervals)")
+	seed := fs.Uint64("seed", def.Seed, "bootstrap seed")
 	var lambda *float64
 	fs.Func("lambda", "fixed smoothing penalty `λ` > 0 (default: chosen by GCV)", func(s string) error {
 		v, err := strconv.ParseFloat(s, 64)
@@ -156,23 +147,12 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	var familyList stringList
 	fs.Var(&familyList, "family", "model families for the plots' colours: `MODEL=FAMILY`, comma-separated or repeated (e.g. resnet50=cnn,vit-b=vit)")
 	allHuman := fs.Bool("all-human", false, "fit every corruption of the human data, not only the models' (for the similar-corruption classes)")
-	allowVIF := fs.Bool("allow-vif-mismatch", false, "compare with human data of another VIF flavour (recorded as a warning)")
+	allowVIF := fs.Bool("allow-vif-mismatch", false, "compare with human data of another VIF flavour when the results lack its dv_<flavour> column (recorded as a warning)")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
 	}
-	split := func(l stringList) []string {
-		var s []string
-		for _, v := range l {
-			for _, p := range strings.Split(v, ",") {
-				if p = strings.TrimSpace(p); p != "" {
-					s = append(s, p)
-				}
-			}
-		}
-		return s
-	}
-	paths, models := split(files), split(names)
+	paths, models := splitList(files), splitList(names)
 	switch {
 	case len(pos) > 0:
 		return usagef("unexpected arguments %q; pass results files with --results", pos)
@@ -182,200 +162,57 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return usagef("--out is required, e.g. --out report")
 	case len(models) > 0 && len(models) != len(paths):
 		return usagef("%d --model-name values for %d results files", len(models), len(paths))
-	case *bins < 1 || *bins > 100000:
-		return usagef("--bins must be in 1…100000 (got %d), e.g. --bins 40", *bins)
-	case *minPer < 1:
-		return usagef("--min-per-bin must be at least 1 (got %d), e.g. --min-per-bin 20", *minPer)
-	case *boot < 0:
-		return usagef("--bootstrap must be 0 (none) or positive (got %d), e.g. --bootstrap 1000", *boot)
 	}
-
 	families := map[string]string{}
-	for _, f := range split(familyList) {
+	for _, f := range splitList(familyList) {
 		m, fam, ok := strings.Cut(f, "=")
 		if !ok || m == "" || fam == "" {
 			return usagef("--family %q: want MODEL=FAMILY, e.g. --family resnet50=cnn", f)
 		}
 		families[m] = fam
 	}
-
-	rf := make([]results.File, len(paths))
+	opt := analysis.Options{Human: *humanSpec, HumanVIFMethod: *humanVIF, AllHuman: *allHuman, AllowVIFMismatch: *allowVIF,
+		Bins: *bins, MinPerBin: *minPer, Bootstrap: *boot, Seed: *seed, Lambda: lambda, Families: families, Out: *out}
 	for i, p := range paths {
-		rf[i].Path = p
+		f := results.File{Path: p}
 		if len(models) > 0 {
-			rf[i].Model = models[i]
+			f.Model = models[i]
 		}
+		opt.Results = append(opt.Results, f)
 	}
-	tab, err := results.Read(rf)
-	if err != nil {
+	if err := checkOutDir("--out", *out); err != nil {
 		return err
 	}
-	a := &report.Analysis{Results: paths, Human: *humanSpec, VIFMethod: tab.VIFMethod,
-		Bins: *bins, MinPerBin: *minPer, Bootstrap: *boot, Seed: *seed, Lambda: lambda, Families: families}
-	for _, w := range tab.Warnings {
-		a.Warnings = append(a.Warnings, w.Error())
-	}
-
-	// Human data: load, check flavour and corruptions before any fitting.
-	var humans []robustness.Series
-	humanFor := map[string]int{} // model corruption → index in humans
-	if *humanSpec != "" {
-		ds, err := loadHuman(*humanSpec, *humanVIF)
-		if err != nil {
-			var ue usageError
-			if errors.As(err, &ue) {
-				return err
-			}
-			return fmt.Errorf("--human %s: %w", *humanSpec, err)
-		}
-		humans = ds.Series
-		if len(humans) == 0 {
-			return fmt.Errorf("--human %s: no human series", *humanSpec)
-		}
-		for i := range humans {
-			humans[i].Human = true
-			if humans[i].Subject == "" {
-				humans[i].Subject = "human"
-			}
-		}
-		slices.SortFunc(humans, func(x, y robustness.Series) int { return strings.Compare(x.Corruption, y.Corruption) })
-		a.HumanVIFMethod = humans[0].VIFMethod
-		for _, h := range humans[1:] {
-			if h.VIFMethod != a.HumanVIFMethod {
-				return fmt.Errorf("--human %s mixes VIF flavours (%s: %q, %s: %q)", *humanSpec, humans[0].Corruption, a.HumanVIFMethod, h.Corruption, h.VIFMethod)
-			}
-		}
-		if a.HumanVIFMethod != tab.VIFMethod {
-			msg := fmt.Sprintf("the model results' Δv was computed with VIF flavour %q but the human data %s with %q; their Δv axes are not comparable",
-				tab.VIFMethod, *humanSpec, a.HumanVIFMethod)
-			if !*allowVIF {
-				return fmt.Errorf("%w: %s (re-run 'vcr generate --vif-method %s', or pass --allow-vif-mismatch to compare anyway)", robustness.ErrVIFMismatch, msg, a.HumanVIFMethod)
-			}
-			a.VIFMismatch = "VIF flavours differ, compared anyway (--allow-vif-mismatch): " + msg
-			fmt.Fprintf(stderr, "vcr analyze: WARNING: %s\n", a.VIFMismatch)
-		}
-		var have []string
-		byName := map[string]int{}
-		for i, h := range humans {
-			have = append(have, h.Corruption)
-			byName[canonicalCorruption(h.Corruption)] = i
-		}
-		need := make([]bool, len(humans))
-		for _, s := range tab.Series {
-			i, ok := byName[canonicalCorruption(s.Corruption)]
-			if !ok {
-				return fmt.Errorf("%w: the human data %s has no series for corruption %q (model %s); it has %s",
-					robustness.ErrCorruptionMismatch, *humanSpec, s.Corruption, s.Subject, strings.Join(have, ", "))
-			}
-			need[i] = true
-		}
-		var keep []robustness.Series
-		for i, h := range humans {
-			if need[i] || *allHuman {
-				humanFor[canonicalCorruption(h.Corruption)] = len(keep)
-				keep = append(keep, h)
-			}
-		}
-		humans = keep
-	}
-
-	// Fit every series.
-	opt := robustness.Options{Bins: *bins, MinCount: *minPer, Replicates: *boot, Lambda: lambda}
-	if *boot == 0 {
-		opt.Replicates = -1
-	}
-	all := slices.Concat(tab.Series, humans)
 	var bar *progress.Bar
-	if *boot > 0 && progress.IsTerminal(stderr) {
-		bar = progress.New(stderr, *boot*len(all), progress.Options{Label: "bootstrap"})
-		opt.Progress = func(int, int) { bar.Add(1) }
-	}
-	ests := make([]*robustness.Estimate, len(all))
-	for i, s := range all {
-		o := opt
-		o.Seed = seriesSeed(*seed, s.Subject, s.Corruption)
-		e, err := robustness.Fit(ctx, s, o)
-		if err != nil {
-			bar.Finish()
-			if errors.Is(err, context.Canceled) {
-				return err
+	if progress.IsTerminal(stderr) {
+		opt.Progress = func(done, total int) {
+			if bar == nil {
+				bar = progress.New(stderr, total, progress.Options{Label: "bootstrap"})
 			}
-			who := "model " + s.Subject
-			if s.Human {
-				who = "human data " + *humanSpec
-			}
-			return fmt.Errorf("%s, corruption %s: %w", who, s.Corruption, err)
+			bar.Add(1)
 		}
-		ests[i] = e
 	}
+	res, err := analysis.Run(ctx, opt)
 	bar.Finish()
-	a.Models, a.Humans = ests[:len(tab.Series)], ests[len(tab.Series):]
-	for _, e := range ests {
-		for _, w := range e.Warnings {
-			a.Warnings = append(a.Warnings, w.Error())
-		}
-	}
-	if len(humans) > 0 {
-		a.Comparisons = make([]*robustness.Comparison, len(a.Models))
-		for i, m := range a.Models {
-			h := a.Humans[humanFor[canonicalCorruption(m.Corruption)]]
-			// The names may differ in spelling only (canonicalCorruption).
-			c, err := robustness.Compare(m, h, robustness.CompareOptions{AllowVIFMismatch: *allowVIF, AllowCorruptionMismatch: true})
-			if err != nil {
-				return err
-			}
-			a.Comparisons[i] = c
-		}
-		if len(a.Humans) >= 2 && *boot > 0 {
-			co := robustness.CompareOptions{AllowVIFMismatch: *allowVIF}
-			if a.SimilarAccuracy, err = robustness.Similarity(a.Humans, robustness.AccuracyCurve, co); err != nil {
-				a.Warnings = append(a.Warnings, "similar corruptions (accuracy): "+err.Error())
-			}
-			if a.SimilarConsistency, err = robustness.Similarity(a.Humans, robustness.ConsistencyCurve, co); err != nil {
-				a.Warnings = append(a.Warnings, "similar corruptions (consistency): "+err.Error())
-			}
-		}
-	}
-
-	// Outputs.
-	if err := os.MkdirAll(*out, 0o755); err != nil {
+	switch {
+	case errors.Is(err, analysis.ErrOut):
+		return usagef("--out: %v", err)
+	case errors.Is(err, analysis.ErrOptions), errors.Is(err, human.ErrNotFound), errors.Is(err, human.ErrNeedVIFMethod):
+		return usageError{err}
+	case err != nil:
 		return err
 	}
-	for _, f := range []struct {
-		name string
-		fill func(io.Writer) error
-	}{
-		{"summary.json", a.WriteJSON},
-		{"summary.csv", a.WriteSummaryCSV},
-		{"curves.csv", a.WriteCurvesCSV},
-		{"bins.csv", a.WriteBinsCSV},
-	} {
-		p := filepath.Join(*out, f.name)
-		if err := atomicfile.Write(p, f.fill); err != nil {
-			return fmt.Errorf("write %s: %w", p, err)
-		}
-	}
-	plots, err := a.WritePlots(*out)
-	if err != nil {
-		return err
-	}
+	a := res.Analysis
 	if err := a.WriteTable(stdout); err != nil {
 		return err
 	}
 	for _, w := range a.Warnings {
 		fmt.Fprintf(stderr, "vcr analyze: warning: %s\n", w)
 	}
-	fmt.Fprintf(stderr, "vcr analyze: %d rows of %d models, %d corruptions; report in %s (summary.json, summary.csv, curves.csv, bins.csv, %d plots)\n",
-		tab.Rows, countModels(tab.Series), len(a.Corruptions()), *out, len(plots))
-	return nil
-}
-
-func countModels(s []robustness.Series) int {
-	var m []string
-	for _, x := range s {
-		if !slices.Contains(m, x.Subject) {
-			m = append(m, x.Subject)
-		}
+	if a.VIFMismatch != "" {
+		fmt.Fprintf(stderr, "vcr analyze: WARNING: %s\n", a.VIFMismatch)
 	}
-	return len(m)
+	fmt.Fprintf(stderr, "vcr analyze: %d rows of %d models, %d corruptions; report in %s (summary.json, summary.csv, curves.csv, bins.csv, %d plots)\n",
+		res.Rows, res.Models, len(a.Corruptions()), *out, len(res.Files)-4)
+	return nil
 }

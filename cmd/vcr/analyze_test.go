@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"image/png"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -407,15 +409,15 @@ func TestAnalyzeHuman(t *testing.T) {
 		t.Errorf("allowed VIF mismatch not warned on stderr: %s", errOut)
 	}
 
-	// Human data for another corruption: a clear error naming both.
+	// Human data for another corruption only: a clear error naming both.
 	frost := writeSimHumans(t, dir, "frost", "vcr-py", 6)
 	code, _, errOut = runCmd(t, "analyze", "--results", paths[0], "--human", frost, "--out", filepath.Join(dir, "r4"))
-	if code != exitFailure || !strings.Contains(errOut, `"gaussian_blur"`) || !strings.Contains(errOut, "frost") {
+	if code != exitFailure || !strings.Contains(errOut, "(gaussian_blur)") || !strings.Contains(errOut, "it has frost") {
 		t.Errorf("corruption mismatch: exit %d, %s", code, errOut)
 	}
-	// Unknown built-in / missing file.
+	// Unknown built-in / missing file: a usage error listing the built-ins.
 	code, _, errOut = runCmd(t, "analyze", "--results", paths[0], "--human", "icse2099", "--out", filepath.Join(dir, "r5"))
-	if code != exitFailure || !strings.Contains(errOut, "icse2022-imagenet") {
+	if code != exitUsage || !strings.Contains(errOut, "icse2022-imagenet") {
 		t.Errorf("unknown human data: exit %d, %s", code, errOut)
 	}
 }
@@ -490,4 +492,89 @@ func TestAnalyzeICSETrialFile(t *testing.T) {
 		t.Errorf("humans from the ICSE-format file: %v (true R̂a %.4f)", s.Humans, area(humanAcc))
 	}
 	field(t, s.Models[0], "hmri_a")
+}
+
+// TestAnalyzeBuiltinFlavourColumn is the issue's contract: results whose
+// primary flavour is vcr-py (generate's default) but which carry a
+// dv_vifvec column meet builtin:icse2022-imagenet on the vifvec axis; a
+// corruption the humans lack is skipped with one warning.
+func TestAnalyzeBuiltinFlavourColumn(t *testing.T) {
+	dir := t.TempDir()
+	var rows []string
+	for _, c := range []string{"frost", "zoom_blur", "gaussian_noise", "shot_noise"} {
+		m := simModels[0]
+		m.corruption = c
+		p, _ := writeSimResults(t, dir, m, 1500, 31)
+		lines := strings.Split(strings.TrimSpace(string(readFile(t, p))), "\n")
+		if rows == nil {
+			rows = append(rows, lines[0]+",dv_vifvec")
+		}
+		for _, l := range lines[1:] {
+			// dv_vifvec: the test's stand-in for the other flavour, Δv/2.
+			f := strings.Split(l, ",")
+			v, _ := strconv.ParseFloat(f[5], 64) // the dv cell
+			rows = append(rows, l+","+strconv.FormatFloat(v/2, 'f', 6, 64))
+		}
+	}
+	p := filepath.Join(dir, "simnet", "results.csv")
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	os.WriteFile(p, []byte(strings.Join(rows, "\n")+"\n"), 0o644)
+	out := filepath.Join(dir, "A")
+	code, _, errOut := runCmd(t, "analyze", "--results", p, "--human", "builtin:icse2022-imagenet", "--out", out, "--bootstrap", "0")
+	if code != exitOK {
+		t.Fatalf("exit %d:\n%s", code, errOut)
+	}
+	var s struct {
+		DVMethod  string           `json:"dv_method"`
+		VIFMethod string           `json:"vif_method"`
+		Tool      string           `json:"tool"`
+		Models    []map[string]any `json:"models"`
+	}
+	json.Unmarshal(readFile(t, filepath.Join(out, "summary.json")), &s)
+	if s.DVMethod != "vifvec" || s.VIFMethod != "vifvec" || s.Tool != "vcr analyze" {
+		t.Errorf("dv_method %q, vif_method %q, tool %q", s.DVMethod, s.VIFMethod, s.Tool)
+	}
+	hmri := map[string]bool{}
+	for _, m := range s.Models {
+		hmri[m["corruption"].(string)] = m["hmri_a"] != nil
+		// Δv/2 ≤ 0.5: no data beyond the bin centre 0.4875 (40 bins).
+		if c := interval(t, m, "dv_covered"); c != [2]float64{0, 0.4875} {
+			t.Errorf("%s: dv_covered %v, want [0, 0.4875]", m["corruption"], c)
+		}
+	}
+	if want := map[string]bool{"frost": true, "gaussian_noise": true, "shot_noise": false, "zoom_blur": false}; !maps.Equal(hmri, want) {
+		t.Errorf("hmri_a present per corruption %v, want %v", hmri, want)
+	}
+	lines := strings.Split(errOut, "\n")
+	count := func(sub string) (n int) {
+		for _, l := range lines {
+			if strings.Contains(l, sub) {
+				n++
+			}
+		}
+		return n
+	}
+	if n := count("has no series for 2 corruption(s): shot_noise, zoom_blur"); n != 1 {
+		t.Errorf("%d lines about the missing corruptions, want 1:\n%s", n, errOut)
+	}
+	if n := count("taken from their dv_vifvec column"); n != 1 {
+		t.Errorf("%d lines about the dv_vifvec column, want 1:\n%s", n, errOut)
+	}
+	// The rows at Δv = 1 (every 97th) make a sparse bin at dv_vifvec = 0.5
+	// for 4 corruptions × 2 curves: one line.
+	if n := count("left out of the fit"); n != 1 || count("left out of the fit: 8 curves") != 1 {
+		t.Errorf("%d lines about sparse bins, want 1 grouping 8 curves:\n%s", n, errOut)
+	}
+}
+
+// TestAnalyzeOutCheckedFirst: an unwritable --out is a usage error before
+// any input is read.
+func TestAnalyzeOutCheckedFirst(t *testing.T) {
+	dir := t.TempDir()
+	blocker := filepath.Join(dir, "file")
+	os.WriteFile(blocker, nil, 0o644)
+	code, _, errOut := runCmd(t, "analyze", "--results", filepath.Join(dir, "missing.csv"), "--out", filepath.Join(blocker, "A"))
+	if code != exitUsage || !strings.Contains(errOut, "--out "+filepath.Join(blocker, "A")) || strings.Contains(errOut, "missing.csv") {
+		t.Errorf("exit %d:\n%s", code, errOut)
+	}
 }

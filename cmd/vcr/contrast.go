@@ -19,8 +19,8 @@ func init() {
 }
 
 const contrastUsage = `
-Usage: vcr contrast --labels COLORS.csv --results FILE[,FILE…] --out DIR [flags]
-       vcr contrast --estimate-colors --images DIR --out COLORS.csv [--labels REF.csv]
+Usage: vcr contrast --color-labels COLORS.csv --results FILE[,FILE…] --out DIR [flags]
+       vcr contrast --estimate-colors --images DIR --out COLORS.csv [--color-labels REF.csv]
        vcr contrast --estimate-colors --images DIR --results FILE[,FILE…] --out DIR
 
 Measures how a classifier's accuracy depends on the colour contrast between
@@ -52,7 +52,7 @@ from the first.
 palette colour (nearest prototype in CIELAB) of the border is the
 background, of the centre region the foreground; "others" when no colour
 has 40% of the region. Ids are paths relative to --images. These are
-estimates, marked so in every output. With --labels REF.csv the agreement
+estimates, marked so in every output. With --color-labels REF.csv the agreement
 with REF.csv is printed and written next to the estimates
 (COLORS.csv.agreement.json).
 
@@ -61,12 +61,12 @@ slope_ci, weighted_std, severity_std, per corruption and level),
 groups.csv, measures.csv, comparisons.csv (two or more models), plots as
 SVG and PNG (groups_clean, groups_corrupted: accuracy per group with each
 model's regression line; sensitivity: contrast vs severity sensitivity;
-heatmap_MODEL: contrast × level), and a table is printed. 'vcr report DIR'
-shows them.
+heatmap_MODEL: contrast × level), and a table is printed.
+'vcr report DIR --out report.html' shows them.
 
 Examples:
-  vcr contrast --labels colors.csv --results resnet/results.csv,vit/results.csv --out contrast
-  vcr contrast --estimate-colors --images cifar10/test --out colors.csv --labels hand.csv
+  vcr contrast --color-labels colors.csv --results resnet/results.csv,vit/results.csv --out contrast
+  vcr contrast --estimate-colors --images cifar10/test --out colors.csv --color-labels hand.csv
 `
 
 func runContrast(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -74,7 +74,7 @@ func runContrast(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	var files, names stringList
 	fs.Var(&files, "results", "results `FILE`s of 'vcr eval', comma-separated or repeated")
 	fs.Var(&names, "model-name", "model `NAME`s of the results files, in order")
-	labelsPath := fs.String("labels", "", "colour labels `CSV` (id, background, foreground); with --estimate-colors the reference for agreement")
+	labelsPath := fs.String("color-labels", "", "colour labels `CSV` (id, background, foreground); with --estimate-colors the reference for agreement")
 	out := fs.String("out", "", "output `folder` (created); with --estimate-colors and no --results the labels CSV to write")
 	groups := fs.String("groups", "", "pair→group table `CSV` (background, foreground, group) overriding the built-in one")
 	by := fs.String("by", "auto", "levels: `severity`, dv (Δv bins) or auto")
@@ -112,7 +112,7 @@ func runContrast(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	case !*estimate && *images != "":
 		return usagef("--images is only used with --estimate-colors")
 	case !*estimate && *labelsPath == "":
-		return usagef("--labels is required (or --estimate-colors --images DIR), e.g. --labels colors.csv")
+		return usagef("--color-labels is required (or --estimate-colors --images DIR), e.g. --color-labels colors.csv")
 	case !*estimate && len(paths) == 0:
 		return usagef("--results is required, e.g. --results resnet50/results.csv")
 	case len(models) > 0 && len(models) != len(paths):
@@ -126,6 +126,15 @@ func runContrast(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	if level == "auto" {
 		level = ""
+	}
+	// Outputs first: a labels file alone, or a folder.
+	if *estimate && len(paths) == 0 {
+		err = checkOutFile("--out", *out)
+	} else {
+		err = checkOutDir("--out", *out)
+	}
+	if err != nil {
+		return err
 	}
 
 	table := contrast.BuiltinTable()

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -9,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/vcr-bench/vcr/imageio"
+	"github.com/vcr-bench/vcr/report"
 )
 
 // contrastPairs are one pair per ordered group (low … high) and others.
@@ -68,7 +71,7 @@ func TestContrastCLI(t *testing.T) {
 	dir := t.TempDir()
 	labels, res := writeContrastInputs(t, dir)
 	out := filepath.Join(dir, "out")
-	code, stdout, stderr := runCmd(t, "contrast", "--labels", labels, "--results", strings.Join(res, ","), "--out", out, "--bootstrap", "200")
+	code, stdout, stderr := runCmd(t, "contrast", "--color-labels", labels, "--results", strings.Join(res, ","), "--out", out, "--bootstrap", "200")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -151,13 +154,17 @@ func TestContrastCLIErrors(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"--labels", bad, "--results", res[0], "--out", dir + "/o1"}, 1, "bad.csv:3: background: contrast: unknown colour \"purple\" (allowed: red, green, blue, brown, gray, white, black, others)"},
-		{[]string{"--labels", partial, "--results", res[0], "--out", dir + "/o2"}, 1, "49 image(s) of model steep (147 rows) have no colour label"},
-		{[]string{"--results", res[0], "--out", dir + "/o3"}, 2, "--labels is required"},
-		{[]string{"--labels", labels, "--out", dir + "/o4"}, 2, "--results is required"},
-		{[]string{"--labels", labels, "--results", res[0], "--out", dir + "/o5", "--by", "grade"}, 2, "--by must be"},
+		{[]string{"--color-labels", bad, "--results", res[0], "--out", dir + "/o1"}, 1, "bad.csv:3: background: contrast: unknown colour \"purple\" (allowed: red, green, blue, brown, gray, white, black, others)"},
+		{[]string{"--color-labels", partial, "--results", res[0], "--out", dir + "/o2"}, 1, "49 image(s) of model steep (147 rows) have no colour label"},
+		{[]string{"--results", res[0], "--out", dir + "/o3"}, 2, "--color-labels is required"},
+		{[]string{"--labels", labels, "--results", res[0], "--out", dir + "/o3"}, 2, "-labels"},
+		// Outputs are checked before any work: a folder below a file.
+		{[]string{"--color-labels", labels, "--results", res[0], "--out", bad + "/o9"}, 2, "--out " + bad + "/o9: cannot create the folder"},
+		{[]string{"--estimate-colors", "--images", dir, "--out", bad + "/x/colors.csv"}, 2, "--out " + bad + "/x: cannot create the folder"},
+		{[]string{"--color-labels", labels, "--out", dir + "/o4"}, 2, "--results is required"},
+		{[]string{"--color-labels", labels, "--results", res[0], "--out", dir + "/o5", "--by", "grade"}, 2, "--by must be"},
 		{[]string{"--estimate-colors", "--out", dir + "/o6.csv"}, 2, "needs --images"},
-		{[]string{"--labels", labels, "--results", res[0] + "," + res[0], "--out", dir + "/o7"}, 2, "name them with --model-name"},
+		{[]string{"--color-labels", labels, "--results", res[0] + "," + res[0], "--out", dir + "/o7"}, 2, "name them with --model-name"},
 	} {
 		code, _, stderr := runCmd(t, append([]string{"contrast"}, tc.args...)...)
 		if code != tc.code || !strings.Contains(stderr, tc.want) {
@@ -165,7 +172,7 @@ func TestContrastCLIErrors(t *testing.T) {
 		}
 	}
 	// Skipping unlabelled images works, and empty groups are warnings.
-	code, _, stderr := runCmd(t, "contrast", "--labels", partial, "--results", res[0], "--out", dir+"/o8", "--skip-unlabelled", "--bootstrap", "0")
+	code, _, stderr := runCmd(t, "contrast", "--color-labels", partial, "--results", res[0], "--out", dir+"/o8", "--skip-unlabelled", "--bootstrap", "0")
 	if code != 0 || !strings.Contains(stderr, "contrast group high has no clean images") || !strings.Contains(stderr, "no slope") {
 		t.Errorf("skip-unlabelled: exit %d, stderr %q", code, stderr)
 	}
@@ -198,7 +205,7 @@ func TestContrastEstimateCLI(t *testing.T) {
 	refPath := filepath.Join(dir, "ref.csv")
 	os.WriteFile(refPath, []byte(ref.String()), 0o644)
 	out := filepath.Join(dir, "est.csv")
-	code, stdout, stderr := runCmd(t, "contrast", "--estimate-colors", "--images", imgs, "--out", out, "--labels", refPath)
+	code, stdout, stderr := runCmd(t, "contrast", "--estimate-colors", "--images", imgs, "--out", out, "--color-labels", refPath)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -221,7 +228,7 @@ func TestContrastEstimateCLI(t *testing.T) {
 	rp := filepath.Join(dir, "m", "results.csv")
 	os.MkdirAll(filepath.Dir(rp), 0o755)
 	os.WriteFile(rp, []byte(res.String()), 0o644)
-	code, stdout, stderr = runCmd(t, "contrast", "--labels", out, "--results", rp, "--out", filepath.Join(dir, "o"))
+	code, stdout, stderr = runCmd(t, "contrast", "--color-labels", out, "--results", rp, "--out", filepath.Join(dir, "o"))
 	if code != 0 || !strings.Contains(stdout, "ESTIMATED") {
 		t.Fatalf("exit %d: %s\n%s", code, stderr, stdout)
 	}
@@ -259,7 +266,7 @@ func TestContrastCLIModelColumn(t *testing.T) {
 	all := filepath.Join(dir, "all.csv")
 	os.WriteFile(all, []byte(b.String()), 0o644)
 	out := filepath.Join(dir, "out")
-	if code, _, stderr := runCmd(t, "contrast", "--labels", labels, "--results", all, "--out", out, "--bootstrap", "0"); code != 0 {
+	if code, _, stderr := runCmd(t, "contrast", "--color-labels", labels, "--results", all, "--out", out, "--bootstrap", "0"); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	data, _ := os.ReadFile(filepath.Join(out, "measures.csv"))
@@ -272,5 +279,23 @@ func TestContrastCLIModelColumn(t *testing.T) {
 	// included), slope 0.2, intercept 0.4, weighted std sqrt(0.2/3).
 	if !strings.Contains(string(data), "steep,clean,,,0.76,0.2,,,0.4,0.258199,") {
 		t.Errorf("measures.csv:\n%s", data)
+	}
+}
+
+// TestContrastThenReport: the form contrast's help names,
+// 'vcr report DIR --out report.html', shows a contrast folder.
+func TestContrastThenReport(t *testing.T) {
+	dir := t.TempDir()
+	labels, res := writeContrastInputs(t, dir)
+	out := filepath.Join(dir, "out")
+	mustRun(t, "contrast", "--color-labels", labels, "--results", strings.Join(res, ","), "--out", out, "--bootstrap", "0")
+	page := filepath.Join(dir, "report.html")
+	mustRun(t, "report", out, "--out", page)
+	if !bytes.Contains(readFile(t, page), []byte(`id="`+report.ContrastSection+`"`)) {
+		t.Errorf("the report has no colour-contrast section")
+	}
+	var b bytes.Buffer
+	if code := run(context.Background(), []string{"contrast", "--help"}, &b, &b); code != exitOK || !strings.Contains(b.String(), "'vcr report DIR --out report.html'") {
+		t.Errorf("contrast --help: exit %d, lacks the report form", code)
 	}
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
+	"os"
 
 	"github.com/vcr-bench/vcr/report"
 )
@@ -14,52 +14,54 @@ func init() {
 }
 
 const reportUsage = `
-Usage: vcr report --in DIR[,DIR…] --out report.html
+Usage: vcr report DIR… --out report.html
 
 Writes one self-contained HTML file (inline CSS, plots and example images
 as data: URIs, no scripts, nothing fetched from the network) from whatever
 the other commands wrote in the folders DIR and below them (up to four
-levels; folders named images are skipped):
+levels; folders named images are skipped). Their JSON files are recognised
+by their "tool" field, whatever they are called:
 
   vcr analyze        summary.json and its SVG plots: performance curves
-                     with bands, R̂a/R̂p and HMRI/MRSI tables with intervals
-  vcr generate       run.json, coverage.json, manifest.csv and images:
-                     settings, Δv coverage histograms, example images at
-                     Δv ≈ 0.1, 0.3, 0.5, 0.7, 0.9 per corruption
-  vcr eval           results.csv.json: the evaluation settings
-  requirements       requirements files and verdicts (requirements-check.json)
+                     with bands (extrapolated parts dashed), R̂a/R̂p and
+                     HMRI/MRSI tables with intervals and covered Δv ranges
+  vcr generate       run.json, its coverage report, manifest.csv and
+                     images: settings, Δv coverage histograms, example
+                     images at Δv ≈ 0.1, 0.3, 0.5, 0.7, 0.9 per corruption
+  vcr eval           RESULTS.csv.json: the evaluation settings
+  vcr requirements   requirements files (estimate) and verdicts (check)
+  vcr contrast       contrast.json and its plots
 
-and explains each measure for readers new to them. A section without data
-says so. It is an error when the folders hold nothing of the above.
+Files written before the "tool" field existed are recognised by their
+names (summary.json, run.json, coverage.json, *.csv.json,
+requirements-check.json, *verdict*.json). The report explains each measure
+for readers new to them. A section without data says so. It is an error
+when the folders hold nothing of the above.
 
 Example:
-  vcr report --in run/analysis,run/testset --out report.html
+  vcr report run/analysis run/testset --out report.html
 `
 
 func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("report", reportUsage, stderr)
-	var in stringList
-	fs.Var(&in, "in", "`DIR`s to read, comma-separated or repeated")
 	out := fs.String("out", "", "HTML `FILE` to write")
-	pos, err := parseArgs(fs, args)
+	dirs, err := parseArgs(fs, args)
 	if err != nil {
 		return err
 	}
-	var dirs []string
-	for _, v := range in {
-		for _, d := range strings.Split(v, ",") {
-			if d = strings.TrimSpace(d); d != "" {
-				dirs = append(dirs, d)
-			}
-		}
-	}
 	switch {
-	case len(pos) > 0:
-		return usagef("unexpected arguments %q; pass folders with --in", pos)
 	case len(dirs) == 0:
-		return usagef("--in is required, e.g. --in analysis")
+		return usagef("name the folders to read, e.g. vcr report analysis testset --out report.html")
 	case *out == "":
 		return usagef("--out is required, e.g. --out report.html")
+	}
+	for _, d := range dirs {
+		if st, err := os.Stat(d); err != nil || !st.IsDir() {
+			return usagef("%s is not a folder; name the folders the other commands wrote", d)
+		}
+	}
+	if err := checkOutFile("--out", *out); err != nil {
+		return err
 	}
 	if err := report.WriteHTML(*out, dirs...); err != nil {
 		return err

@@ -101,7 +101,7 @@ func reportSections(t *testing.T, page []byte) (ids []string, missing []string, 
 func TestReport(t *testing.T) {
 	dir := reportRun(t)
 	out := filepath.Join(t.TempDir(), "report.html")
-	mustRun(t, "report", "--in", dir, "--out", out)
+	mustRun(t, "report", dir, "--out", out)
 	page := readFile(t, out)
 	ids, missing, imgs := reportSections(t, page)
 	if !slices.Equal(ids, report.HTMLSections) {
@@ -127,7 +127,7 @@ func TestReport(t *testing.T) {
 	// Only the analysis folder: the contract's minimum.
 	out2 := filepath.Join(t.TempDir(), "r2.html")
 	os.Remove(filepath.Join(dir, "analysis", report.CheckFile))
-	mustRun(t, "report", "--in", filepath.Join(dir, "analysis"), "--out", out2)
+	mustRun(t, "report", filepath.Join(dir, "analysis"), "--out", out2)
 	_, missing, _ = reportSections(t, readFile(t, out2))
 	if !slices.Equal(missing, []string{"requirements", "examples"}) {
 		t.Errorf("analysis only: sections %q say data is missing, want requirements and examples", missing)
@@ -139,13 +139,34 @@ func TestReport(t *testing.T) {
 func TestReportErrors(t *testing.T) {
 	empty := t.TempDir()
 	out := filepath.Join(t.TempDir(), "r.html")
-	if code, _, errOut := runCmd(t, "report", "--in", empty, "--out", out); code != exitFailure || !strings.Contains(errOut, "nothing a report can use") {
+	if code, _, errOut := runCmd(t, "report", empty, "--out", out); code != exitFailure || !strings.Contains(errOut, "nothing a report can use") {
 		t.Errorf("empty folder: exit %d\n%s", code, errOut)
 	}
-	for _, args := range [][]string{{"report", "--out", out}, {"report", "--in", empty}, {"report", "--in", empty, "--out", out, "extra"}} {
-		if code, _, errOut := runCmd(t, args...); code != exitUsage {
-			t.Errorf("%q: exit %d\n%s", args, code, errOut)
+	blocker := filepath.Join(empty, "a-file")
+	os.WriteFile(blocker, nil, 0o644)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"report", "--out", out}, "name the folders to read"},
+		{[]string{"report", empty}, "--out is required"},
+		{[]string{"report", empty, "--out", out, filepath.Join(empty, "missing")}, "missing is not a folder"},
+		{[]string{"report", "--in", empty, "--out", out}, "-in"},
+		// The output is checked before the folders are read.
+		{[]string{"report", empty, "--out", filepath.Join(blocker, "r.html")}, "--out " + blocker},
+		{[]string{"report", empty, "--out", empty}, "is a folder"},
+	} {
+		if code, _, errOut := runCmd(t, c.args...); code != exitUsage || !strings.Contains(errOut, c.want) {
+			t.Errorf("%q: exit %d, want 2 and %q:\n%s", c.args, code, c.want, errOut)
 		}
+	}
+	// A missing parent folder of --out is created.
+	deep := filepath.Join(t.TempDir(), "new", "dir", "r.html")
+	if code, _, errOut := runCmd(t, "report", empty, "--out", deep); code != exitFailure || !strings.Contains(errOut, "nothing a report can use") {
+		t.Errorf("missing parent: exit %d\n%s", code, errOut)
+	}
+	if st, err := os.Stat(filepath.Dir(deep)); err != nil || !st.IsDir() {
+		t.Errorf("parent of --out not created: %v", err)
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Error("report written")

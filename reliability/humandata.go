@@ -138,7 +138,7 @@ func ReadICSEFolder(dir string) (*HumanData, error) {
 		return nil, fmt.Errorf("%s: no per-bin files <dataset>_c_p_<T>.csv / <dataset>_p_p_<T>.csv in the folder", dir)
 	}
 	slices.Sort(cps)
-	h := &HumanData{Task: "car / not car", Source: dir}
+	h := &HumanData{Task: human.TaskCar, Source: dir}
 	for _, cp := range cps {
 		base := filepath.Base(cp)
 		ds, tr, _ := strings.Cut(strings.TrimSuffix(base, ".csv"), "_c_p_")

@@ -5,7 +5,7 @@ package reliability
 type Requirement struct {
 	// Transformation is the corruption's catalogue name (e.g. "frost").
 	Transformation string `json:"transformation"`
-	// Task names the recognition task (e.g. "car / not car", "imagenet16").
+	// Task names the recognition task (the task names of package human and model: "car", "imagenet16", …).
 	Task string `json:"task"`
 	// Dataset names the image distribution the human data came from
 	// (e.g. "icse2022-imagenet").

@@ -65,9 +65,9 @@ type Options struct {
 	// different VIF flavours (recorded as a warning) when the results hold
 	// no Δv column of the humans' flavour.
 	AllowVIFMismatch bool
-	// Bins is the number M of equal Δv bins (1…100000); MinPerBin the
-	// minimum rows L for a bin to enter a fit (≥ 1); Bootstrap the
-	// replicates B (0: no bands or intervals).
+	// Bins is the number M of equal Δv bins (1…100000), or AutoBins;
+	// MinPerBin the minimum rows L for a bin to enter a fit (≥ 1);
+	// Bootstrap the replicates B (0: no bands or intervals).
 	Bins, MinPerBin, Bootstrap int
 	// Seed is the master bootstrap seed (SeriesSeed derives each series').
 	Seed uint64
@@ -83,9 +83,53 @@ type Options struct {
 	Progress func(done, total int)
 }
 
+// AutoBins (Options.Bins) chooses M from the data: the VCR study's
+// M = 40 (robustness.DefaultBins) when every model series has at least
+// MinUsableBins bins of at least MinPerBin rows at that resolution, else
+// the largest M below it for which they all do (at least MinAutoBins). A
+// small test set (200 rows over 40 bins hold 5 rows a bin) thus still gets
+// curves, at a coarser resolution; the choice is recorded and warned about.
+const AutoBins = 0
+
+// MinAutoBins is the fewest bins AutoBins chooses; MinUsableBins the
+// usable bins (at least MinPerBin rows) it asks of every model series.
+const (
+	MinAutoBins   = 5
+	MinUsableBins = 4
+)
+
+// autoBins returns the bins AutoBins chooses for the series.
+func autoBins(series []robustness.Series, minPerBin int) int {
+	for m := robustness.DefaultBins; m > MinAutoBins; m-- {
+		ok := true
+		for _, s := range series {
+			count := make([]int, m)
+			for _, t := range s.Trials {
+				if j := robustness.BinIndex(t.DV, m); j >= 0 && j < m {
+					count[j]++
+				}
+			}
+			usable := 0
+			for _, c := range count {
+				if c >= minPerBin {
+					usable++
+				}
+			}
+			if usable < min(MinUsableBins, m) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return m
+		}
+	}
+	return MinAutoBins
+}
+
 // DefaultOptions returns the options of 'vcr analyze' without flags.
 func DefaultOptions() Options {
-	return Options{Bins: robustness.DefaultBins, MinPerBin: robustness.DefaultMinCount,
+	return Options{Bins: AutoBins, MinPerBin: robustness.DefaultMinCount,
 		Bootstrap: robustness.DefaultReplicates, Seed: 1}
 }
 
@@ -109,8 +153,8 @@ func (o *Options) Validate() error {
 	switch {
 	case len(o.Results) == 0:
 		return bad("no results file; name one with --results, e.g. --results resnet50/results.csv")
-	case o.Bins < 1 || o.Bins > 100000:
-		return bad("--bins must be in 1…100000 (got %d), e.g. --bins 40", o.Bins)
+	case o.Bins < 0 || o.Bins > 100000:
+		return bad("--bins must be in 1…100000, or 0 to choose from the data (got %d), e.g. --bins 40", o.Bins)
 	case o.MinPerBin < 1:
 		return bad("--min-per-bin must be at least 1 (got %d), e.g. --min-per-bin 20", o.MinPerBin)
 	case o.Bootstrap < 0:
@@ -204,6 +248,14 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 		return nil, err
 	}
 	a.VIFMethod, a.ResultsVIFMethod, a.Tasks = tab.VIFMethod, tab.RecordedVIFMethod, tab.Tasks
+	if opt.Bins == AutoBins {
+		opt.Bins = autoBins(tab.Series, opt.MinPerBin)
+		a.Bins = opt.Bins
+		if opt.Bins < robustness.DefaultBins {
+			warn = append(warn, fmt.Sprintf("Δv bins chosen from the data: at the study's %d bins some model series have fewer than %d bins of at least %d rows (--min-per-bin); using %d bins of width %.3g (give --bins %d to insist, or generate more rows)",
+				robustness.DefaultBins, MinUsableBins, opt.MinPerBin, opt.Bins, 1/float64(opt.Bins), robustness.DefaultBins))
+		}
+	}
 	for _, w := range tab.Warnings {
 		warn = append(warn, w.Error())
 	}

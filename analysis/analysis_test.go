@@ -301,3 +301,41 @@ func TestSeriesSeed(t *testing.T) {
 		t.Errorf("SeriesSeed = %#x, want %#x", got, uint64(want))
 	}
 }
+
+// TestAutoBins: AutoBins keeps the study's 40 bins when every series has
+// four bins of L rows there, and otherwise the largest M at which all do.
+func TestAutoBins(t *testing.T) {
+	series := func(dvs ...float64) robustness.Series {
+		var s robustness.Series
+		for _, v := range dvs {
+			s.Trials = append(s.Trials, robustness.Trial{DV: v})
+		}
+		return s
+	}
+	rep := func(v float64, n int) []float64 {
+		out := make([]float64, n)
+		for i := range out {
+			out[i] = v
+		}
+		return out
+	}
+	// 20 rows in each of four 1/40-wide bins: 40 bins work.
+	dense := series(slices.Concat(rep(0.0125, 20), rep(0.2625, 20), rep(0.5125, 20), rep(0.7625, 20))...)
+	if m := autoBins([]robustness.Series{dense}, 20); m != 40 {
+		t.Errorf("dense: %d bins, want 40", m)
+	}
+	// 200 rows spread evenly over [0, 1): at M bins each holds 200/M rows,
+	// so M ≤ 10 gives 20 a bin; four usable bins need 200/M ≥ 20 in at
+	// least four bins: the largest such M is 10.
+	var even []float64
+	for i := range 200 {
+		even = append(even, (float64(i)+0.5)/200)
+	}
+	if m := autoBins([]robustness.Series{dense, series(even...)}, 20); m != 10 {
+		t.Errorf("200 even rows: %d bins, want 10", m)
+	}
+	// Too few rows for any resolution: the floor.
+	if m := autoBins([]robustness.Series{series(rep(0.5, 30)...)}, 20); m != MinAutoBins {
+		t.Errorf("30 rows in one place: %d bins, want %d", m, MinAutoBins)
+	}
+}

@@ -272,7 +272,7 @@ func TestAnalyzeErrors(t *testing.T) {
 		{"no results", nil, exitUsage, []string{"--results is required"}},
 		{"names count", []string{"--results", good, "--model-name", "a,b"}, exitUsage, []string{"2 --model-name values for 1"}},
 		{"bad lambda", []string{"--results", good, "--lambda", "-1"}, exitUsage, []string{"positive"}},
-		{"bad bins", []string{"--results", good, "--bins", "0"}, exitUsage, []string{"--bins"}},
+		{"bad bins", []string{"--results", good, "--bins", "-1"}, exitUsage, []string{"--bins"}},
 		{"bad family", []string{"--results", good, "--family", "resnet"}, exitUsage, []string{"MODEL=FAMILY"}},
 	} {
 		args := append([]string{"analyze", "--out", filepath.Join(dir, "out-"+strings.ReplaceAll(tc.name, " ", "-"))}, tc.args...)

@@ -20,11 +20,10 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/vcr-bench/vcr/dataset"
 	"github.com/vcr-bench/vcr/evaluate"
 	"github.com/vcr-bench/vcr/imageio"
 	"github.com/vcr-bench/vcr/internal/atomicfile"
-	"github.com/vcr-bench/vcr/model"
+	"github.com/vcr-bench/vcr/task"
 	"github.com/vcr-bench/vcr/testset"
 )
 
@@ -224,7 +223,7 @@ func (b *builder) open() error {
 		if label != nil {
 			var err error
 			if cat, err = label(r); err != nil {
-				if firstBadLabel == nil && !errors.Is(err, model.ErrOutsideTask) {
+				if firstBadLabel == nil && !errors.Is(err, task.ErrOutsideTask) {
 					firstBadLabel = err
 				}
 				b.sum.SkippedLabel++
@@ -275,31 +274,20 @@ func (b *builder) labeler() (func(r *testset.Record) (string, error), error) {
 	if cfg.Kind == KindDistinguish {
 		return nil, nil
 	}
-	var m model.Mapping
+	var m task.Mapping
 	switch cfg.Task.Preset {
-	case PresetImageNet16:
-		m = model.ImageNet16Mapping(false)
-	case PresetCar:
-		kind := dataset.KindImageNetVal
-		if b.ri.Dataset.Kind == dataset.KindCIFAR10 {
-			kind = dataset.KindCIFAR10
+	case PresetImageNet16, PresetCar:
+		// The same task and ground-truth rule as vcr eval --task.
+		var err error
+		m, err = task.New(task.Spec{Name: cfg.Task.Preset, DatasetKind: b.ri.Dataset.Kind})
+		if err != nil {
+			return nil, b.bad("task", "%v", err)
 		}
-		m = model.CarMapping(kind, false)
 	}
 	if m != nil {
 		classes := m.Classes()
-		car := cfg.Task.Preset == PresetCar
 		return func(r *testset.Record) (string, error) {
-			c, err := model.LabelToTask(m, r.LabelIndex, r.LabelName)
-			if err != nil && car && r.LabelName != "" && !errors.Is(err, model.ErrOutsideTask) {
-				// A class folder named neither by WordNet ID nor as a
-				// CIFAR-10 class: "car" (and CIFAR-10's automobile and
-				// truck) are cars, any other class is not.
-				if slices.Contains([]string{"car", "automobile", "truck"}, strings.ToLower(r.LabelName)) {
-					return classes[model.Car], nil
-				}
-				return classes[model.NotCar], nil
-			}
+			c, err := task.Truth(m, r.LabelIndex, r.LabelName)
 			if err != nil {
 				return "", err
 			}
@@ -325,7 +313,7 @@ func (b *builder) labeler() (func(r *testset.Record) (string, error), error) {
 				return c, nil
 			}
 		}
-		return "", model.ErrOutsideTask
+		return "", task.ErrOutsideTask
 	}, nil
 }
 

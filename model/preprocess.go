@@ -9,7 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/vcr-bench/vcr/dataset"
 	"github.com/vcr-bench/vcr/imageio"
+	"github.com/vcr-bench/vcr/task"
 )
 
 // Preprocess describes how an image becomes a model's input tensor, in this
@@ -384,19 +386,19 @@ func cropOffset(n, k int) int {
 // outputs map to the task's classes. In JSON the preprocessing fields sit at
 // the top level beside the others:
 //
-//	{"preset": "imagenet", "labels": "imagenet16"}
+//	{"preset": "imagenet", "task": "imagenet16"}
 //	{"width": 32, "height": 32, "mean": [0.5, 0.5, 0.5], "std": [0.5, 0.5, 0.5],
-//	 "layout": "NHWC", "labels": "my-mapping.csv", "probabilities": true}
+//	 "layout": "NHWC", "task": "my-mapping.csv", "probabilities": true}
 type Config struct {
 	// Preset names the preprocessing the fields below start from (see
 	// Preset); the preprocessing fields given in the file override it.
 	Preset string `json:"preset,omitempty"`
 	Preprocess
-	// Labels is the label mapping: a name NewMapping knows ("identity",
-	// "imagenet16", "imagenet-car", "cifar10-car") or a mapping file (.csv or
-	// .json; a relative path is relative to the config file). "" means
-	// identity.
-	Labels string `json:"labels,omitempty"`
+	// Task is the task the model's outputs are mapped to: a task name
+	// (task.Names: "identity", "imagenet16", "car", …) or a mapping file
+	// (.csv or .json; a relative path is relative to the config file). ""
+	// means identity.
+	Task string `json:"task,omitempty"`
 	// ClassNames is an optional class list file naming the model's outputs
 	// in order, one per line (dataset.ParseSynsets format, e.g.
 	// LOC_synset_mapping.txt); relative to the config file.
@@ -419,8 +421,8 @@ func LoadConfig(path string) (*Config, error) {
 		return nil, fmt.Errorf("model: config %s: %w", path, err)
 	}
 	dir := filepath.Dir(path)
-	if c.Labels != "" && !isMappingName(c.Labels) && !filepath.IsAbs(c.Labels) {
-		c.Labels = filepath.Join(dir, c.Labels)
+	if c.Task != "" && !task.IsName(c.Task) && !filepath.IsAbs(strings.TrimPrefix(c.Task, task.MappingPrefix)) {
+		c.Task = task.MappingPrefix + filepath.Join(dir, strings.TrimPrefix(c.Task, task.MappingPrefix))
 	}
 	if c.ClassNames != "" && !filepath.IsAbs(c.ClassNames) {
 		c.ClassNames = filepath.Join(dir, c.ClassNames)
@@ -470,7 +472,22 @@ func jsonError(data []byte, err error) error {
 		return fieldError(strings.TrimPrefix(typ.Field, "Preprocess."), "must be a JSON %s (got %s)", typ.Type, typ.Value)
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		f := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
-		return fieldError(f, "is not a config field; known fields: preset, resize, crop_width, crop_height, width, height, mean, std, scale, layout, bgr, labels, class_names, probabilities")
+		return fieldError(f, "is not a config field; known fields: preset, resize, crop_width, crop_height, width, height, mean, std, scale, layout, bgr, task, class_names, probabilities")
 	}
 	return err
+}
+
+// Mapping returns the task c describes (task.New of Task, with the class
+// names of ClassNames) for a model with the given number of outputs (0 =
+// unknown) on a dataset of the given kind ("" = unknown).
+func (c *Config) Mapping(outputs int, datasetKind string) (task.Mapping, error) {
+	var names []string
+	if c.ClassNames != "" {
+		s, err := dataset.ReadSynsets(c.ClassNames)
+		if err != nil {
+			return nil, fmt.Errorf("model: class_names: %w", err)
+		}
+		names = s.Names()
+	}
+	return task.New(task.Spec{Name: c.Task, Outputs: outputs, OutputNames: names, Probabilities: c.Probabilities, DatasetKind: datasetKind})
 }

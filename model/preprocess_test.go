@@ -272,7 +272,7 @@ func TestPreset(t *testing.T) {
 	if w, h := mustPreset(t, "none").Size(); w != 0 || h != 0 {
 		t.Errorf("none Size %d×%d, want 0×0", w, h)
 	}
-	if _, err := Preset("vgg"); err == nil || !strings.Contains(err.Error(), "imagenet, cifar, none") {
+	if _, err := Preset("vgg"); err == nil || !strings.Contains(err.Error(), "imagenet, imagenet-cropped, cifar, none") {
 		t.Errorf("unknown preset: %v", err)
 	}
 }

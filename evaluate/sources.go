@@ -33,6 +33,14 @@ type DatasetSources struct {
 	Opt          imageio.Options
 }
 
+// CleanSources returns the clean source images of the test set in folder
+// testSet, whose run.json is ri: the dataset at images when given (where
+// the dataset is now), else at the root run.json records. It is the one
+// place vcr eval finds the clean images.
+func CleanSources(ri *testset.RunInfo, testSet, images string, opt imageio.Options) (*DatasetSources, error) {
+	return NewDatasetSources(ri, images, opt)
+}
+
 // NewDatasetSources returns the sources of the run described by ri. A
 // non-empty root replaces the dataset root recorded in run.json (for a
 // dataset mounted elsewhere now).

@@ -61,7 +61,7 @@ func TestEvalONNX(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "r.csv")
-	mustRun(t, "eval", "--testset", ts, "--model", path, "--preset", "none", "--batch", "5", "--out", out, "--progress", "never")
+	mustRun(t, "eval", "--testset", ts, "--model", path, "--preset", "none", "--batch-size", "5", "--out", out, "--progress", "never")
 	recs := readRecords(t, out)
 	rows := manifest(t, ts)
 	if len(recs) != len(rows)+1 {
@@ -107,7 +107,7 @@ func TestEvalBackendErrors(t *testing.T) {
 		want string
 	}{
 		{"preset does not fit", []string{"--server", srv.URL, "--model-name", "lin", "--preset", "imagenet"}, "preprocessing gives"},
-		{"mapping does not fit", []string{"--server", srv.URL, "--model-name", "lin", "--preset", "none", "--labels", "imagenet16"}, "--labels"},
+		{"mapping does not fit", []string{"--server", srv.URL, "--model-name", "lin", "--preset", "none", "--task", "imagenet16"}, "--task"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, errOut := runCmd(t, append([]string{"eval", "--testset", ts, "--out", out, "--progress", "never"}, tc.args...)...)

@@ -85,7 +85,7 @@ func TestEvalServer(t *testing.T) {
 	defer srv.Close()
 	out := filepath.Join(t.TempDir(), "results.csv")
 	args := []string{"eval", "--testset", ts, "--server", srv.URL, "--model-name", "lin", "--preset", "none",
-		"--batch", "4", "--workers", "2", "--progress", "never", "--out", out}
+		"--batch-size", "4", "--workers", "2", "--progress", "never", "--out", out}
 	stdout := mustRun(t, args...)
 	var rows []*testset.Record
 	if err := testset.ReadManifest(filepath.Join(ts, testset.ManifestFile), func(r *testset.Record) error {
@@ -163,7 +163,7 @@ func TestEvalServerResume(t *testing.T) {
 	srv := oiptest.NewServer(linear24())
 	defer srv.Close()
 	base := []string{"eval", "--testset", ts, "--server", srv.URL, "--model-name", "lin", "--preset", "none",
-		"--batch", "3", "--progress", "never", "--retries", "0"}
+		"--batch-size", "3", "--progress", "never", "--retries", "0"}
 	ref := filepath.Join(dir, "ref.csv")
 	mustRun(t, append(base, "--out", ref)...)
 

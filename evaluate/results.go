@@ -79,7 +79,7 @@ const (
 type resultsWriter struct {
 	cfg       *Config
 	rows      []*testset.Record
-	truth     []int // per row: the target class, −1 outside the task
+	truth     []int      // per row: the target class, −1 outside the task
 	header    []string   // Columns with the dv_* columns inserted
 	dv        [][]string // per row: the values of the dv_* columns
 	f         *os.File

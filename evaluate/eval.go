@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/vcr-bench/vcr/imageio"
+	"github.com/vcr-bench/vcr/internal/atomicfile"
 	"github.com/vcr-bench/vcr/testset"
 )
 
@@ -119,19 +120,12 @@ func CheckOutput(out string, resume, force bool) error {
 	if out == "" {
 		return &SpecError{Flag: "--out", Usage: true, Err: errors.New("is required, e.g. --out results.csv")}
 	}
-	dir := filepath.Dir(out)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return &SpecError{Flag: "--out", Usage: true, Err: fmt.Errorf("cannot create the folder %s: %w", dir, unwrapPath(err))}
-	}
 	if st, err := os.Stat(out); err == nil && st.IsDir() {
 		return &SpecError{Flag: "--out", Usage: true, Err: fmt.Errorf("%s is a folder; give a file name such as %s", out, filepath.Join(out, "results.csv"))}
 	}
-	f, err := os.CreateTemp(dir, ".vcr-eval-check-*")
-	if err != nil {
-		return &SpecError{Flag: "--out", Usage: true, Err: fmt.Errorf("cannot write in the folder %s: %w", dir, unwrapPath(err))}
+	if err := atomicfile.CheckWritable(out); err != nil {
+		return &SpecError{Flag: "--out", Usage: true, Err: err}
 	}
-	f.Close()
-	os.Remove(f.Name())
 	if !resume && !force {
 		for _, p := range []string{out, Partial(out)} {
 			if _, err := os.Stat(p); err == nil {
@@ -140,16 +134,6 @@ func CheckOutput(out string, resume, force bool) error {
 		}
 	}
 	return nil
-}
-
-// unwrapPath drops the *fs.PathError wrapper (whose path may be a
-// temporary name) and keeps the reason.
-func unwrapPath(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }
 
 // settings are the parts of spec that decide the predictions, recorded

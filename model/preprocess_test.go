@@ -377,7 +377,7 @@ func BenchmarkApplyNone224(b *testing.B) {
 }
 
 func FuzzParseConfig(f *testing.F) {
-	f.Add([]byte(`{"preset": "imagenet", "layout": "NHWC", "labels": "imagenet16"}`))
+	f.Add([]byte(`{"preset": "imagenet", "layout": "NHWC", "task": "imagenet16"}`))
 	f.Add([]byte(`{"width": 32, "height": 32, "mean": [0.5, 0.5, 0.5], "std": [0.5, 0.5, 0.5]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c, err := parseConfig(data)

@@ -35,3 +35,18 @@ func ExampleCarTruth() {
 	// cat: not car
 	// car: car
 }
+
+func ExampleNew() {
+	m, err := task.New(task.Spec{Name: "car", Outputs: 10})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	scores := make([]float32, 10)
+	scores[9] = 4 // truck: a CIFAR-10 car class
+	c, _ := m.Map(scores)
+	gt, _ := task.Truth(m, -1, "automobile")
+	fmt.Println(m.Name(), m.Classes(), m.Classes()[c], m.Classes()[gt])
+	// Output:
+	// car [car not car] car car
+}

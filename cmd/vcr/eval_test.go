@@ -99,6 +99,15 @@ func TestEvalServer(t *testing.T) {
 	if !strings.Contains(stdout, strconv.Itoa(len(rows))+" rows in "+out) || !strings.Contains(stdout, "accuracy: clean ") {
 		t.Errorf("stdout:\n%s", stdout)
 	}
+	rec, err := evaluate.ReadRecord(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rt := rec.Runtime; rec.Kind != "server" || rec.Name != "lin" || rt == nil || rt.Name != "Open Inference Protocol" || rt.Server != srv.URL ||
+		rt.ServerName != oiptest.ServerName || rt.ServerVersion != oiptest.ServerVersion || rec.BatchSize != 4 || rec.Preset != "none" ||
+		rec.Task.Name != "identity" || len(rec.Task.Classes) != 3 {
+		t.Errorf("RESULTS.csv.json: %+v, runtime %+v", rec, rec.Runtime)
+	}
 	sources := map[string]bool{}
 	for _, r := range rows {
 		sources[r.Source] = true

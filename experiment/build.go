@@ -20,7 +20,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/vcr-bench/vcr/evaluate"
+	"github.com/vcr-bench/vcr/dataset"
 	"github.com/vcr-bench/vcr/imageio"
 	"github.com/vcr-bench/vcr/internal/atomicfile"
 	"github.com/vcr-bench/vcr/task"
@@ -125,7 +125,7 @@ type builder struct {
 	runID, dsID string
 	rows        []*testset.Record // eligible rows (selected corruption, mapped label, file present)
 	catOf       map[*testset.Record]string
-	srcs        *evaluate.DatasetSources
+	srcs        *dataset.SourceImages
 	srcErr      error
 	rounding    imageio.Rounding
 	// clean originals: index.json of clean/<dsID>/
@@ -787,7 +787,7 @@ func (b *builder) clean(s *source) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	m, err := srcs.Load(s.name, s.index)
+	m, err := srcs.Load(s.name)
 	if err != nil {
 		b.mu.Lock()
 		b.cleanDone[s.name] = ""
@@ -816,16 +816,18 @@ func (b *builder) clean(s *source) (string, error) {
 }
 
 // openSources opens the dataset the clean originals are read from, once.
-func (b *builder) openSources() (*evaluate.DatasetSources, error) {
+func (b *builder) openSources() (*dataset.SourceImages, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.srcs == nil && b.srcErr == nil {
-		root := b.cfg.DatasetRoot
-		if root != "" {
-			root = b.cfg.Resolve(root)
+		// The clean originals: the config's dataset_root, else the dataset
+		// the test set's run.json records.
+		root := b.ri.Dataset.Root
+		if b.cfg.DatasetRoot != "" {
+			root = b.cfg.Resolve(b.cfg.DatasetRoot)
 		}
 		var err error
-		if b.srcs, err = evaluate.NewDatasetSources(b.ri, root, imageio.Options{}); err != nil {
+		if b.srcs, err = dataset.OpenSourceImages(b.ri.Dataset.Kind, root, b.ri.Dataset.Resize, b.ri.Dataset.Crop, imageio.Options{}); err != nil {
 			field := "testset"
 			if b.cfg.DatasetRoot != "" {
 				field = "dataset_root"

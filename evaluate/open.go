@@ -87,7 +87,15 @@ type SpecError struct {
 	Err   error
 }
 
-func (e *SpecError) Error() string { return e.Flag + ": " + e.Err.Error() }
+// Error names the flag and the reason, without the package prefix of the
+// underlying error ("--task: … ", not "--task: task: …").
+func (e *SpecError) Error() string {
+	msg := e.Err.Error()
+	for _, p := range []string{"task: ", "model: "} {
+		msg = strings.TrimPrefix(msg, p)
+	}
+	return e.Flag + ": " + msg
+}
 func (e *SpecError) Unwrap() error { return e.Err }
 
 // Model is an opened classifier (or predictions file) with the

@@ -224,8 +224,8 @@ func TestEvalErrors(t *testing.T) {
 	}{
 		// --out is checked before the model is dialled (the server is gone).
 		{"out under a file", []string{"--testset", ts, "--server", goneURL, "--model-name", "lin", "--out", filepath.Join(file, "r.csv")}, exitUsage, "--out: cannot create the folder " + file + ": not a directory"},
-		{"unknown task", []string{"--testset", ts, "--server", srv.URL, "--model-name", "lin", "--preset", "none", "--task", "imagnet16", "--out", out}, exitUsage, `--task: task: "imagnet16" is neither a task (identity, imagenet1k, imagenet16, car, cifar10, cifar100) nor a mapping file`},
-		{"unknown preset", []string{"--testset", ts, "--server", srv.URL, "--model-name", "lin", "--preset", "vgg", "--out", out}, exitUsage, "--preset: model: unknown preprocessing preset \"vgg\"; use one of imagenet, imagenet-cropped, cifar, none"},
+		{"unknown task", []string{"--testset", ts, "--server", srv.URL, "--model-name", "lin", "--preset", "none", "--task", "imagnet16", "--out", out}, exitUsage, `--task: "imagnet16" is neither a task (identity, imagenet1k, imagenet16, car, cifar10, cifar100) nor a mapping file`},
+		{"unknown preset", []string{"--testset", ts, "--server", srv.URL, "--model-name", "lin", "--preset", "vgg", "--out", out}, exitUsage, "--preset: unknown preprocessing preset \"vgg\"; use one of imagenet, imagenet-cropped, cifar, none"},
 		{"batch size", []string{"--testset", ts, "--server", srv.URL, "--model-name", "lin", "--batch-size", "0", "--out", out}, exitUsage, "--batch-size, --workers and --concurrency must be at least 1"},
 		{"no model", []string{"--testset", ts, "--out", out}, exitUsage, "give the model"},
 		{"two models", []string{"--testset", ts, "--out", out, "--model", "m.onnx", "--predictions", "p.csv"}, exitUsage, "give one of"},

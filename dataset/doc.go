@@ -20,7 +20,10 @@
 // Label spaces: LabelSpace maps class names such as WordNet IDs to indices
 // (ReadSynsets reads LOC_synset_mapping.txt and similar lists); ImageNet16
 // maps ImageNet-1k indices to Geirhos et al.'s 16 entry-level categories; IsCar
-// is the car / not-car task of the ICSE 2022 requirements study.
+// lists the car classes of the ICSE 2022 requirements study. These are facts
+// about label spaces; package task builds the tasks on them (how model
+// outputs and dataset labels map to a task's classes, and the ground-truth
+// rule human experiments and model evaluation share).
 //
 // ImageNet-1k indices are, throughout vcr, positions in the list of the 1000
 // ILSVRC-2012 WordNet IDs sorted ascending (0 = n01440764 tench,

@@ -11,7 +11,9 @@ import (
 	"strconv"
 
 	"github.com/vcr-bench/vcr/imageio"
+	"github.com/vcr-bench/vcr/internal/version"
 	"github.com/vcr-bench/vcr/model"
+	"github.com/vcr-bench/vcr/task"
 	"github.com/vcr-bench/vcr/testset"
 )
 
@@ -79,6 +81,10 @@ type Config struct {
 	// test set's folder, and Resume refuses to continue results made with
 	// other settings (a *SettingsError).
 	Settings map[string]string
+	// Record, if not nil, describes what made the results (model, runtime,
+	// preprocessing, task) for the settings file; Run fills in Tool,
+	// Version, TestSet, DVColumns and Settings.
+	Record *Record
 
 	// Exactly one of Classifier and Predictions is set.
 	//
@@ -232,6 +238,20 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		}
 	}
 
+	dvNames, dvIDs, dv, err := manifestDV(filepath.Join(cfg.TestSet, testset.ManifestFile))
+	if err != nil {
+		return nil, err
+	}
+	if dvNames != nil {
+		if len(dvIDs) != len(rows) {
+			return nil, fmt.Errorf("%s: %d rows with dv_* columns, %d rows in all", testset.ManifestFile, len(dvIDs), len(rows))
+		}
+		for i, id := range dvIDs {
+			if id != rows[i].ID {
+				return nil, fmt.Errorf("%s: row %d has id %d, expected %d", testset.ManifestFile, i+2, id, rows[i].ID)
+			}
+		}
+	}
 	sum := &Summary{Out: cfg.Out, Rows: len(rows)}
 	settings := map[string]string{"testset": filepath.Clean(cfg.TestSet)}
 	for k, v := range cfg.Settings {
@@ -242,11 +262,19 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 			return nil, err
 		}
 	}
-	w, err := openResults(&cfg, rows, truth, sum)
+	w, err := openResults(&cfg, rows, truth, dvNames, dv, sum)
 	if err != nil || sum.WasComplete {
 		return sum, err
 	}
-	if err := writeSettings(cfg.Out, settings); err != nil {
+	rec := &Record{}
+	if cfg.Record != nil {
+		*rec = *cfg.Record
+	}
+	rec.Tool, rec.Version, rec.TestSet, rec.DVColumns, rec.Settings = Tool, version.String(), cfg.TestSet, dvNames, settings
+	if rec.Task.Name == "" {
+		rec.Task = TaskRecord{Name: task.NameIdentity, Classes: cfg.Classes}
+	}
+	if err := writeRecord(cfg.Out, rec); err != nil {
 		w.close()
 		return nil, err
 	}

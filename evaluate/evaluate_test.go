@@ -213,7 +213,7 @@ func TestRunClassifier(t *testing.T) {
 			correct := 0
 			for i, r := range rows {
 				rec := recs[i+1]
-				get := func(col string) string { return rec[indexOf(Columns, col)] }
+				get := func(col string) string { return rec[indexOf(recs[0], col)] }
 				if get("id") != strconv.Itoa(r.ID) || get("corruption") != r.Corruption || get("label") != r.Label || get("target") != r.Label {
 					t.Fatalf("row %d = %v, manifest %+v", i, rec, r)
 				}
@@ -417,7 +417,7 @@ func TestRunPredictions(t *testing.T) {
 	excluded := 0
 	for i, r := range rows {
 		rec := recs[i+1]
-		get := func(col string) string { return rec[indexOf(Columns, col)] }
+		get := func(col string) string { return rec[indexOf(recs[0], col)] }
 		pc, pk := p.clean[r.Source].Class, p.cor[r.ID].Class
 		if get("pred_clean") != task[pc] || get("pred_corrupted") != task[pk] || get("consistent") != bit(pc == pk) {
 			t.Errorf("row %d: %v", i, rec)

@@ -12,16 +12,16 @@ import (
 	"github.com/vcr-bench/vcr/testset"
 )
 
-// task is one image to score: the corrupted image of rows[row], or, with
+// job is one image to score: the corrupted image of rows[row], or, with
 // clean set, the clean source image of rows[row].
-type task struct {
+type job struct {
 	row   int
 	clean bool
 }
 
 // batch is a run of consecutive tasks scored by one Classify call.
 type batch struct {
-	tasks   []task
+	tasks   []job
 	tensors []model.Tensor // one per task; Data nil where errs is set
 	errs    []string       // why a task's image could not be read
 	preds   []Prediction   // filled by the classify stage
@@ -41,14 +41,14 @@ func runClassifier(parent context.Context, cfg *Config, rows []*testset.Record, 
 	cleanPred := w.cleanSeen
 	cleanErr := map[string]string{}
 	planned := map[string]bool{}
-	var tasks []task
+	var tasks []job
 	for i := w.next; i < len(rows); i++ {
 		src := rows[i].Source
 		if _, ok := cleanPred[src]; !ok && !planned[src] {
 			planned[src] = true
-			tasks = append(tasks, task{row: i, clean: true})
+			tasks = append(tasks, job{row: i, clean: true})
 		}
-		tasks = append(tasks, task{row: i})
+		tasks = append(tasks, job{row: i})
 	}
 	var batches []*batch
 	for s := 0; s < len(tasks); s += cfg.Batch {

@@ -28,6 +28,9 @@ import (
 //	params             the corruption parameters (JSON object)
 //	dv                 Δv of the corrupted image
 //	vif_method         the VIF flavour Δv was computed with
+//	dv_<flavour>…      Δv with each further flavour the manifest holds
+//	                   (its dv_* columns, copied in manifest order; absent
+//	                   when the manifest has none)
 //	label              the manifest's ground-truth label
 //	target             the ground truth in the task's classes (e.g. "car"
 //	                   under the car / not-car mapping); empty when the label
@@ -44,6 +47,9 @@ import (
 //
 // Predictions are class names when the task's classes have names, else
 // class indexes.
+//
+// Columns lists the columns every results table has; the dv_* columns are
+// inserted after vif_method.
 var Columns = []string{
 	"id", "source", "corruption", "severity", "params", "dv", "vif_method", "label", "target",
 	"pred_clean", "pred_corrupted", "correct_clean", "correct_corrupted", "consistent",
@@ -59,6 +65,7 @@ var (
 	colConsist   = slices.Index(Columns, "consistent")
 	colConfClean = slices.Index(Columns, "conf_clean")
 	colError     = slices.Index(Columns, "error")
+	colMethod    = slices.Index(Columns, "vif_method")
 )
 
 // Flush policy: rows are appended and synced every flushRows rows or every
@@ -72,7 +79,9 @@ const (
 type resultsWriter struct {
 	cfg       *Config
 	rows      []*testset.Record
-	truth     []int // per row: the target class, −1 outside the task
+	truth     []int      // per row: the target class, −1 outside the task
+	header    []string   // Columns with the dv_* columns inserted
+	dv        [][]string // per row: the values of the dv_* columns
 	f         *os.File
 	buf       bytes.Buffer
 	cw        *csv.Writer
@@ -133,7 +142,11 @@ func (w *resultsWriter) write(row int, clean, cor Prediction, errMsg string) err
 		w.excluded++
 	}
 	rec = append(rec, strconv.Itoa(r.ID), r.Source, r.Corruption, sev, r.Params,
-		strconv.FormatFloat(r.DV, 'g', -1, 64), r.Method, r.Label, tname)
+		strconv.FormatFloat(r.DV, 'g', -1, 64), r.Method)
+	if w.dv != nil {
+		rec = append(rec, w.dv[row]...)
+	}
+	rec = append(rec, r.Label, tname)
 	if errMsg != "" {
 		w.errors++
 		rec = append(rec, "", "", "", "", "", "", "", errMsg)
@@ -208,8 +221,8 @@ func (w *resultsWriter) tally(s *Summary) {
 
 // openResults prepares Out.partial for writing rows from the first one not
 // yet written. With Resume and a complete Out it sets sum.WasComplete.
-func openResults(cfg *Config, rows []*testset.Record, truth []int, sum *Summary) (*resultsWriter, error) {
-	w := &resultsWriter{cfg: cfg, rows: rows, truth: truth, classIdx: map[string]int{}, cleanSeen: map[string]Prediction{}, lastSync: time.Now()}
+func openResults(cfg *Config, rows []*testset.Record, truth []int, dvNames []string, dv [][]string, sum *Summary) (*resultsWriter, error) {
+	w := &resultsWriter{cfg: cfg, rows: rows, truth: truth, header: resultsHeader(dvNames), dv: dv, classIdx: map[string]int{}, cleanSeen: map[string]Prediction{}, lastSync: time.Now()}
 	for i, c := range cfg.Classes {
 		if _, dup := w.classIdx[c]; !dup {
 			w.classIdx[c] = i
@@ -274,7 +287,7 @@ func openResults(cfg *Config, rows []*testset.Record, truth []int, sum *Summary)
 	if !partExists {
 		var hb bytes.Buffer
 		cw := csv.NewWriter(&hb)
-		cw.Write(Columns)
+		cw.Write(w.header)
 		cw.Flush()
 		if err := os.WriteFile(partial, hb.Bytes(), 0o644); err != nil {
 			return nil, err
@@ -327,37 +340,43 @@ func (w *resultsWriter) scan(path string, rows []*testset.Record) (scanResult, e
 	if err != nil || !complete() {
 		return res, nil
 	}
-	if !slices.Equal(h, Columns) {
-		return res, fmt.Errorf("%s has columns %s, want %s; it was not written by this version of vcr eval (pass --force to replace it)", path, strings.Join(h, ","), strings.Join(Columns, ","))
+	if !slices.Equal(h, w.header) {
+		return res, fmt.Errorf("%s has columns %s, want %s; it was not written by this version of vcr eval for this test set (pass --force to replace it)", path, strings.Join(h, ","), strings.Join(w.header, ","))
+	}
+	col := func(c int) int {
+		if c > colMethod {
+			return c + len(w.header) - len(Columns)
+		}
+		return c
 	}
 	res.header = cr.InputOffset()
 	res.cut = res.header
 	for res.rows < len(rows) {
 		rec, err := cr.Read()
-		if err != nil || len(rec) != len(Columns) || !complete() {
+		if err != nil || len(rec) != len(w.header) || !complete() {
 			break
 		}
 		r := rows[res.rows]
 		if rec[colID] != strconv.Itoa(r.ID) || rec[colSource] != r.Source {
 			return res, fmt.Errorf("%s row %d is id %s (%s), but the manifest's row is id %d (%s); it belongs to another test set (pass --force to replace it)", path, res.rows+2, rec[colID], rec[colSource], r.ID, r.Source)
 		}
-		if rec[colError] != "" {
+		if rec[col(colError)] != "" {
 			w.errors++
 		} else {
-			if c, ok := w.parseClass(rec[colPredClean]); ok {
+			if c, ok := w.parseClass(rec[col(colPredClean)]); ok {
 				conf := float32(math.NaN())
-				if v, err := strconv.ParseFloat(rec[colConfClean], 32); err == nil {
+				if v, err := strconv.ParseFloat(rec[col(colConfClean)], 32); err == nil {
 					conf = float32(v)
 				}
 				w.cleanSeen[r.Source] = Prediction{Class: c, Conf: conf}
 			}
-			if rec[colCorrCor] == "1" {
+			if rec[col(colCorrCor)] == "1" {
 				w.correct++
 			}
-			if rec[colCorrClean] == "1" {
+			if rec[col(colCorrClean)] == "1" {
 				w.correctClean++
 			}
-			if rec[colConsist] == "1" {
+			if rec[col(colConsist)] == "1" {
 				w.consistent++
 			}
 		}

@@ -21,10 +21,9 @@ import (
 	"sync"
 
 	"github.com/vcr-bench/vcr/dataset"
-	"github.com/vcr-bench/vcr/evaluate"
 	"github.com/vcr-bench/vcr/imageio"
 	"github.com/vcr-bench/vcr/internal/atomicfile"
-	"github.com/vcr-bench/vcr/model"
+	"github.com/vcr-bench/vcr/task"
 	"github.com/vcr-bench/vcr/testset"
 )
 
@@ -126,7 +125,7 @@ type builder struct {
 	runID, dsID string
 	rows        []*testset.Record // eligible rows (selected corruption, mapped label, file present)
 	catOf       map[*testset.Record]string
-	srcs        *evaluate.DatasetSources
+	srcs        *dataset.SourceImages
 	srcErr      error
 	rounding    imageio.Rounding
 	// clean originals: index.json of clean/<dsID>/
@@ -224,7 +223,7 @@ func (b *builder) open() error {
 		if label != nil {
 			var err error
 			if cat, err = label(r); err != nil {
-				if firstBadLabel == nil && !errors.Is(err, model.ErrOutsideTask) {
+				if firstBadLabel == nil && !errors.Is(err, task.ErrOutsideTask) {
 					firstBadLabel = err
 				}
 				b.sum.SkippedLabel++
@@ -275,31 +274,20 @@ func (b *builder) labeler() (func(r *testset.Record) (string, error), error) {
 	if cfg.Kind == KindDistinguish {
 		return nil, nil
 	}
-	var m model.Mapping
+	var m task.Mapping
 	switch cfg.Task.Preset {
-	case PresetImageNet16:
-		m = model.ImageNet16Mapping(false)
-	case PresetCar:
-		kind := dataset.KindImageNetVal
-		if b.ri.Dataset.Kind == dataset.KindCIFAR10 {
-			kind = dataset.KindCIFAR10
+	case PresetImageNet16, PresetCar:
+		// The same task and ground-truth rule as vcr eval --task.
+		var err error
+		m, err = task.New(task.Spec{Name: cfg.Task.Preset, DatasetKind: b.ri.Dataset.Kind})
+		if err != nil {
+			return nil, b.bad("task", "%v", err)
 		}
-		m = model.CarMapping(kind, false)
 	}
 	if m != nil {
 		classes := m.Classes()
-		car := cfg.Task.Preset == PresetCar
 		return func(r *testset.Record) (string, error) {
-			c, err := model.LabelToTask(m, r.LabelIndex, r.LabelName)
-			if err != nil && car && r.LabelName != "" && !errors.Is(err, model.ErrOutsideTask) {
-				// A class folder named neither by WordNet ID nor as a
-				// CIFAR-10 class: "car" (and CIFAR-10's automobile and
-				// truck) are cars, any other class is not.
-				if slices.Contains([]string{"car", "automobile", "truck"}, strings.ToLower(r.LabelName)) {
-					return classes[model.Car], nil
-				}
-				return classes[model.NotCar], nil
-			}
+			c, err := task.Truth(m, r.LabelIndex, r.LabelName)
 			if err != nil {
 				return "", err
 			}
@@ -325,7 +313,7 @@ func (b *builder) labeler() (func(r *testset.Record) (string, error), error) {
 				return c, nil
 			}
 		}
-		return "", model.ErrOutsideTask
+		return "", task.ErrOutsideTask
 	}, nil
 }
 
@@ -799,7 +787,7 @@ func (b *builder) clean(s *source) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	m, err := srcs.Load(s.name, s.index)
+	m, err := srcs.Load(s.name)
 	if err != nil {
 		b.mu.Lock()
 		b.cleanDone[s.name] = ""
@@ -828,16 +816,18 @@ func (b *builder) clean(s *source) (string, error) {
 }
 
 // openSources opens the dataset the clean originals are read from, once.
-func (b *builder) openSources() (*evaluate.DatasetSources, error) {
+func (b *builder) openSources() (*dataset.SourceImages, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.srcs == nil && b.srcErr == nil {
-		root := b.cfg.DatasetRoot
-		if root != "" {
-			root = b.cfg.Resolve(root)
+		// The clean originals: the config's dataset_root, else the dataset
+		// the test set's run.json records.
+		root := b.ri.Dataset.Root
+		if b.cfg.DatasetRoot != "" {
+			root = b.cfg.Resolve(b.cfg.DatasetRoot)
 		}
 		var err error
-		if b.srcs, err = evaluate.NewDatasetSources(b.ri, root, imageio.Options{}); err != nil {
+		if b.srcs, err = dataset.OpenSourceImages(b.ri.Dataset.Kind, root, b.ri.Dataset.Resize, b.ri.Dataset.Crop, imageio.Options{}); err != nil {
 			field := "testset"
 			if b.cfg.DatasetRoot != "" {
 				field = "dataset_root"

@@ -14,21 +14,22 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/vcr-bench/vcr/dataset"
+	"github.com/vcr-bench/vcr/task"
 )
 
 // Task presets (Config.Task.Preset).
 const (
 	// PresetImageNet16 is Geirhos et al.'s 16-class task (NeurIPS 2018):
 	// the categories of dataset.ImageNet16Categories; ImageNet labels (WordNet
-	// IDs or ImageNet-1k indices) map to them as model.ImageNet16Mapping
+	// IDs or ImageNet-1k indices) map to them as task.ImageNet16Mapping
 	// maps ground truth, and a label that is one of the 16 names is that
 	// category.
-	PresetImageNet16 = "imagenet16"
+	PresetImageNet16 = task.NameImageNet16
 	// PresetCar is the binary car / not-car task of the ICSE 2022 study
-	// (categories "car" and "not car"; labels map as model.CarMapping maps
+	// (categories "car" and "not car"; labels map as task.CarTruth maps
 	// ground truth: CIFAR-10 automobile and truck, or the ten ImageNet car
 	// classes, are cars; every other label is "not car").
-	PresetCar = "car"
+	PresetCar = task.NameCar
 )
 
 // Platforms (Config.Completion.Platform).

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"gonum.org/v1/gonum/mathext"
+
+	"github.com/vcr-bench/vcr/internal/version"
 )
 
 // DistinguishAlpha is the significance level of the distinguishability
@@ -42,11 +44,16 @@ type PairResult struct {
 
 // Distinguishability is the report of a distinguishability experiment.
 type Distinguishability struct {
-	Design string  `json:"design"`
-	Hash   string  `json:"design_hash"`
-	Test   string  `json:"test"`
-	Chance float64 `json:"chance"`
-	Alpha  float64 `json:"alpha"`
+	// Tool and Version name the program that made the report ("vcr
+	// experiment distinguish" and the vcr version), as every vcr artefact
+	// records them.
+	Tool    string  `json:"tool"`
+	Version string  `json:"version"`
+	Design  string  `json:"design"`
+	Hash    string  `json:"design_hash"`
+	Test    string  `json:"test"`
+	Chance  float64 `json:"chance"`
+	Alpha   float64 `json:"alpha"`
 	// Pairs are in the order of the design's first stimulus of each pair.
 	Pairs []PairResult `json:"pairs"`
 	// ExcludedTrials counts answered main trials left out (excluded,
@@ -99,7 +106,7 @@ func DistinguishReport(ctx context.Context, s Store, d *Design) (*Distinguishabi
 	if d.Kind != KindDistinguish {
 		return nil, fmt.Errorf("design %s is a %s experiment, not %s", d.Name, d.Kind, KindDistinguish)
 	}
-	rep := &Distinguishability{Design: d.Name, Hash: d.Hash, Test: "one-sided exact binomial test, H1: rate > chance",
+	rep := &Distinguishability{Tool: "vcr experiment distinguish", Version: version.String(), Design: d.Name, Hash: d.Hash, Test: "one-sided exact binomial test, H1: rate > chance",
 		Chance: 0.5, Alpha: DistinguishAlpha, Pairs: []PairResult{}}
 	idx := map[string]int{}
 	for _, st := range d.Stimuli {

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/vcr-bench/vcr/internal/version"
 )
 
 func TestBinomialGreater(t *testing.T) {
@@ -93,6 +95,9 @@ func TestDistinguishReport(t *testing.T) {
 	perfect := run(func(tr Trial, st *Stimulus) Response { return Response{Response: st.GroundTruth} }, 6)
 	if len(perfect.Pairs) != 1 {
 		t.Fatalf("pairs %+v", perfect.Pairs)
+	}
+	if perfect.Tool != "vcr experiment distinguish" || perfect.Version != version.String() {
+		t.Errorf("report tool %q, version %q", perfect.Tool, perfect.Version)
 	}
 	p := perfect.Pairs[0]
 	if p.N != 6*4 || p.Correct != p.N || p.Participants != 6 || p.SameN+p.DiffN != p.N || p.SameN == 0 || p.DiffN == 0 {

@@ -344,6 +344,13 @@ type Store interface {
 	// and Index.
 	Answered(ctx context.Context, fn func(*Trial) error) error
 
+	// StoredDesign returns the design Init recorded when the store was
+	// first initialised, frozen (Design.Freeze); it needs no Init, so that
+	// tools can read a store without the experiment's config. It returns an
+	// error wrapping ErrNotFound when the store holds no design, and an
+	// error when the recorded design does not match its hash.
+	StoredDesign(ctx context.Context) (*Design, error)
+
 	Close() error
 }
 

@@ -437,3 +437,15 @@ func (p *Predictions) Merge(q *Predictions) error {
 	p.NumScores = max(p.NumScores, q.NumScores)
 	return nil
 }
+
+// argmax returns the index of the largest score (the first on ties; NaNs
+// never win) or 0 when there is none.
+func argmax(s []float32) int {
+	best, bi := float32(math.Inf(-1)), 0
+	for i, v := range s {
+		if v > best {
+			best, bi = v, i
+		}
+	}
+	return bi
+}

@@ -9,7 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/vcr-bench/vcr/dataset"
 	"github.com/vcr-bench/vcr/imageio"
+	"github.com/vcr-bench/vcr/task"
 )
 
 // Preprocess describes how an image becomes a model's input tensor, in this
@@ -56,10 +58,15 @@ type Preprocess struct {
 	Layout Layout `json:"layout,omitempty"`
 	// BGR writes the channels in blue, green, red order.
 	BGR bool `json:"bgr,omitempty"`
+	// ExactSize, with Width and Height, makes an image of any other size
+	// (after steps 1 and 2) an error instead of resizing it: for images
+	// already brought to the model's size, such as a test set made with
+	// vcr generate --resize 256 --crop 224.
+	ExactSize bool `json:"exact_size,omitempty"`
 }
 
 // Presets lists the names Preset accepts.
-var Presets = []string{"imagenet", "cifar", "none"}
+var Presets = []string{"imagenet", "imagenet-cropped", "cifar", "none"}
 
 // Preset returns a named preprocessing:
 //
@@ -67,6 +74,10 @@ var Presets = []string{"imagenet", "cifar", "none"}
 //     torchvision model documentation and its reference scripts):
 //     Resize(256), CenterCrop(224), ToTensor, Normalize(mean (0.485, 0.456,
 //     0.406), std (0.229, 0.224, 0.225)); NCHW, RGB, Scale 1.
+//   - "imagenet-cropped": the normalisation of "imagenet" alone, for images
+//     already resized and centre-cropped to 224×224 (a test set made with
+//     vcr generate --resize 256 --crop 224): no resize or crop, and an image
+//     of another size is an error (ExactSize).
 //   - "cifar": 32×32 CIFAR-10 inputs, no resize or crop (an image of
 //     another size is resized to 32×32), normalised with the CIFAR-10
 //     training set's per-channel mean (0.4914, 0.4822, 0.4465) and standard
@@ -82,6 +93,13 @@ func Preset(name string) (Preprocess, error) {
 	case "imagenet":
 		return Preprocess{
 			Resize: 256, CropWidth: 224, CropHeight: 224,
+			Mean:  [3]float32{0.485, 0.456, 0.406},
+			Std:   [3]float32{0.229, 0.224, 0.225},
+			Scale: 1, Layout: NCHW,
+		}, nil
+	case "imagenet-cropped":
+		return Preprocess{
+			Width: 224, Height: 224, ExactSize: true,
 			Mean:  [3]float32{0.485, 0.456, 0.406},
 			Std:   [3]float32{0.229, 0.224, 0.225},
 			Scale: 1, Layout: NCHW,
@@ -114,6 +132,8 @@ func (p Preprocess) check() error {
 		return fieldError("height", "must not be negative (got %d)", p.Height)
 	case max(p.Resize, p.CropWidth, p.CropHeight, p.Width, p.Height) > maxSide:
 		return fieldError(sideField(p), "must be at most %d pixels", maxSide)
+	case p.ExactSize && p.Width == 0:
+		return fieldError("exact_size", "needs width and height")
 	case (p.Width == 0) != (p.Height == 0):
 		return fieldError("width", "and height must be set together (got width %d, height %d)", p.Width, p.Height)
 	case p.Scale < 0 || p.Scale != p.Scale:
@@ -291,6 +311,9 @@ func (p Preprocess) ApplyInto(dst []float32, m *imageio.Image) (Tensor, error) {
 		}
 	}
 	if p.Width > 0 && (w != p.Width || h != p.Height) {
+		if p.ExactSize {
+			return Tensor{}, fmt.Errorf("model: preprocessing: the image is %d×%d but must be exactly %d×%d (exact_size); use a preset that resizes, such as imagenet, for images of other sizes", w, h, p.Width, p.Height)
+		}
 		if rw != m.Width || rh != m.Height {
 			m = imageio.ResizeShorter(m, p.Resize)
 		}
@@ -384,19 +407,19 @@ func cropOffset(n, k int) int {
 // outputs map to the task's classes. In JSON the preprocessing fields sit at
 // the top level beside the others:
 //
-//	{"preset": "imagenet", "labels": "imagenet16"}
+//	{"preset": "imagenet", "task": "imagenet16"}
 //	{"width": 32, "height": 32, "mean": [0.5, 0.5, 0.5], "std": [0.5, 0.5, 0.5],
-//	 "layout": "NHWC", "labels": "my-mapping.csv", "probabilities": true}
+//	 "layout": "NHWC", "task": "my-mapping.csv", "probabilities": true}
 type Config struct {
 	// Preset names the preprocessing the fields below start from (see
 	// Preset); the preprocessing fields given in the file override it.
 	Preset string `json:"preset,omitempty"`
 	Preprocess
-	// Labels is the label mapping: a name NewMapping knows ("identity",
-	// "imagenet16", "imagenet-car", "cifar10-car") or a mapping file (.csv or
-	// .json; a relative path is relative to the config file). "" means
-	// identity.
-	Labels string `json:"labels,omitempty"`
+	// Task is the task the model's outputs are mapped to: a task name
+	// (task.Names: "identity", "imagenet16", "car", …) or a mapping file
+	// (.csv or .json; a relative path is relative to the config file). ""
+	// means identity.
+	Task string `json:"task,omitempty"`
 	// ClassNames is an optional class list file naming the model's outputs
 	// in order, one per line (dataset.ParseSynsets format, e.g.
 	// LOC_synset_mapping.txt); relative to the config file.
@@ -419,8 +442,8 @@ func LoadConfig(path string) (*Config, error) {
 		return nil, fmt.Errorf("model: config %s: %w", path, err)
 	}
 	dir := filepath.Dir(path)
-	if c.Labels != "" && !isMappingName(c.Labels) && !filepath.IsAbs(c.Labels) {
-		c.Labels = filepath.Join(dir, c.Labels)
+	if c.Task != "" && !task.IsName(c.Task) && !filepath.IsAbs(strings.TrimPrefix(c.Task, task.MappingPrefix)) {
+		c.Task = task.MappingPrefix + filepath.Join(dir, strings.TrimPrefix(c.Task, task.MappingPrefix))
 	}
 	if c.ClassNames != "" && !filepath.IsAbs(c.ClassNames) {
 		c.ClassNames = filepath.Join(dir, c.ClassNames)
@@ -470,7 +493,22 @@ func jsonError(data []byte, err error) error {
 		return fieldError(strings.TrimPrefix(typ.Field, "Preprocess."), "must be a JSON %s (got %s)", typ.Type, typ.Value)
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		f := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
-		return fieldError(f, "is not a config field; known fields: preset, resize, crop_width, crop_height, width, height, mean, std, scale, layout, bgr, labels, class_names, probabilities")
+		return fieldError(f, "is not a config field; known fields: preset, resize, crop_width, crop_height, width, height, mean, std, scale, layout, bgr, exact_size, task, class_names, probabilities")
 	}
 	return err
+}
+
+// Mapping returns the task c describes (task.New of Task, with the class
+// names of ClassNames) for a model with the given number of outputs (0 =
+// unknown) on a dataset of the given kind ("" = unknown).
+func (c *Config) Mapping(outputs int, datasetKind string) (task.Mapping, error) {
+	var names []string
+	if c.ClassNames != "" {
+		s, err := dataset.ReadSynsets(c.ClassNames)
+		if err != nil {
+			return nil, fmt.Errorf("model: class_names: %w", err)
+		}
+		names = s.Names()
+	}
+	return task.New(task.Spec{Name: c.Task, Outputs: outputs, OutputNames: names, Probabilities: c.Probabilities, DatasetKind: datasetKind})
 }

@@ -272,7 +272,7 @@ func TestPreset(t *testing.T) {
 	if w, h := mustPreset(t, "none").Size(); w != 0 || h != 0 {
 		t.Errorf("none Size %d×%d, want 0×0", w, h)
 	}
-	if _, err := Preset("vgg"); err == nil || !strings.Contains(err.Error(), "imagenet, cifar, none") {
+	if _, err := Preset("vgg"); err == nil || !strings.Contains(err.Error(), "imagenet, imagenet-cropped, cifar, none") {
 		t.Errorf("unknown preset: %v", err)
 	}
 }
@@ -288,7 +288,7 @@ func writeFile(t *testing.T, dir, name, text string) string {
 
 func TestLoadConfig(t *testing.T) {
 	dir := t.TempDir()
-	path := writeFile(t, dir, "m.json", `{"preset": "imagenet", "layout": "NHWC", "labels": "map.csv", "probabilities": true,
+	path := writeFile(t, dir, "m.json", `{"preset": "imagenet", "layout": "NHWC", "task": "map.csv", "probabilities": true,
 		"class_names": "/abs/synsets.txt"}`)
 	c, err := LoadConfig(path)
 	if err != nil {
@@ -296,14 +296,14 @@ func TestLoadConfig(t *testing.T) {
 	}
 	want := mustPreset(t, "imagenet")
 	want.Layout = NHWC
-	if c.Preprocess != want || !c.Probabilities || c.Labels != filepath.Join(dir, "map.csv") || c.ClassNames != "/abs/synsets.txt" {
+	if c.Preprocess != want || !c.Probabilities || c.Task != "mapping:"+filepath.Join(dir, "map.csv") || c.ClassNames != "/abs/synsets.txt" {
 		t.Errorf("config %+v", c)
 	}
-	c, err = LoadConfig(writeFile(t, dir, "b.json", `{"width": 32, "height": 32, "mean": [0.5, 0.5, 0.5], "std": [0.5, 0.5, 0.5], "scale": 255, "bgr": true, "labels": "imagenet16"}`))
+	c, err = LoadConfig(writeFile(t, dir, "b.json", `{"width": 32, "height": 32, "mean": [0.5, 0.5, 0.5], "std": [0.5, 0.5, 0.5], "scale": 255, "bgr": true, "task": "imagenet16"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Width != 32 || c.Scale != 255 || !c.BGR || c.Labels != "imagenet16" || c.Std[2] != 0.5 {
+	if c.Width != 32 || c.Scale != 255 || !c.BGR || c.Task != "imagenet16" || c.Std[2] != 0.5 {
 		t.Errorf("config %+v", c)
 	}
 	for _, tc := range []struct{ text, want string }{
@@ -377,7 +377,7 @@ func BenchmarkApplyNone224(b *testing.B) {
 }
 
 func FuzzParseConfig(f *testing.F) {
-	f.Add([]byte(`{"preset": "imagenet", "layout": "NHWC", "labels": "imagenet16"}`))
+	f.Add([]byte(`{"preset": "imagenet", "layout": "NHWC", "task": "imagenet16"}`))
 	f.Add([]byte(`{"width": 32, "height": 32, "mean": [0.5, 0.5, 0.5], "std": [0.5, 0.5, 0.5]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c, err := parseConfig(data)
@@ -403,21 +403,21 @@ func TestConfigMapping(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := c.Mapping(3)
+	m, err := c.Mapping(3, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := m.Classes(); len(got) != 3 || got[1] != "n01443537" {
 		t.Errorf("classes %v", got)
 	}
-	if _, err := c.Mapping(4); err == nil {
+	if _, err := c.Mapping(4, ""); err == nil {
 		t.Error("3 class names for 4 outputs: no error")
 	}
-	c, err = LoadConfig(writeFile(t, dir, "b.json", `{"labels": "map.csv", "probabilities": true}`))
+	c, err = LoadConfig(writeFile(t, dir, "b.json", `{"task": "map.csv", "probabilities": true}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m, err = c.Mapping(3); err != nil || m.Name() != "map" || len(m.Classes()) != 2 {
+	if m, err = c.Mapping(3, ""); err != nil || m.Name() != "mapping:map.csv" || len(m.Classes()) != 2 {
 		t.Fatalf("mapping %v, %v", m, err)
 	}
 	if cl, conf := m.Map([]float32{0.3, 0.3, 0.4}); cl != 1 || conf != 0.4 {

@@ -31,8 +31,10 @@ func manifest(t *testing.T, ts string) []*testset.Record {
 	return rows
 }
 
-func column(t *testing.T, name string) int {
-	for i, c := range evaluate.Columns {
+// column returns the index of a results column in header (the results'
+// first row: evaluate.Columns with the manifest's dv_* columns inserted).
+func column(t *testing.T, header []string, name string) int {
+	for i, c := range header {
 		if c == name {
 			return i
 		}
@@ -61,7 +63,7 @@ func TestEvalONNX(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "r.csv")
-	mustRun(t, "eval", "--testset", ts, "--model", path, "--preset", "none", "--batch", "5", "--out", out, "--progress", "never")
+	mustRun(t, "eval", "--testset", ts, "--model", path, "--preset", "none", "--batch-size", "5", "--out", out, "--progress", "never")
 	recs := readRecords(t, out)
 	rows := manifest(t, ts)
 	if len(recs) != len(rows)+1 {
@@ -87,7 +89,7 @@ func TestEvalONNX(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, want := recs[i+1][column(t, "pred_corrupted")], argmax(m); got != want {
+		if got, want := recs[i+1][column(t, recs[0], "pred_corrupted")], argmax(m); got != want {
 			t.Errorf("row %d: pred_corrupted %s, want %s", i, got, want)
 		}
 	}
@@ -107,7 +109,7 @@ func TestEvalBackendErrors(t *testing.T) {
 		want string
 	}{
 		{"preset does not fit", []string{"--server", srv.URL, "--model-name", "lin", "--preset", "imagenet"}, "preprocessing gives"},
-		{"mapping does not fit", []string{"--server", srv.URL, "--model-name", "lin", "--preset", "none", "--labels", "imagenet16"}, "--labels"},
+		{"mapping does not fit", []string{"--server", srv.URL, "--model-name", "lin", "--preset", "none", "--task", "imagenet16"}, "--task"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, errOut := runCmd(t, append([]string{"eval", "--testset", ts, "--out", out, "--progress", "never"}, tc.args...)...)
@@ -162,10 +164,10 @@ func TestEvalPredictions(t *testing.T) {
 	sb.WriteString("id,source,kind,pred\n")
 	seen := map[string]bool{}
 	for _, rec := range recs[1:] {
-		fmt.Fprintf(&sb, "%s,,,%s\n", rec[column(t, "id")], rec[column(t, "pred_corrupted")])
-		if src := rec[column(t, "source")]; !seen[src] {
+		fmt.Fprintf(&sb, "%s,,,%s\n", rec[column(t, recs[0], "id")], rec[column(t, recs[0], "pred_corrupted")])
+		if src := rec[column(t, recs[0], "source")]; !seen[src] {
 			seen[src] = true
-			fmt.Fprintf(&sb, ",%s,clean,%s\n", src, rec[column(t, "pred_clean")])
+			fmt.Fprintf(&sb, ",%s,clean,%s\n", src, rec[column(t, recs[0], "pred_clean")])
 		}
 	}
 	preds := filepath.Join(dir, "preds.csv")
@@ -175,8 +177,8 @@ func TestEvalPredictions(t *testing.T) {
 	got := readRecords(t, out)
 	for i := 1; i < len(recs); i++ {
 		for _, c := range []string{"id", "correct_clean", "correct_corrupted", "consistent"} {
-			if got[i][column(t, c)] != recs[i][column(t, c)] {
-				t.Errorf("row %d %s: %s from the file, %s from the server", i, c, got[i][column(t, c)], recs[i][column(t, c)])
+			if got[i][column(t, got[0], c)] != recs[i][column(t, recs[0], c)] {
+				t.Errorf("row %d %s: %s from the file, %s from the server", i, c, got[i][column(t, got[0], c)], recs[i][column(t, recs[0], c)])
 			}
 		}
 	}

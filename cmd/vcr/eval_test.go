@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/vcr-bench/vcr/evaluate"
 	"github.com/vcr-bench/vcr/imageio"
+	"github.com/vcr-bench/vcr/model"
 	"github.com/vcr-bench/vcr/model/oip/oiptest"
 	"github.com/vcr-bench/vcr/testset"
 )
@@ -85,7 +87,7 @@ func TestEvalServer(t *testing.T) {
 	defer srv.Close()
 	out := filepath.Join(t.TempDir(), "results.csv")
 	args := []string{"eval", "--testset", ts, "--server", srv.URL, "--model-name", "lin", "--preset", "none",
-		"--batch", "4", "--workers", "2", "--progress", "never", "--out", out}
+		"--batch-size", "4", "--workers", "2", "--progress", "never", "--out", out}
 	stdout := mustRun(t, args...)
 	var rows []*testset.Record
 	if err := testset.ReadManifest(filepath.Join(ts, testset.ManifestFile), func(r *testset.Record) error {
@@ -97,6 +99,15 @@ func TestEvalServer(t *testing.T) {
 	if !strings.Contains(stdout, strconv.Itoa(len(rows))+" rows in "+out) || !strings.Contains(stdout, "accuracy: clean ") {
 		t.Errorf("stdout:\n%s", stdout)
 	}
+	rec, err := evaluate.ReadRecord(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rt := rec.Runtime; rec.Kind != "server" || rec.Name != "lin" || rt == nil || rt.Name != "Open Inference Protocol" || rt.Server != srv.URL ||
+		rt.ServerName != oiptest.ServerName || rt.ServerVersion != oiptest.ServerVersion || rec.BatchSize != 4 || rec.Preset != "none" ||
+		rec.Task.Name != "identity" || len(rec.Task.Classes) != 3 {
+		t.Errorf("RESULTS.csv.json: %+v, runtime %+v", rec, rec.Runtime)
+	}
 	sources := map[string]bool{}
 	for _, r := range rows {
 		sources[r.Source] = true
@@ -105,11 +116,14 @@ func TestEvalServer(t *testing.T) {
 		t.Errorf("server scored %d images, want %d rows + %d clean sources", m.Images(), len(rows), len(sources))
 	}
 	recs := readRecords(t, out)
-	if len(recs) != len(rows)+1 || strings.Join(recs[0], ",") != strings.Join(evaluate.Columns, ",") {
+	// The header: evaluate.Columns, with any dv_* columns of the manifest
+	// after vif_method.
+	at := slices.Index(evaluate.Columns, "vif_method") + 1
+	if h := recs[0]; len(recs) != len(rows)+1 || len(h) < len(evaluate.Columns) || !slices.Equal(h[:at], evaluate.Columns[:at]) || !slices.Equal(h[len(h)-len(evaluate.Columns)+at:], evaluate.Columns[at:]) {
 		t.Fatalf("%d rows, header %v", len(recs)-1, recs[0])
 	}
 	col := func(name string) int {
-		for i, c := range evaluate.Columns {
+		for i, c := range recs[0] {
 			if c == name {
 				return i
 			}
@@ -163,7 +177,7 @@ func TestEvalServerResume(t *testing.T) {
 	srv := oiptest.NewServer(linear24())
 	defer srv.Close()
 	base := []string{"eval", "--testset", ts, "--server", srv.URL, "--model-name", "lin", "--preset", "none",
-		"--batch", "3", "--progress", "never", "--retries", "0"}
+		"--batch-size", "3", "--progress", "never", "--retries", "0"}
 	ref := filepath.Join(dir, "ref.csv")
 	mustRun(t, append(base, "--out", ref)...)
 
@@ -200,12 +214,19 @@ func TestEvalErrors(t *testing.T) {
 	gone.Close()
 	dir := t.TempDir()
 	out := filepath.Join(dir, "r.csv")
+	file := filepath.Join(dir, "file")
+	os.WriteFile(file, nil, 0o644)
 	for _, tc := range []struct {
 		name string
 		args []string
 		code int
 		want string
 	}{
+		// --out is checked before the model is dialled (the server is gone).
+		{"out under a file", []string{"--testset", ts, "--server", goneURL, "--model-name", "lin", "--out", filepath.Join(file, "r.csv")}, exitUsage, "--out: cannot create the folder " + file + ": not a directory"},
+		{"unknown task", []string{"--testset", ts, "--server", srv.URL, "--model-name", "lin", "--preset", "none", "--task", "imagnet16", "--out", out}, exitUsage, `--task: "imagnet16" is neither a task (identity, imagenet1k, imagenet16, car, cifar10, cifar100) nor a mapping file`},
+		{"unknown preset", []string{"--testset", ts, "--server", srv.URL, "--model-name", "lin", "--preset", "vgg", "--out", out}, exitUsage, "--preset: unknown preprocessing preset \"vgg\"; use one of imagenet, imagenet-cropped, cifar, none"},
+		{"batch size", []string{"--testset", ts, "--server", srv.URL, "--model-name", "lin", "--batch-size", "0", "--out", out}, exitUsage, "--batch-size, --workers and --concurrency must be at least 1"},
 		{"no model", []string{"--testset", ts, "--out", out}, exitUsage, "give the model"},
 		{"two models", []string{"--testset", ts, "--out", out, "--model", "m.onnx", "--predictions", "p.csv"}, exitUsage, "give one of"},
 		{"no testset", []string{"--server", srv.URL, "--model-name", "lin", "--out", out}, exitUsage, "--testset is required"},
@@ -225,5 +246,59 @@ func TestEvalErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestEvalPreprocessingAfterGenerate checks that a preprocessing which
+// would resize and crop the test set's 24×24 images (made with --crop 24)
+// to 24×24 again feeds them unchanged: the results equal those of
+// --preset none byte for byte, and eval says so once.
+func TestEvalPreprocessingAfterGenerate(t *testing.T) {
+	ts := evalTestSet(t)
+	srv := oiptest.NewServer(linear24())
+	defer srv.Close()
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "model.json")
+	if err := os.WriteFile(cfg, []byte(`{"preset": "none", "resize": 32, "crop_width": 24, "crop_height": 24}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plain, adapted := filepath.Join(dir, "plain.csv"), filepath.Join(dir, "adapted.csv")
+	base := []string{"eval", "--testset", ts, "--server", srv.URL, "--model-name", "lin", "--progress", "never"}
+	mustRun(t, append(base, "--preset", "none", "--out", plain)...)
+	code, _, errOut := runCmd(t, append(base, "--config", cfg, "--out", adapted)...)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	const note = "the test set's images are 24×24 already (vcr generate --crop 24); the preprocessing skips its own resize to 32 and crop to 24×24 and feeds them unchanged apart from normalisation"
+	if strings.Count(errOut, note) != 1 || strings.Contains(errOut, "warning") {
+		t.Errorf("stderr should hold the note once and no warning:\n%s", errOut)
+	}
+	if !bytes.Equal(readFile(t, plain), readFile(t, adapted)) {
+		t.Error("results differ from --preset none on the same 24×24 images")
+	}
+	rec, err := evaluate.ReadRecord(adapted)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := rec.Preprocessing; p == nil || p.Resize != 0 || p.CropWidth != 0 || len(rec.PreprocessingNotes) != 1 || rec.Config != cfg {
+		t.Errorf("recorded preprocessing %+v, notes %q, config %q", p, rec.PreprocessingNotes, rec.Config)
+	}
+	// Without the adaptation the images would be resampled 24 → 32 → 24:
+	// that changes the tensor, so the equality above means something.
+	var first string
+	testset.ReadManifest(filepath.Join(ts, testset.ManifestFile), func(r *testset.Record) error {
+		if first == "" {
+			first = r.Path
+		}
+		return nil
+	})
+	img, err := imageio.Load(filepath.Join(ts, first), imageio.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	same, _ := model.Preprocess{Scale: 1}.Apply(img)
+	again, _ := model.Preprocess{Resize: 32, CropWidth: 24, CropHeight: 24, Scale: 1}.Apply(img)
+	if slices.Equal(same.Data, again.Data) {
+		t.Error("resizing 24 → 32 → 24 left the image unchanged; the test proves nothing")
 	}
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -139,31 +138,12 @@ func loadDesign(ctx context.Context, st experiment.Store, configPath string, std
 
 // storedDesign reads the design recorded in the store by Init.
 func storedDesign(ctx context.Context, st experiment.Store) (*experiment.Design, error) {
-	var js string
-	switch s := st.(type) {
-	case interface {
-		Design(context.Context) (*experiment.Design, error)
-	}:
-		return s.Design(ctx)
-	case interface{ DB() *sql.DB }:
-		err := s.DB().QueryRowContext(ctx, `SELECT design FROM design WHERE id = 1`).Scan(&js)
-		if errors.Is(err, sql.ErrNoRows) {
-			return nil, errors.New("the database holds no experiment yet (serve it first, or pass --config)")
-		}
-		if err != nil {
-			return nil, fmt.Errorf("read the design from the database (or pass --config): %w", err)
-		}
-	default:
-		return nil, errors.New("this store cannot report its design; pass --config")
-	}
-	d := &experiment.Design{}
-	if err := json.Unmarshal([]byte(js), d); err != nil {
-		return nil, fmt.Errorf("the design in the database: %w", err)
-	}
-	want := d.Hash
-	d.Freeze()
-	if d.Hash != want {
-		return nil, fmt.Errorf("the design in the database does not match its hash %.12s; pass --config", want)
+	d, err := st.StoredDesign(ctx)
+	switch {
+	case errors.Is(err, experiment.ErrNotFound):
+		return nil, errors.New("the database holds no experiment yet (serve it first, or pass --config)")
+	case err != nil:
+		return nil, fmt.Errorf("%w; pass --config", err)
 	}
 	return d, nil
 }
@@ -391,6 +371,11 @@ func runExperimentExport(ctx context.Context, args []string, stdout, stderr io.W
 	case *out == "":
 		return usagef("--out is required, e.g. --out trials.csv (- for standard output)")
 	}
+	if *out != "-" {
+		if err := atomicfile.CheckWritable(*out); err != nil {
+			return usagef("--out: %v", err)
+		}
+	}
 	st, d, err := openWithDesign(ctx, *dsn, *configPath, stderr)
 	if err != nil {
 		return err
@@ -478,6 +463,11 @@ func runExperimentDistinguish(ctx context.Context, args []string, stdout, stderr
 		return usagef("--db is required, e.g. --db distinguish.sqlite")
 	case *out == "":
 		return usagef("--out is required, e.g. --out distinguish.json (- for standard output)")
+	}
+	if *out != "-" {
+		if err := atomicfile.CheckWritable(*out); err != nil {
+			return usagef("--out: %v", err)
+		}
 	}
 	st, d, err := openWithDesign(ctx, *dsn, *configPath, stderr)
 	if err != nil {

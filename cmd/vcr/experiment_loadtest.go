@@ -9,6 +9,7 @@ import (
 
 	"github.com/vcr-bench/vcr/experiment/loadtest"
 	"github.com/vcr-bench/vcr/internal/atomicfile"
+	"github.com/vcr-bench/vcr/internal/version"
 )
 
 func init() {
@@ -81,6 +82,11 @@ func runExperimentLoadtest(ctx context.Context, args []string, stdout, stderr io
 	if *retryFor <= 0 || *timeout <= 0 {
 		return usagef("--retry-for and --timeout must be positive (got %v and %v)", *retryFor, *timeout)
 	}
+	if *jsonOut != "" {
+		if err := atomicfile.CheckWritable(*jsonOut); err != nil {
+			return usagef("--json: %v", err)
+		}
+	}
 	rep, err := loadtest.Run(ctx, loadtest.Config{
 		URL:            *url,
 		Participants:   *participants,
@@ -102,9 +108,11 @@ func runExperimentLoadtest(ctx context.Context, args []string, stdout, stderr io
 		return err
 	}
 	out := struct {
-		Report *loadtest.Report       `json:"report"`
-		Check  *loadtest.Verification `json:"check,omitempty"`
-	}{Report: rep}
+		Tool    string                 `json:"tool"`
+		Version string                 `json:"version"`
+		Report  *loadtest.Report       `json:"report"`
+		Check   *loadtest.Verification `json:"check,omitempty"`
+	}{Tool: "vcr experiment loadtest", Version: version.String(), Report: rep}
 	var checkErr error
 	if *db != "" {
 		out.Check, checkErr = verifyLoadtest(ctx, *db, *config, rep.Acked, stderr)

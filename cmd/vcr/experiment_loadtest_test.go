@@ -12,6 +12,7 @@ import (
 
 	"github.com/vcr-bench/vcr/experiment/e2e"
 	"github.com/vcr-bench/vcr/experiment/sqlite"
+	"github.com/vcr-bench/vcr/internal/version"
 )
 
 func TestExperimentLoadtest(t *testing.T) {
@@ -52,7 +53,9 @@ func TestExperimentLoadtest(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out struct {
-		Report struct {
+		Tool    string `json:"tool"`
+		Version string `json:"version"`
+		Report  struct {
 			Trials int                        `json:"trials"`
 			Acked  []map[string]any           `json:"acked"`
 			Ends   map[string]json.RawMessage `json:"endpoints"`
@@ -64,6 +67,9 @@ func TestExperimentLoadtest(t *testing.T) {
 	}
 	if err := json.Unmarshal(b, &out); err != nil {
 		t.Fatal(err)
+	}
+	if out.Tool != "vcr experiment loadtest" || out.Version != version.String() {
+		t.Errorf("report.json: tool %q, version %q", out.Tool, out.Version)
 	}
 	if out.Report.Trials != 20*per || len(out.Report.Acked) != 20*per || out.Check.Answered != 20*per || out.Check.Lost != 0 || out.Report.Ends["GET /stim"] == nil {
 		t.Errorf("report.json: %d trials, %d acked, %d answered, %d lost; want %d, %d, %d, 0", out.Report.Trials, len(out.Report.Acked), out.Check.Answered, out.Check.Lost, 20*per, 20*per, 20*per)

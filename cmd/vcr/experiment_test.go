@@ -376,6 +376,15 @@ func TestExperimentUsage(t *testing.T) {
 	if code, _, errOut := runCmd(t, "experiment", "export", "--db", db, "--out", filepath.Join(t.TempDir(), "t.csv")); code != exitFailure || !strings.Contains(errOut, "--config") {
 		t.Errorf("export of an empty database: exit %d %s", code, errOut)
 	}
+	// A bad --out is refused before the database is opened.
+	notDir := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(notDir, nil, 0o644)
+	for _, sub := range []string{"export", "distinguish"} {
+		code, _, errOut := runCmd(t, "experiment", sub, "--db", filepath.Join(t.TempDir(), "none.sqlite"), "--out", filepath.Join(notDir, "t.csv"))
+		if want := "--out: cannot create the folder " + notDir + ": not a directory"; code != exitUsage || !strings.Contains(errOut, want) || strings.Contains(errOut, "no database") {
+			t.Errorf("experiment %s --out under a file: exit %d, want 2 and %q:\n%s", sub, code, want, errOut)
+		}
+	}
 	if got := storeName("postgres://vcr:secret@db.internal/study"); strings.Contains(got, "secret") {
 		t.Errorf("storeName leaks the password: %s", got)
 	}

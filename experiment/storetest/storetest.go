@@ -47,6 +47,7 @@ func Run(t *testing.T, open Open) {
 		{"ConcurrentRespond", testConcurrentRespond},
 		{"ConcurrentParticipants", testConcurrentParticipants},
 		{"TwoStores", testTwoStores},
+		{"StoredDesign", testStoredDesign},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open) })
 	}
@@ -911,5 +912,37 @@ func testTwoStores(t *testing.T, open Open) {
 	wg.Wait()
 	if int(wins.Load()) != len(joined) {
 		t.Errorf("%d submissions succeeded, want one per participant (%d)", wins.Load(), len(joined))
+	}
+}
+
+// testStoredDesign checks that a store reports the design it recorded,
+// without Init and after a restart, and ErrNotFound before it has one.
+func testStoredDesign(t *testing.T, open Open) {
+	ctx := context.Background()
+	s := open(t)
+	if d, err := s.StoredDesign(ctx); !errors.Is(err, experiment.ErrNotFound) {
+		s.Close()
+		t.Fatalf("StoredDesign of a fresh store: %v, %v; want ErrNotFound", d, err)
+	}
+	d := NewDesign("stored", 2, 4, 2)
+	if err := s.Init(ctx, d); err != nil {
+		s.Close()
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s = open(t)
+	defer s.Close()
+	got, err := s.StoredDesign(ctx)
+	if err != nil {
+		t.Fatalf("StoredDesign after a restart, before Init: %v", err)
+	}
+	if got.Hash != d.Hash || got.Name != "stored" || len(got.Stimuli) != len(d.Stimuli) || len(got.Batches) != len(d.Batches) {
+		t.Errorf("StoredDesign = %q %.12s, %d stimuli, %d batches; want %q %.12s, %d, %d",
+			got.Name, got.Hash, len(got.Stimuli), len(got.Batches), d.Name, d.Hash, len(d.Stimuli), len(d.Batches))
+	}
+	if id := d.Stimuli[0].ID; got.Stimulus(id) == nil {
+		t.Errorf("the stored design is not frozen: no stimulus %s", id)
 	}
 }

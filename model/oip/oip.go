@@ -119,6 +119,7 @@ type Client struct {
 	opt     Options
 	info    model.Info
 	meta    Metadata
+	server  ServerMetadata
 	input   TensorMetadata
 	batched bool // the input has a batch dimension
 	sem     chan struct{}
@@ -203,8 +204,25 @@ func Dial(ctx context.Context, baseURL, modelName string, opt Options) (*Client,
 	if err := c.describe(modelName); err != nil {
 		return nil, fmt.Errorf("model %s on %s: %w", modelName, u, err)
 	}
+	// The server's name and version (GET /v2) are informative only: a
+	// server that does not answer is still used.
+	sctx, cancel := context.WithTimeout(ctx, min(c.opt.Timeout, 10*time.Second))
+	defer cancel()
+	_ = c.once(sctx, http.MethodGet, "v2", nil, &c.server)
 	return c, nil
 }
+
+// ServerMetadata is the server metadata of the Open Inference Protocol
+// (GET /v2).
+type ServerMetadata struct {
+	Name       string   `json:"name"`
+	Version    string   `json:"version"`
+	Extensions []string `json:"extensions,omitempty"`
+}
+
+// Server returns the server's name and version as it reported them when
+// the client connected; empty when it did not.
+func (c *Client) Server() ServerMetadata { return c.server }
 
 // notFound builds the error for a model the server does not have, listing
 // the models of the server's repository index when it has one.

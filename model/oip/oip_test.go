@@ -65,6 +65,9 @@ func TestClassify(t *testing.T) {
 	if got := c.Info(); got != want {
 		t.Errorf("Info() = %+v, want %+v", got, want)
 	}
+	if sv := c.Server(); sv.Name != oiptest.ServerName || sv.Version != oiptest.ServerVersion {
+		t.Errorf("Server() = %+v, want %s %s", sv, oiptest.ServerName, oiptest.ServerVersion)
+	}
 	in := images(7)
 	out, err := c.Classify(context.Background(), in)
 	if err != nil {

@@ -273,6 +273,34 @@ func (s *Store) Init(ctx context.Context, d *experiment.Design) error {
 	return nil
 }
 
+// StoredDesign implements experiment.Store.
+func (s *Store) StoredDesign(ctx context.Context) (*experiment.Design, error) {
+	var js string
+	err := s.r.QueryRowContext(ctx, s.q(`SELECT design FROM design WHERE id = 1`)).Scan(&js)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("the database holds no experiment yet: %w", experiment.ErrNotFound)
+	}
+	if err != nil {
+		// A database without the schema (never served) holds no design
+		// either; any other failure is reported as is.
+		var n int
+		if serr := s.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM schema_migrations`).Scan(&n); serr != nil {
+			return nil, fmt.Errorf("the database holds no experiment yet: %w", experiment.ErrNotFound)
+		}
+		return nil, s.wrap("read the design", err)
+	}
+	d := &experiment.Design{}
+	if err := json.Unmarshal([]byte(js), d); err != nil {
+		return nil, s.wrap("read the design", err)
+	}
+	want := d.Hash
+	d.Freeze()
+	if d.Hash != want {
+		return nil, s.wrap("read the design", fmt.Errorf("the recorded design does not match its hash %.12s", want))
+	}
+	return d, nil
+}
+
 const participantCols = `id, seq, external_id, platform, study_id, session_id, batch, status, reason, user_agent, created, last_seen`
 
 type scanner interface{ Scan(...any) error }

@@ -69,6 +69,13 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	json.NewEncoder(w).Encode(v)
 }
 
+// ServerName and ServerVersion are what the test server reports as its
+// server metadata (GET /v2).
+const (
+	ServerName    = "oiptest"
+	ServerVersion = "0.1.0"
+)
+
 func fail(w http.ResponseWriter, code int, format string, a ...any) {
 	writeJSON(w, code, map[string]string{"error": fmt.Sprintf(format, a...)})
 }
@@ -82,6 +89,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		w.WriteHeader(http.StatusOK)
+		return
+	case p == "v2" && r.Method == http.MethodGet:
+		writeJSON(w, http.StatusOK, map[string]any{"name": ServerName, "version": ServerVersion, "extensions": []string{"model_repository"}})
 		return
 	case p == "v2/repository/index" && r.Method == http.MethodPost:
 		type entry struct {

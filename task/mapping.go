@@ -1,4 +1,4 @@
-package model
+package task
 
 import (
 	"bytes"
@@ -17,13 +17,13 @@ import (
 	"github.com/vcr-bench/vcr/dataset"
 )
 
-// Mapping turns a model's score vector into a class of the task the test
+// A Mapping turns a model's score vector into a class of the task the test
 // set is scored on (the model's own classes, Geirhos et al.'s 16
 // categories, car / not car, or a user's classes). Implementations are
 // immutable and safe for concurrent use.
 type Mapping interface {
-	// Name identifies the mapping ("identity", "imagenet16", …, or the
-	// mapping file's name).
+	// Name is the task's name: one of Names, or MappingPrefix and the
+	// mapping file's base name ("mapping:my-classes.csv").
 	Name() string
 	// Classes returns the task's class names; Map returns indices into it.
 	// The caller must not modify it.
@@ -33,11 +33,6 @@ type Mapping interface {
 	// the mapping needs (see CheckOutputs).
 	Map(scores []float32) (class int, conf float32)
 }
-
-// ErrOutsideTask reports a ground-truth label that has no class in the
-// task, e.g. an ImageNet image of none of the 207 classes of the 16-class
-// task. Such images are excluded from scoring; they are not errors.
-var ErrOutsideTask = errors.New("label is outside the task's classes")
 
 // TaskLabeler is implemented by mappings that know how a dataset's labels
 // map into their task classes; see LabelToTask.
@@ -63,31 +58,8 @@ type Outputser interface {
 	Outputs() int
 }
 
-// LabelToTask returns the task class of a dataset's ground-truth label,
-// given as the manifest records it: the class index in the dataset's label
-// space (−1 if unknown) and the class name ("" if unknown). A label that
-// belongs to no task class returns ErrOutsideTask; a label the mapping
-// cannot interpret returns another error naming it. Mappings implementing
-// TaskLabeler decide (see each mapping's documentation); for others the
-// name is looked up in Classes(), then the index is used as a class index.
-func LabelToTask(m Mapping, index int, name string) (class int, err error) {
-	if t, ok := m.(TaskLabeler); ok {
-		return t.TaskLabel(index, name)
-	}
-	classes := m.Classes()
-	if name != "" {
-		if i := slices.Index(classes, name); i >= 0 {
-			return i, nil
-		}
-	}
-	if index >= 0 && index < len(classes) {
-		return index, nil
-	}
-	return -1, unknownLabel(m, index, name)
-}
-
 func unknownLabel(m Mapping, index int, name string) error {
-	return fmt.Errorf("model: label %s is not a class of mapping %q (%d classes)", describeLabel(index, name), m.Name(), len(m.Classes()))
+	return fmt.Errorf("task: label %s is not a class of mapping %q (%d classes)", describeLabel(index, name), m.Name(), len(m.Classes()))
 }
 
 func describeLabel(index int, name string) string {
@@ -117,68 +89,16 @@ func MapIndex(m Mapping, i int) (class int, ok bool) {
 // outputs cannot be used with mapping m.
 func CheckOutputs(m Mapping, outputs int) error {
 	if g, ok := m.(*groups); ok && g.label == nil && outputs > 0 && outputs < g.need() {
-		return fmt.Errorf("model: label mapping %q maps model output %d, but the model has only %d outputs", m.Name(), g.need()-1, outputs)
+		return fmt.Errorf("task: label mapping %q maps model output %d, but the model has only %d outputs", m.Name(), g.need()-1, outputs)
 	}
 	o, ok := m.(Outputser)
 	if !ok || o.Outputs() == 0 || outputs <= 0 {
 		return nil
 	}
 	if n := o.Outputs(); n != outputs {
-		return fmt.Errorf("model: label mapping %q needs a model with %d outputs, but the model has %d; use a mapping for this model's classes (labels \"identity\" or a mapping file)", m.Name(), n, outputs)
+		return fmt.Errorf("task: label mapping %q needs a model with %d outputs, but the model has %d; use a mapping for this model's classes (--task identity or a mapping file)", m.Name(), n, outputs)
 	}
 	return nil
-}
-
-// Mappings lists the built-in mapping names NewMapping accepts.
-var Mappings = []string{"identity", "imagenet", "imagenet16", "imagenet-car", "cifar10-car"}
-
-func isMappingName(s string) bool {
-	return s == "" || slices.Contains(Mappings, strings.ToLower(s))
-}
-
-// NewMapping returns the mapping named by spec for a model with the given
-// number of outputs (0 = not known yet) whose outputs are named by names
-// (nil = unnamed), with probabilities telling whether its scores are
-// probabilities (else logits):
-//
-//   - "" or "identity": the model's own classes (NewIdentity).
-//   - "imagenet": identity for a 1000-class ImageNet-1k model.
-//   - "imagenet16": ImageNet16Mapping.
-//   - "imagenet-car": CarMapping of ImageNet-1k.
-//   - "cifar10-car": CarMapping of CIFAR-10.
-//   - any other value: a mapping file (LoadMappingFile).
-//
-// It returns an error when the mapping does not fit the model's outputs.
-func NewMapping(spec string, outputs int, names []string, probabilities bool) (Mapping, error) {
-	var m Mapping
-	var err error
-	switch strings.ToLower(spec) {
-	case "", "identity":
-		m, err = NewIdentity(outputs, names, probabilities)
-	case "imagenet":
-		if outputs == 0 {
-			outputs = 1000
-		}
-		if outputs != 1000 {
-			return nil, fmt.Errorf("model: label mapping \"imagenet\" needs a model with 1000 outputs, but the model has %d", outputs)
-		}
-		m, err = NewIdentity(outputs, names, probabilities)
-	case "imagenet16":
-		m = ImageNet16Mapping(probabilities)
-	case "imagenet-car":
-		m = CarMapping(dataset.KindImageNetVal, probabilities)
-	case "cifar10-car":
-		m = CarMapping(dataset.KindCIFAR10, probabilities)
-	default:
-		m, err = LoadMappingFile(spec, probabilities)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if err := CheckOutputs(m, outputs); err != nil {
-		return nil, err
-	}
-	return m, nil
 }
 
 // softmaxStats returns the maximum of s and Σ exp(s_i − max), in float64,
@@ -220,6 +140,7 @@ func topProb(s []float32, i int, probabilities bool) float32 {
 
 // identity maps a model's outputs to themselves.
 type identity struct {
+	name          string
 	names         []string
 	named         bool
 	probabilities bool
@@ -235,12 +156,12 @@ type identity struct {
 // (a name that is no output is an error), else by index.
 func NewIdentity(outputs int, names []string, probabilities bool) (Mapping, error) {
 	if names != nil && outputs > 0 && len(names) != outputs {
-		return nil, fmt.Errorf("model: the class list names %d classes but the model has %d outputs", len(names), outputs)
+		return nil, fmt.Errorf("task: the class list names %d classes but the model has %d outputs", len(names), outputs)
 	}
-	m := &identity{names: slices.Clone(names), named: names != nil, probabilities: probabilities}
+	m := &identity{name: NameIdentity, names: slices.Clone(names), named: names != nil, probabilities: probabilities}
 	if names == nil {
 		if outputs <= 0 {
-			return nil, errors.New("model: the identity mapping needs the number of model outputs or a class list")
+			return nil, errors.New("task: the identity mapping needs the number of model outputs or a class list")
 		}
 		m.names = make([]string, outputs)
 		for i := range m.names {
@@ -250,7 +171,7 @@ func NewIdentity(outputs int, names []string, probabilities bool) (Mapping, erro
 	return m, nil
 }
 
-func (m *identity) Name() string      { return "identity" }
+func (m *identity) Name() string      { return m.name }
 func (m *identity) Classes() []string { return m.names }
 func (m *identity) Outputs() int      { return len(m.names) }
 
@@ -305,7 +226,7 @@ type groups struct {
 // (a 16-class image folder) is that category.
 func ImageNet16Mapping(probabilities bool) Mapping {
 	cats := dataset.ImageNet16Categories()
-	g := &groups{name: "imagenet16", classes: cats, members: make([][]int, len(cats)), classOf: make([]int, 1000), probabilities: probabilities}
+	g := &groups{name: NameImageNet16, classes: cats, members: make([][]int, len(cats)), classOf: make([]int, 1000), probabilities: probabilities}
 	for i := range g.classOf {
 		g.classOf[i] = -1
 	}
@@ -327,7 +248,7 @@ func ImageNet16Mapping(probabilities bool) Mapping {
 			if c := slices.Index(g.classes, name); c >= 0 {
 				return c, nil
 			}
-			return -1, fmt.Errorf("model: label %s is neither an ImageNet WordNet ID nor one of the 16 categories (%s)", describeLabel(index, name), strings.Join(g.classes, ", "))
+			return -1, fmt.Errorf("%w: label %s is neither an ImageNet WordNet ID nor one of the 16 categories (%s)", ErrOutsideTask, describeLabel(index, name), strings.Join(g.classes, ", "))
 		}
 		if index >= 0 && index < 1000 {
 			if c := g.classOf[index]; c >= 0 {
@@ -335,7 +256,7 @@ func ImageNet16Mapping(probabilities bool) Mapping {
 			}
 			return -1, ErrOutsideTask
 		}
-		return -1, fmt.Errorf("model: label %s is not an ImageNet-1k class index (0…999)", describeLabel(index, name))
+		return -1, fmt.Errorf("task: label %s is not an ImageNet-1k class index (0…999)", describeLabel(index, name))
 	}
 	return g
 }
@@ -354,7 +275,7 @@ func (g *groups) need() int { return len(g.classOf) }
 
 func (g *groups) Map(s []float32) (int, float32) {
 	if len(s) < g.need() {
-		panic(fmt.Sprintf("model: mapping %q needs %d scores, got %d", g.name, g.need(), len(s)))
+		panic(fmt.Sprintf("task: mapping %q needs %d scores, got %d", g.name, g.need(), len(s)))
 	}
 	maxv, sum := 0.0, 1.0
 	if !g.probabilities {
@@ -403,114 +324,13 @@ func (g *groups) TaskLabel(index int, name string) (int, error) {
 	return -1, unknownLabel(g, index, name)
 }
 
-// car is the binary car / not-car task.
-type car struct {
-	name    string
-	outputs int
-	isCar   func(int) bool
-	// carNames and otherNames are the dataset class names that are, and
-	// are not, cars; WordNet IDs are handled by wnid.
-	carNames, otherNames []string
-	wnid                 bool
-	probabilities        bool
-}
-
-// Car and NotCar are the class indices of CarMapping's classes
-// ("car", "not car", the answers of the ICSE 2022 human study).
-const (
-	Car    = 0
-	NotCar = 1
-)
-
-// CarMapping returns the car / not-car mapping of the ICSE 2022
-// requirements study ("If a Human Can See It, So Should Your System",
-// carolineeeeeee/automating_requirements, checking/src/evaluate.py) for a
-// model trained on kind, dataset.KindImageNetVal (1000 ImageNet-1k
-// outputs; cars are the ten classes of dataset.IsCar) or
-// dataset.KindCIFAR10 (10 outputs; cars are automobile and truck,
-// dataset.IsCIFAR10Car). As the study does, the model's prediction is the
-// arg-max of its scores and the image is predicted "car" when that class
-// is in the car set, else "not car". The confidence is the arg-max class's
-// probability (softmax of the logits unless probabilities is set).
-//
-// Classes are "car" (Car = 0) and "not car" (NotCar = 1). Ground truth
-// (TaskLabel) is "car" when the label is in the car set (by WordNet ID or
-// CIFAR-10 class name, else by index) and "not car" otherwise; every
-// labelled image is in the task. It panics for another kind.
-func CarMapping(kind string, probabilities bool) Mapping {
-	switch kind {
-	case dataset.KindImageNetVal:
-		return &car{name: "imagenet-car", outputs: 1000, isCar: dataset.IsCar, wnid: true, probabilities: probabilities}
-	case dataset.KindCIFAR10:
-		m := &car{name: "cifar10-car", outputs: 10, isCar: dataset.IsCIFAR10Car, probabilities: probabilities}
-		for i, n := range dataset.CIFAR10Classes {
-			if dataset.IsCIFAR10Car(i) {
-				m.carNames = append(m.carNames, n)
-			} else {
-				m.otherNames = append(m.otherNames, n)
-			}
-		}
-		return m
-	}
-	panic(fmt.Sprintf("model: CarMapping of kind %q", kind))
-}
-
-var carClasses = []string{"car", "not car"}
-
-func (m *car) Name() string      { return m.name }
-func (m *car) Classes() []string { return carClasses }
-func (m *car) Outputs() int      { return m.outputs }
-
-func (m *car) Map(s []float32) (int, float32) {
-	s = s[:m.outputs]
-	i := argmax(s)
-	c, _ := m.MapIndex(i)
-	return c, topProb(s, i, m.probabilities)
-}
-
-func (m *car) MapIndex(i int) (int, bool) {
-	if i < 0 || i >= m.outputs {
-		return -1, false
-	}
-	if m.isCar(i) {
-		return Car, true
-	}
-	return NotCar, true
-}
-
-func (m *car) TaskLabel(index int, name string) (int, error) {
-	switch {
-	case name == "car":
-		return Car, nil
-	case name == "not car" || name == "not_car":
-		return NotCar, nil
-	case m.wnid && dataset.IsWNID(name):
-		if dataset.IsCarWNID(name) {
-			return Car, nil
-		}
-		return NotCar, nil
-	case slices.Contains(m.carNames, name):
-		return Car, nil
-	case slices.Contains(m.otherNames, name):
-		return NotCar, nil
-	case name != "" && !m.wnid:
-		return -1, fmt.Errorf("model: label %s is not a CIFAR-10 class name", describeLabel(index, name))
-	case name != "" && m.wnid:
-		return -1, fmt.Errorf("model: label %s is not an ImageNet WordNet ID", describeLabel(index, name))
-	}
-	if c, ok := m.MapIndex(index); ok {
-		return c, nil
-	}
-	return -1, unknownLabel(m, index, name)
-}
-
 // LoadMappingFile reads a user mapping from model outputs to task classes
 // (see ParseMapping); the format follows the extension: .json is JSON,
 // anything else CSV.
 func LoadMappingFile(path string, probabilities bool) (Mapping, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("model: label mapping: %w", err)
+		return nil, fmt.Errorf("task: label mapping: %w", err)
 	}
 	format := "csv"
 	if strings.EqualFold(filepath.Ext(path), ".json") {
@@ -539,23 +359,22 @@ func LoadMappingFile(path string, probabilities bool) (Mapping, error) {
 // class is that class; otherwise its index is taken as a model output
 // index and mapped through the file (ErrOutsideTask when not listed).
 func ParseMapping(data []byte, name, format string, probabilities bool) (Mapping, error) {
-	base := strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
-	g := &groups{name: base, probabilities: probabilities}
+	g := &groups{name: MappingPrefix + filepath.Base(name), probabilities: probabilities}
 	classIdx := map[string]int{}
 	classOf := map[int]int{}
 	lineOf := map[int]string{}
 	add := func(out int, class, where string) error {
 		if out < 0 {
-			return fmt.Errorf("model: label mapping %s: %s: model output index %d is negative", name, where, out)
+			return fmt.Errorf("task: label mapping %s: %s: model output index %d is negative", name, where, out)
 		}
 		if out >= 1<<20 {
-			return fmt.Errorf("model: label mapping %s: %s: model output index %d is implausibly large", name, where, out)
+			return fmt.Errorf("task: label mapping %s: %s: model output index %d is implausibly large", name, where, out)
 		}
 		if class == "" {
-			return fmt.Errorf("model: label mapping %s: %s: empty class name", name, where)
+			return fmt.Errorf("task: label mapping %s: %s: empty class name", name, where)
 		}
 		if prev, dup := lineOf[out]; dup {
-			return fmt.Errorf("model: label mapping %s: %s: model output %d is already mapped (%s)", name, where, out, prev)
+			return fmt.Errorf("task: label mapping %s: %s: model output %d is already mapped (%s)", name, where, out, prev)
 		}
 		lineOf[out] = where
 		c, ok := classIdx[class]
@@ -580,7 +399,7 @@ func ParseMapping(data []byte, name, format string, probabilities bool) (Mapping
 				break
 			}
 			if err != nil {
-				return nil, fmt.Errorf("model: label mapping %s: %w", name, err)
+				return nil, fmt.Errorf("task: label mapping %s: %w", name, err)
 			}
 			line, _ := r.FieldPos(0)
 			where := fmt.Sprintf("line %d", line)
@@ -588,14 +407,14 @@ func ParseMapping(data []byte, name, format string, probabilities bool) (Mapping
 				rec[0] = strings.TrimPrefix(rec[0], "\ufeff")
 			}
 			if len(rec) != 2 {
-				return nil, fmt.Errorf("model: label mapping %s: %s: want 2 columns model_index,class_name, got %d", name, where, len(rec))
+				return nil, fmt.Errorf("task: label mapping %s: %s: want 2 columns model_index,class_name, got %d", name, where, len(rec))
 			}
 			idx, err := strconv.Atoi(strings.TrimSpace(rec[0]))
 			if err != nil {
 				if row == 0 { // a header
 					continue
 				}
-				return nil, fmt.Errorf("model: label mapping %s: %s, column 1: model_index %q is not an integer", name, where, rec[0])
+				return nil, fmt.Errorf("task: label mapping %s: %s, column 1: model_index %q is not an integer", name, where, rec[0])
 			}
 			if err := add(idx, strings.TrimSpace(rec[1]), where); err != nil {
 				return nil, err
@@ -609,14 +428,14 @@ func ParseMapping(data []byte, name, format string, probabilities bool) (Mapping
 			Geirhos    map[string][]int `json:"category_to_imagenet_indices"`
 		}
 		if err := json.Unmarshal(data, &f); err != nil {
-			return nil, fmt.Errorf("model: label mapping %s: %w", name, jsonError(data, err))
+			return nil, fmt.Errorf("task: label mapping %s: %w", name, jsonError(data, err))
 		}
 		order, outs := f.Classes, f.Outputs
 		if outs == nil {
 			order, outs = f.Categories, f.Geirhos
 		}
 		if outs == nil {
-			return nil, fmt.Errorf("model: label mapping %s: no \"outputs\" object mapping class names to model output indices", name)
+			return nil, fmt.Errorf("task: label mapping %s: no \"outputs\" object mapping class names to model output indices", name)
 		}
 		if order == nil {
 			for c := range outs {
@@ -626,10 +445,10 @@ func ParseMapping(data []byte, name, format string, probabilities bool) (Mapping
 		}
 		for _, c := range order {
 			if _, ok := outs[c]; !ok {
-				return nil, fmt.Errorf("model: label mapping %s: class %q has no outputs", name, c)
+				return nil, fmt.Errorf("task: label mapping %s: class %q has no outputs", name, c)
 			}
 			if _, dup := classIdx[c]; dup {
-				return nil, fmt.Errorf("model: label mapping %s: class %q is listed twice", name, c)
+				return nil, fmt.Errorf("task: label mapping %s: class %q is listed twice", name, c)
 			}
 			for _, i := range outs[c] {
 				if err := add(i, c, fmt.Sprintf("class %q", c)); err != nil {
@@ -640,19 +459,19 @@ func ParseMapping(data []byte, name, format string, probabilities bool) (Mapping
 		if len(order) != len(outs) {
 			for c := range outs {
 				if !slices.Contains(order, c) {
-					return nil, fmt.Errorf("model: label mapping %s: class %q has outputs but is not in the class list", name, c)
+					return nil, fmt.Errorf("task: label mapping %s: class %q has outputs but is not in the class list", name, c)
 				}
 			}
 		}
 	default:
-		return nil, fmt.Errorf("model: label mapping %s: unknown format %q (csv or json)", name, format)
+		return nil, fmt.Errorf("task: label mapping %s: unknown format %q (csv or json)", name, format)
 	}
 	if len(g.classes) == 0 {
-		return nil, fmt.Errorf("model: label mapping %s maps no model outputs", name)
+		return nil, fmt.Errorf("task: label mapping %s maps no model outputs", name)
 	}
 	for c, mem := range g.members {
 		if len(mem) == 0 {
-			return nil, fmt.Errorf("model: label mapping %s: class %q has no outputs", name, g.classes[c])
+			return nil, fmt.Errorf("task: label mapping %s: class %q has no outputs", name, g.classes[c])
 		}
 		slices.Sort(mem)
 	}
@@ -670,17 +489,15 @@ func ParseMapping(data []byte, name, format string, probabilities bool) (Mapping
 	return g, nil
 }
 
-// Mapping returns the label mapping c describes (NewMapping of Labels,
-// with the class names of ClassNames) for a model with the given number of
-// outputs (0 = unknown).
-func (c *Config) Mapping(outputs int) (Mapping, error) {
-	var names []string
-	if c.ClassNames != "" {
-		s, err := dataset.ReadSynsets(c.ClassNames)
-		if err != nil {
-			return nil, fmt.Errorf("model: class_names: %w", err)
-		}
-		names = s.Names()
+// jsonError names the line of a JSON syntax error.
+func jsonError(data []byte, err error) error {
+	var syn *json.SyntaxError
+	if errors.As(err, &syn) {
+		return fmt.Errorf("line %d: %v", 1+bytes.Count(data[:min(int(syn.Offset), len(data))], []byte("\n")), syn)
 	}
-	return NewMapping(c.Labels, outputs, names, c.Probabilities)
+	var typ *json.UnmarshalTypeError
+	if errors.As(err, &typ) {
+		return fmt.Errorf("field %q must be a JSON %s (got %s)", typ.Field, typ.Type, typ.Value)
+	}
+	return err
 }

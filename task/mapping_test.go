@@ -1,10 +1,11 @@
-package model
+package task
 
 import (
 	"errors"
 	"math"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -184,7 +185,7 @@ func TestCarMapping(t *testing.T) {
 	}
 }
 
-func TestLabelToTask(t *testing.T) {
+func TestTruth(t *testing.T) {
 	in16 := ImageNet16Mapping(false)
 	imCar := CarMapping(dataset.KindImageNetVal, false)
 	cfCar := CarMapping(dataset.KindCIFAR10, false)
@@ -207,18 +208,21 @@ func TestLabelToTask(t *testing.T) {
 		{in16, 7, "n03041632", 13},       // knife by WordNet ID (the name wins over the index)
 		{in16, 0, "n01440764", outside},  // tench
 		{in16, 3, "knife", 13},           // a 16-class folder
-		{in16, 0, "tench", bad},          // neither
+		{in16, 0, "tench", outside},      // neither: outside the 16 categories
 		{in16, 1000, "", bad},            // no such index
 		{imCar, 817, "", Car},            // sports car
 		{imCar, 1, "", NotCar},           // goldfish
 		{imCar, -1, "n02701002", Car},    // ambulance
 		{imCar, -1, "n01440764", NotCar}, // tench
 		{imCar, -1, "not car", NotCar},   // human-study answer
-		{imCar, -1, "automobile", bad},   // not a WordNet ID
+		{imCar, -1, "automobile", Car},   // CIFAR-10 car class, whatever the model
 		{cfCar, 1, "automobile", Car},    // CIFAR-10
 		{cfCar, 3, "cat", NotCar},        //
 		{cfCar, 9, "", Car},              // truck by index
-		{cfCar, -1, "tench", bad},        //
+		{cfCar, -1, "tench", NotCar},     // any other class folder is not a car
+		{cfCar, -1, "", outside},         // no label
+		{cfCar, 10, "", bad},             // no CIFAR-10 index
+		{imCar, -1, "Car", Car},          // a class folder "Car"
 		{named, 0, "c", 2},               // by name
 		{named, 0, "d", bad},             // unknown name
 		{named, 1, "", 1},                // by index when no name
@@ -229,7 +233,7 @@ func TestLabelToTask(t *testing.T) {
 		{user, 0, "", outside},           // output 0 is in no class
 		{user, -1, "horse", bad},         // neither
 	} {
-		c, err := LabelToTask(tc.m, tc.index, tc.name)
+		c, err := Truth(tc.m, tc.index, tc.name)
 		switch {
 		case tc.want == outside:
 			if !errors.Is(err, ErrOutsideTask) {
@@ -250,7 +254,7 @@ func TestParseMappingCSV(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Name() != "animals" || !slices.Equal(m.Classes(), []string{"dog", "cat"}) {
+	if m.Name() != "mapping:animals.csv" || !slices.Equal(m.Classes(), []string{"dog", "cat"}) {
 		t.Fatalf("%s %v", m.Name(), m.Classes())
 	}
 	// Outputs 5, 6 (dog) at logit 2 and 0; 7 (cat) at 1.5; 8 (none) at 9.
@@ -355,24 +359,73 @@ func TestNewMapping(t *testing.T) {
 		{"cifar10-car", 10, nil, "", 2},
 		{"cifar10-car", 1000, nil, "needs a model with 10 outputs", 0},
 		{"no-such-mapping.csv", 10, nil, "no-such-mapping.csv", 0},
+		{"imagnet16", 1000, nil, `"imagnet16" is neither a task (identity, imagenet1k, imagenet16, car, cifar10, cifar100) nor a mapping file`, 0},
+		{"imagenet1k", 1000, nil, "", 1000},
+		{"car", 1000, nil, "", 2},
+		{"car", 10, nil, "", 2},
+		{"car", 0, nil, "", 2},
+		{"car", 5, nil, "needs an ImageNet-1k model (1000 outputs) or a CIFAR-10 model (10 outputs), but the model has 5", 0},
+		{"cifar10", 10, nil, "", 10},
+		{"cifar10", 0, nil, "", 10},
+		{"cifar10", 100, nil, "cifar10 needs a model with 10 outputs, but the model has 100", 0},
+		{"cifar100", 100, nil, "", 100},
 	} {
-		m, err := NewMapping(tc.spec, tc.outputs, tc.names, false)
+		m, err := New(Spec{Name: tc.spec, Outputs: tc.outputs, OutputNames: tc.names, Probabilities: false})
 		if tc.wantErr != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-				t.Errorf("NewMapping(%q, %d): error %v, want %q", tc.spec, tc.outputs, err, tc.wantErr)
+				t.Errorf("New(%q, %d): error %v, want %q", tc.spec, tc.outputs, err, tc.wantErr)
 			}
 			continue
 		}
 		if err != nil || len(m.Classes()) != tc.classes {
-			t.Errorf("NewMapping(%q, %d): %v, err %v; want %d classes", tc.spec, tc.outputs, m, err, tc.classes)
+			t.Errorf("New(%q, %d): %v, err %v; want %d classes", tc.spec, tc.outputs, m, err, tc.classes)
 		}
 	}
 	// A mapping file through NewMapping and LoadMappingFile.
 	p := writeFile(t, t.TempDir(), "m.json", `{"outputs": {"b": [2], "a": [0, 1]}}`)
-	m, err := NewMapping(p, 3, nil, false)
-	if err != nil || !slices.Equal(m.Classes(), []string{"a", "b"}) {
+	m, err := New(Spec{Name: p, Outputs: 3, OutputNames: nil, Probabilities: false})
+	if err != nil || !slices.Equal(m.Classes(), []string{"a", "b"}) || m.Name() != "mapping:m.json" {
 		t.Errorf("mapping file: %v, %v", m, err)
 	}
+	m, err = New(Spec{Name: MappingPrefix + p, Outputs: 3})
+	if err != nil || m.Name() != "mapping:m.json" {
+		t.Errorf("mapping:FILE: %v, %v", m, err)
+	}
+}
+
+// TestTaskNames checks the names results record (the task contract).
+func TestTaskNames(t *testing.T) {
+	for _, tc := range []struct {
+		spec    Spec
+		name    string
+		classes []string
+	}{
+		{Spec{Outputs: 2}, "identity", []string{"0", "1"}},
+		{Spec{Name: "imagenet"}, "imagenet1k", nil},
+		{Spec{Name: "imagenet16"}, "imagenet16", dataset.ImageNet16Categories()},
+		{Spec{Name: "imagenet-car"}, "car", []string{"car", "not car"}},
+		{Spec{Name: "cifar10-car"}, "car", []string{"car", "not car"}},
+		{Spec{Name: "car", Outputs: 10}, "car", []string{"car", "not car"}},
+		{Spec{Name: "cifar10"}, "cifar10", dataset.CIFAR10Classes},
+		{Spec{Name: "cifar100"}, "cifar100", dataset.CIFAR100Classes},
+	} {
+		m, err := New(tc.spec)
+		if err != nil {
+			t.Fatalf("%+v: %v", tc.spec, err)
+		}
+		if m.Name() != tc.name || tc.classes != nil && !slices.Equal(m.Classes(), tc.classes) {
+			t.Errorf("%+v: name %q classes %v, want %q %v", tc.spec, m.Name(), m.Classes(), tc.name, tc.classes)
+		}
+	}
+}
+
+func writeFile(t *testing.T, dir, name, text string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 func TestIdentity(t *testing.T) {

@@ -1,0 +1,94 @@
+package dataset
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/vcr-bench/vcr/imageio"
+)
+
+// SourceImages loads the source images of a test set — the images its
+// manifest names in the source column — from the dataset they were drawn
+// from: files under Root (image folders, ImageNet validation folders, list
+// CSVs) or records of CIFAR batch files ("data_batch_1.bin#1234"), then
+// applies imageio.Preprocess with the Resize and Crop the generate run
+// used, so that they match the corrupted images. It is safe for concurrent
+// use.
+type SourceImages struct {
+	Kind         string
+	Root         string
+	Resize, Crop int
+	Opt          imageio.Options
+}
+
+// OpenSourceImages returns the source images of a dataset of the given kind
+// at root, to be resized and cropped as given (0 = not). It returns an
+// error when root does not exist.
+func OpenSourceImages(kind, root string, resize, crop int, opt imageio.Options) (*SourceImages, error) {
+	if root == "" {
+		return nil, fmt.Errorf("no dataset folder given for the source images")
+	}
+	if _, err := os.Stat(root); err != nil {
+		return nil, fmt.Errorf("the source images are read from the dataset the test set was generated from, %s: %w", root, err)
+	}
+	return &SourceImages{Kind: kind, Root: root, Resize: resize, Crop: crop, Opt: opt}, nil
+}
+
+var cifarBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// Load returns the source image the dataset names source (a path relative
+// to Root, or "FILE.bin#RECORD" for CIFAR), with Resize and Crop applied.
+func (s *SourceImages) Load(source string) (*imageio.Image, error) {
+	var m *imageio.Image
+	var err error
+	if s.Kind == KindCIFAR10 || s.Kind == KindCIFAR100 {
+		m, err = s.loadCIFAR(source)
+	} else {
+		p := filepath.FromSlash(source)
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(s.Root, p)
+		}
+		m, err = imageio.Load(p, s.Opt)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("source %s: %w", source, err)
+	}
+	if s.Resize > 0 || s.Crop > 0 {
+		m = imageio.Preprocess(m, s.Resize, s.Crop)
+	}
+	return m, nil
+}
+
+// loadCIFAR reads record r of the batch file named by "file#r".
+func (s *SourceImages) loadCIFAR(source string) (*imageio.Image, error) {
+	file, recStr, ok := strings.Cut(source, "#")
+	r, err := strconv.Atoi(recStr)
+	if !ok || err != nil || r < 0 {
+		return nil, fmt.Errorf("not a CIFAR record name (want FILE.bin#RECORD)")
+	}
+	labelBytes := 1
+	if s.Kind == KindCIFAR100 {
+		labelBytes = 2
+	}
+	const pixels = 32 * 32 * 3
+	size := labelBytes + pixels
+	f, err := os.Open(filepath.Join(s.Root, filepath.FromSlash(file)))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	bp := cifarBufs.Get().(*[]byte)
+	defer cifarBufs.Put(bp)
+	if cap(*bp) < size {
+		*bp = make([]byte, size)
+	}
+	buf := (*bp)[:size]
+	if _, err := f.ReadAt(buf, int64(r)*int64(size)); err != nil {
+		return nil, fmt.Errorf("record %d: %w", r, err)
+	}
+	return DecodeCIFARRecord(buf, labelBytes)
+}

@@ -233,6 +233,10 @@ func CompareCoverage(w io.Writer, dir string, runs []Named) error {
 		return fmt.Errorf("need at least two runs to compare (got %d)", len(runs))
 	}
 	for _, r := range runs[1:] {
+		if r.Report.Bins != runs[0].Report.Bins || r.Report.MinPerBin != runs[0].Report.MinPerBin {
+			return fmt.Errorf("%s counts coverage in %d bins of ≥ %d rows but %s in %d bins of ≥ %d; compare them with the same settings",
+				runs[0].Name, runs[0].Report.Bins, runs[0].Report.MinPerBin, r.Name, r.Report.Bins, r.Report.MinPerBin)
+		}
 		if r.Report.VIFMethod != runs[0].Report.VIFMethod {
 			return fmt.Errorf("%s measures Δv with %s but %s with %s; coverage on different Δv axes cannot be compared",
 				runs[0].Name, runs[0].Report.VIFMethod, r.Name, r.Report.VIFMethod)
@@ -285,5 +289,10 @@ func CompareCoverage(w io.Writer, dir string, runs []Named) error {
 			return err
 		}
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "(Δv in %d equal bins (--bins); a bin is covered with ≥ %d rows (--min-per-bin); Δv by %s)\n",
+		runs[0].Report.Bins, runs[0].Report.MinPerBin, runs[0].Report.VIFMethod)
+	return err
 }

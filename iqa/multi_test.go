@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/vcr-bench/vcr/internal/testimg"
@@ -145,7 +146,11 @@ func BenchmarkMulti(b *testing.B) {
 		m := testimg.Natural(n, n, 1)
 		ref, dist := GrayFrom(m), noisy(m, 0.05, 2)
 		for _, methods := range [][]Method{{VCRPy}, {VIFVec}, {VCRPy, VIFVec}, {VCRPy, VIFVec, VIFVec2Layers}} {
-			name := fmt.Sprintf("%d/%v", n, methods)
+			var names []string
+			for _, m := range methods {
+				names = append(names, string(m))
+			}
+			name := fmt.Sprintf("size=%d/flavours=%s", n, strings.Join(names, "+"))
 			b.Run(name, func(b *testing.B) {
 				ms := NewMultiScorer(methods...)
 				buf, err := ms.Score(nil, ref, dist)

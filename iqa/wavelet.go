@@ -161,6 +161,18 @@ func (ws *waveWorkspace) vif(ref, dist []float64, p waveParams) float64 {
 // the same operands in the same order.
 func (ws *waveWorkspace) vifs(ref, dist []float64, fl []waveFlavour) {
 	w, h, H := ws.w, ws.h, ws.height
+	// A flavour equal to an earlier one (vifvec2-layers is vifvec where
+	// the image allows only two levels, e.g. 32×32) is computed once.
+	dupOf := make([]int, len(fl), 8) // on the stack for up to 8 flavours
+	for i := range fl {
+		dupOf[i] = -1
+		for j := range i {
+			if fl[j].p == fl[i].p && fl[j].height == fl[i].height {
+				dupOf[i] = j
+				break
+			}
+		}
+	}
 	lo0Filter(ws.lo[0], ref, w, h, ws.xp, ws.tmp)
 	lo0Filter(ws.lo[1], dist, w, h, ws.xp, ws.tmp)
 	lw, lh := w, h
@@ -179,7 +191,7 @@ func (ws *waveWorkspace) vifs(ref, dist []float64, fl []waveFlavour) {
 			sumsWin := 0 // the window ws.vert holds the sums of
 			for i := range fl {
 				f := &fl[i]
-				if lev >= f.height {
+				if lev >= f.height || dupOf[i] >= 0 {
 					continue
 				}
 				win := 1<<(f.height-lev) + 1
@@ -198,6 +210,11 @@ func (ws *waveWorkspace) vifs(ref, dist []float64, fl []waveFlavour) {
 				copy(ws.lo[i], ws.next[i][:nn])
 			}
 			lw, lh = (lw+1)/2, (lh+1)/2
+		}
+	}
+	for i := range fl {
+		if j := dupOf[i]; j >= 0 {
+			fl[i].num, fl[i].den = fl[j].num, fl[j].den
 		}
 	}
 }

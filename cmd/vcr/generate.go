@@ -64,8 +64,8 @@ targeted sampling aims at). Every wavelet flavour that applies is computed
 too, from the same steerable pyramid, into its own column: dv_vcr_py,
 dv_vifvec and, for images whose shorter side is below 72 pixels
 (CIFAR-sized), dv_vifvec2_layers; so the test set can be compared with human
-data labelled with any of them without regenerating it (about 20 % more VIF
-time than one flavour; see docs/performance.md). --dv-methods LIST chooses
+data labelled with any of them without regenerating it (about 12 % more CPU
+time for a whole 224×224 run than one flavour; see docs/performance.md). --dv-methods LIST chooses
 the flavours instead (the primary is always included), e.g. --dv-methods
 vcr-py for one only.
 

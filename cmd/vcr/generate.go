@@ -45,9 +45,10 @@ workers or shards.
 unless --dataset-kind says it:
   imagefolder   a folder of images (JPEG, PNG, GIF, BMP, TIFF, WebP): flat, or
                 one sub-folder per class (labels are the sub-folder names, sorted)
-  imagenet-val  the flat ImageNet validation folder, with --imagenet-labels (the devkit's
-                ILSVRC2012_validation_ground_truth.txt or a LOC_val_solution.csv)
-                and optionally --synsets (class list) to map labels to indices
+  imagenet-val  the flat ImageNet validation folder, with --imagenet-labels
+                (the devkit's ILSVRC2012_validation_ground_truth.txt or a
+                LOC_val_solution.csv) and optionally --synsets (class list) to
+                map labels to indices
   cifar10, cifar100  CIFAR binary batches (a .bin file or the batches folder;
                 --split test|train)
   list          a CSV with columns path and label (paths relative to the CSV)
@@ -65,9 +66,9 @@ too, from the same steerable pyramid, into its own column: dv_vcr_py,
 dv_vifvec and, for images whose shorter side is below 72 pixels
 (CIFAR-sized), dv_vifvec2_layers; so the test set can be compared with human
 data labelled with any of them without regenerating it (about 12 % more CPU
-time for a whole 224×224 run than one flavour; see docs/performance.md). --dv-methods LIST chooses
-the flavours instead (the primary is always included), e.g. --dv-methods
-vcr-py for one only.
+time for a whole 224×224 run than one flavour; see docs/performance.md).
+--dv-methods LIST chooses the flavours instead (the primary is always
+included), e.g. --dv-methods vcr-py for one only.
 
 OUT receives:
   manifest.csv   one row per corrupted image, in id order: id, source, label,

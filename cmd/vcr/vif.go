@@ -48,14 +48,15 @@ methods are not comparable:
   pixel             single-scale pixel-domain VIF, 11×11 windows (fast)
   pixel-multiscale  pixel-domain VIF over up to 5 scales
 
-Pairs mode (--pairs) reads a CSV whose header names the reference and distorted image
-columns ("reference" and "distorted", or "ref" and "dist"; see --ref-col and
---dist-col). Relative paths are relative to the CSV's directory. It writes the
-same CSV, every column kept in order, with the columns vif, dv, vif_method and
-error appended, rows in input order, to --out (atomically) or to standard
-output. A missing or broken image, or a size mismatch, does not stop the run:
-its row gets empty vif and dv and the reason in error, and the command exits
-with status 1 at the end. Pairs are scored in parallel (--workers).
+Pairs mode (--pairs) reads a CSV whose header names the reference and
+distorted image columns ("reference" and "distorted", or "ref" and "dist";
+see --ref-col and --dist-col). Relative paths are relative to the CSV's
+directory. It writes the same CSV, every column kept in order, with the
+columns vif, dv, vif_method and error appended, rows in input order, to --out
+(atomically; its folder is checked before scoring) or to standard output. A
+missing or broken image, or a size mismatch, does not stop the run: its row
+gets empty vif and dv and the reason in error, and the command exits with
+status 1 at the end. Pairs are scored in parallel (--workers).
 
 Examples:
   vcr vif ref.png dist.png

@@ -236,6 +236,9 @@ func diffRunInfo(have, want *RunInfo, ignore ...string) []Difference {
 func show(v any) string {
 	switch x := v.(type) {
 	case []string:
+		if len(x) == 0 {
+			return "(none)"
+		}
 		return strings.Join(x, ",")
 	case string:
 		if x == "" {

@@ -402,7 +402,7 @@ func usableOutDir(flagName, dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return usagef("%s %s: cannot create the folder: %v", flagName, dir, pathErrCause(err))
 	}
-	f, err := os.CreateTemp(dir, ".vcr-check-*")
+	f, err := os.CreateTemp(dir, ".vcr-check.tmp-*") // a temporary name generate ignores and cleans up
 	if err != nil {
 		return usagef("%s %s: cannot write into the folder: %v", flagName, dir, pathErrCause(err))
 	}
@@ -422,7 +422,7 @@ func usableOutFile(flagName, path string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return usagef("%s %s: cannot create its folder %s: %v", flagName, path, dir, pathErrCause(err))
 	}
-	f, err := os.CreateTemp(dir, ".vcr-check-*")
+	f, err := os.CreateTemp(dir, ".vcr-check.tmp-*") // a temporary name generate ignores and cleans up
 	if err != nil {
 		return usagef("%s %s: cannot write into its folder %s: %v", flagName, path, dir, pathErrCause(err))
 	}

@@ -233,7 +233,8 @@ func TestChannelMatchesSlow(t *testing.T) {
 			}
 			for _, p := range []waveParams{paramsVCRPy, paramsVIFVec} {
 				wantG, wantV := channelSlow(x, y, cw, ch, win, p)
-				ws.channel(x, y, cw, ch, win, off, p)
+				ws.windowSums(x, y, cw, ch, win)
+				ws.channel(cw, ch, win, p)
 				n := len(wantG)
 				name := fmt.Sprintf("%d×%d win %d vifvec=%v", cw, ch, win, p.vifvec)
 				if d := maxDiff(ws.g[:n], wantG); d > 1e-9 {

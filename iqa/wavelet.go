@@ -74,8 +74,6 @@ type waveWorkspace struct {
 	sv   []float64 // per kept block σv²
 	pn   []float64 // per block of a row: the product Π_j (1 + g²·s·λj/(σv²+σn²))
 	pd   []float64 // per block of a row: the product Π_j (1 + s·λj/σn²)
-
-	num, den [2 * maxHeight]float64
 }
 
 func newWaveWorkspace(w, h, height int) *waveWorkspace {
@@ -105,22 +103,16 @@ func (s *Scorer) scoreWavelet(ref, dist *Gray) (Result, error) {
 	if PyramidHeight(w, h) == 0 {
 		return Result{}, fmt.Errorf("image is %d×%d; the steerable-pyramid VIF needs both sides ≥ %d pixels", w, h, minSide)
 	}
-	height := PyramidHeight(w, h)
-	if s.method == VIFVec2Layers {
-		height = min(height, 2)
+	f := [1]waveFlavour{newWaveFlavour(s.method, w, h)}
+	if s.wave == nil || s.wave.w != w || s.wave.h != h || s.wave.height != f[0].height {
+		s.wave = newWaveWorkspace(w, h, f[0].height)
 	}
-	if s.wave == nil || s.wave.w != w || s.wave.h != h || s.wave.height != height {
-		s.wave = newWaveWorkspace(w, h, height)
-	}
-	p := paramsVCRPy
-	if s.method == VIFVec || s.method == VIFVec2Layers {
-		p = paramsVIFVec
-	}
-	v := s.wave.vif(ref.Pix, dist.Pix, p)
+	s.wave.vifs(ref.Pix, dist.Pix, f[:])
+	v := f[0].vif()
 	if math.IsNaN(v) {
 		return Result{}, fmt.Errorf("%s VIF of a %d×%d pair: %w", s.method, w, h, ErrNoDetail)
 	}
-	return Result{VIF: v, Levels: s.wave.height}, nil
+	return Result{VIF: v, Levels: f[0].height}, nil
 }
 
 // ErrNoDetail is returned (wrapped) when VIF is undefined because the
@@ -130,9 +122,57 @@ func (s *Scorer) scoreWavelet(ref, dist *Gray) (Result, error) {
 // toolbox does (its 1e-4 terms make the ratio 1).
 var ErrNoDetail = errors.New("the reference image has no detail (or contains NaN), so VIF is undefined")
 
-// vif computes the wavelet VIF of the pair (ref, dist), both w×h.
+// waveFlavour is one flavour's share of a wavelet VIF computation: its
+// constants, the pyramid levels it uses and its per-subband terms.
+type waveFlavour struct {
+	p        waveParams
+	height   int // pyramid levels used, ≤ the workspace's height
+	num, den [2 * maxHeight]float64
+}
+
+// newWaveFlavour returns the flavour of the wavelet method m for a w×h
+// image (PyramidHeight(w, h) > 0).
+func newWaveFlavour(m Method, w, h int) waveFlavour {
+	f := waveFlavour{p: paramsVCRPy, height: PyramidHeight(w, h)}
+	switch m {
+	case VIFVec:
+		f.p = paramsVIFVec
+	case VIFVec2Layers:
+		f.p = paramsVIFVec
+		f.height = min(f.height, 2)
+	}
+	return f
+}
+
+// vif computes the wavelet VIF of the pair (ref, dist), both w×h, with the
+// constants p on all ws.height levels.
 func (ws *waveWorkspace) vif(ref, dist []float64, p waveParams) float64 {
+	f := [1]waveFlavour{{p: p, height: ws.height}}
+	ws.vifs(ref, dist, f[:])
+	return f[0].vif()
+}
+
+// vifs computes the subband terms of every flavour in fl (each with height
+// ≤ ws.height) for the pair (ref, dist), both w×h, from one pyramid
+// decomposition. What the flavours share is computed once per subband: the
+// bands themselves, the reference's patch moments, and the window sums of
+// the channel estimate for flavours with the same window. Each flavour's
+// terms are bit-identical to computing it alone: the same operations run on
+// the same operands in the same order.
+func (ws *waveWorkspace) vifs(ref, dist []float64, fl []waveFlavour) {
 	w, h, H := ws.w, ws.h, ws.height
+	// A flavour equal to an earlier one (vifvec2-layers is vifvec where
+	// the image allows only two levels, e.g. 32×32) is computed once.
+	dupOf := make([]int, len(fl), 8) // on the stack for up to 8 flavours
+	for i := range fl {
+		dupOf[i] = -1
+		for j := range i {
+			if fl[j].p == fl[i].p && fl[j].height == fl[i].height {
+				dupOf[i] = j
+				break
+			}
+		}
+	}
 	lo0Filter(ws.lo[0], ref, w, h, ws.xp, ws.tmp)
 	lo0Filter(ws.lo[1], dist, w, h, ws.xp, ws.tmp)
 	lw, lh := w, h
@@ -141,12 +181,28 @@ func (ws *waveWorkspace) vif(ref, dist []float64, p waveParams) float64 {
 		for i := range 2 {
 			bandFilters(ws.band[i][0], ws.band[i][1], ws.lo[i], lw, lh, cw, ch, ws.xp, ws.tmp)
 		}
-		// Subband index i counts from the coarsest level, orientation 3
-		// before 0 (vif.md §2.2); lev_i = ⌈(i+1)/2⌉ = H − lev.
-		k := 2 * (H - 1 - lev)
-		win := 1<<(H-lev) + 1
-		ws.num[k], ws.den[k] = ws.subband(ws.band[0][1][:cw*ch], ws.band[1][1][:cw*ch], cw, ch, win, p)
-		ws.num[k+1], ws.den[k+1] = ws.subband(ws.band[0][0][:cw*ch], ws.band[1][0][:cw*ch], cw, ch, win, p)
+		// Subband index k counts from the coarsest level, orientation 3
+		// before 0 (vif.md §2.2); lev_k = ⌈(k+1)/2⌉ = height − lev.
+		for o, b := range [2]int{1, 0} {
+			x, y := ws.band[0][b][:cw*ch], ws.band[1][b][:cw*ch]
+			var S [9][9]float64
+			var m [9]float64
+			N := patchMoments(x, ch, cw, &S, &m)
+			sumsWin := 0 // the window ws.vert holds the sums of
+			for i := range fl {
+				f := &fl[i]
+				if lev >= f.height || dupOf[i] >= 0 {
+					continue
+				}
+				win := 1<<(f.height-lev) + 1
+				if win != sumsWin {
+					ws.windowSums(x, y, cw, ch, win)
+					sumsWin = win
+				}
+				k := 2*(f.height-1-lev) + o
+				f.num[k], f.den[k] = ws.subband(x, cw, ch, win, &S, &m, N, f.p)
+			}
+		}
 		if lev < H-1 {
 			for i := range 2 {
 				nn := ((lw + 1) / 2) * ((lh + 1) / 2)
@@ -156,37 +212,45 @@ func (ws *waveWorkspace) vif(ref, dist []float64, p waveParams) float64 {
 			lw, lh = (lw+1)/2, (lh+1)/2
 		}
 	}
-	n := 2 * H
+	for i := range fl {
+		if j := dupOf[i]; j >= 0 {
+			fl[i].num, fl[i].den = fl[j].num, fl[j].den
+		}
+	}
+}
+
+// vif combines the flavour's subband terms into VIF.
+func (f *waveFlavour) vif() float64 {
+	n := 2 * f.height
 	var num, den float64
-	if p.vifvec {
+	if f.p.vifvec {
 		for i := range n {
-			num += ws.num[i]
-			den += ws.den[i]
+			num += f.num[i]
+			den += f.den[i]
 		}
 		return num / den
 	}
 	for i := range n {
-		num += ws.num[i] + 1e-4
-		den += ws.den[i] + 1e-4
+		num += f.num[i] + 1e-4
+		den += f.den[i] + 1e-4
 	}
 	return (num / float64(n)) / (den / float64(n))
 }
 
 // subband returns the information terms (num, den) of one subband: x is the
-// reference band, y the distorted one, both cw×ch (multiples of 3), win the
-// statistics window side. For VCRPy they are means over the kept blocks of
-// Σ_j ln(1 + g²·s·λj/(σv²+σn²)) and Σ_j ln(1 + s·λj/σn²); for VIFVec sums.
-func (ws *waveWorkspace) subband(x, y []float64, cw, ch, win int, p waveParams) (num, den float64) {
+// reference band, cw×ch (multiples of 3), win the statistics window side,
+// S, m and N the patch moments of x (patchMoments), and ws.vert the window
+// sums of x and the distorted band for win (windowSums). For VCRPy they are
+// means over the kept blocks of Σ_j ln(1 + g²·s·λj/(σv²+σn²)) and
+// Σ_j ln(1 + s·λj/σn²); for VIFVec sums.
+func (ws *waveWorkspace) subband(x []float64, cw, ch, win int, S *[9][9]float64, m *[9]float64, N int, p waveParams) (num, den float64) {
 	a, b := ch/blockM, cw/blockM
 	half := (win - 1) / 2
 	off := (half + blockM - 1) / blockM // ⌈((w−1)/2)/M⌉
 	nr, nc := a-2*off, b-2*off
-	ws.channel(x, y, cw, ch, win, off, p)
+	ws.channel(cw, ch, win, p)
 
 	// Reference GSM: Cu, eigenvalues, inverse.
-	var S [9][9]float64
-	var m [9]float64
-	N := patchMoments(x, ch, cw, &S, &m)
 	div := float64(N - 1)
 	if p.vifvec {
 		div = float64(N)
@@ -466,19 +530,13 @@ func channelBlocksGo(gs, svs, top, bot []float64, ww float64, p waveParams, buf 
 	}
 }
 
-// channel estimates the distortion channel (gain g and noise variance σv²)
-// at the kept blocks r, c ∈ [off, a−off) × [off, b−off) into ws.g and ws.sv.
-// The statistics are over the win×win window centred on each block's centre
-// pixel. For kept blocks that window never leaves the band, so the reflect
-// padding of the reference never comes into play.
-func (ws *waveWorkspace) channel(x, y []float64, cw, ch, win, off int, p waveParams) {
-	a, b := ch/blockM, cw/blockM
-	half := (win - 1) / 2
-	nr, nc := a-2*off, b-2*off
-	r0 := off*blockM + 1 - half // first row of the first kept window
-	c0 := off*blockM + 1 - half
-	rows := (nr-1)*blockM + win
-	cols := (nc-1)*blockM + win
+// windowSums fills ws.vert with the vertical prefix sums of the window row
+// sums of x, y, x², y², xy (x the reference band, y the distorted one, both
+// cw×ch) for the win×win windows of the kept blocks, which channel reads.
+// The window of a kept block is centred on its centre pixel and never leaves
+// the band, so the reflect padding of the reference never comes into play.
+func (ws *waveWorkspace) windowSums(x, y []float64, cw, ch, win int) {
+	r0, c0, rows, cols, _, nc := ws.windowGeometry(cw, ch, win)
 	// Horizontal prefix sums of the 5 quantities, stored only where a
 	// window starts or ends: at j = 3t (p3) and, for w ≡ 2 (mod 3), at
 	// j = 3t+2 (p2). Window c spans [3c, 3c+w).
@@ -492,6 +550,29 @@ func (ws *waveWorkspace) channel(x, y []float64, cw, ch, win, off int, p wavePar
 		n := min(4, rows-rr)
 		windowRows(vert[5*rr*nc:][:5*(n+1)*nc], x, y, (r0+rr)*cw+c0, cw, n, cols, m, two, ws.pre, ws.pre2, ws.tmp)
 	}
+}
+
+// windowGeometry returns, for the win×win windows of the kept blocks of a
+// cw×ch band, the first row r0 and column c0 of the first window, the rows
+// and columns the windows span, and the number of kept block rows nr and
+// columns nc.
+func (ws *waveWorkspace) windowGeometry(cw, ch, win int) (r0, c0, rows, cols, nr, nc int) {
+	a, b := ch/blockM, cw/blockM
+	half := (win - 1) / 2
+	off := (half + blockM - 1) / blockM // ⌈((w−1)/2)/M⌉
+	nr, nc = a-2*off, b-2*off
+	r0 = off*blockM + 1 - half
+	c0 = off*blockM + 1 - half
+	return r0, c0, (nr-1)*blockM + win, (nc-1)*blockM + win, nr, nc
+}
+
+// channel estimates the distortion channel (gain g and noise variance σv²)
+// of the kept blocks r, c ∈ [off, a−off) × [off, b−off) of a cw×ch band
+// into ws.g and ws.sv, from the window sums windowSums left in ws.vert for
+// the window side win.
+func (ws *waveWorkspace) channel(cw, ch, win int, p waveParams) {
+	_, _, rows, _, nr, nc := ws.windowGeometry(cw, ch, win)
+	vert := ws.vert[:5*(rows+1)*nc]
 	ww := float64(win * win)
 	for r := range nr {
 		top := vert[5*blockM*r*nc:][:5*nc]

@@ -241,10 +241,14 @@ func TestFlavourDifferences(t *testing.T) {
 	m := testimg.Natural(128, 96, 11)
 	ref, dist := GrayFrom(m), noisy(m, 0.1, 4)
 	ws := newWaveWorkspace(128, 96, PyramidHeight(128, 96))
-	py := ws.vif(ref.Pix, dist.Pix, paramsVCRPy)
-	pyNum, pyDen := ws.num, ws.den
-	vv := ws.vif(ref.Pix, dist.Pix, waveParams{sigmaNSq: 0.1, tol: 1e-15, vifvec: true})
-	vvNum, vvDen := ws.num, ws.den
+	fl := []waveFlavour{
+		{p: paramsVCRPy, height: ws.height},
+		{p: waveParams{sigmaNSq: 0.1, tol: 1e-15, vifvec: true}, height: ws.height},
+	}
+	ws.vifs(ref.Pix, dist.Pix, fl)
+	py, vv := fl[0].vif(), fl[1].vif()
+	pyNum, pyDen := fl[0].num, fl[0].den
+	vvNum, vvDen := fl[1].num, fl[1].den
 	var sn, sd float64
 	for i := range 2 * ws.height {
 		// Blocks kept in subband i (vif.md §2.2 window and offset).

@@ -59,8 +59,20 @@ type Config struct {
 	N int
 	// Seed is the master seed.
 	Seed uint64
-	// Method is the VIF flavour (default iqa.VCRPy).
+	// Method is the primary VIF flavour, whose Δv fills the manifest's vif
+	// and dv columns and which targeted sampling aims at (default iqa.VCRPy).
 	Method iqa.Method
+	// DVMethods are the flavours whose Δv is also written, one manifest
+	// column each (iqa.DVColumn), computed from the same pyramid
+	// decomposition as the primary's where they are wavelet flavours
+	// (iqa.MultiScorer). Nil means DefaultDVMethods for the size of the
+	// (preprocessed) images. Method is always among them; the columns
+	// follow the order of iqa.Methods.
+	DVMethods []iqa.Method
+	// Bins and MinPerBin define coverage.json: Δv split into Bins equal
+	// bins, a bin covered with ≥ MinPerBin rows (0: DefaultBins,
+	// DefaultMinPerBin, the VCR study's 40 and 20).
+	Bins, MinPerBin int
 	// Sampling is SamplingUniform (default) or SamplingTargeted.
 	Sampling string
 	// Pilot is the number of pilot draws per corruption for targeted sampling
@@ -177,9 +189,11 @@ type runState struct {
 	nameSeed    []uint64 // per corruption: Seed ^ FNV-1a(name)
 	samplers    []ParamSampler
 	info        RunInfo
-	perDraw     int // rows per draw: 1, or 5 in ImageNet-C mode
-	draws       int // draws of the whole run
-	shardDraws  int // draws of this shard
+	dvMethods   []iqa.Method // the per-flavour Δv columns, in order
+	columns     []string     // the manifest header
+	perDraw     int          // rows per draw: 1, or 5 in ImageNet-C mode
+	draws       int          // draws of the whole run
+	shardDraws  int          // draws of this shard
 	idWidth     int
 	ext         string
 	format      imageio.Format
@@ -210,6 +224,14 @@ func newRunState(cfg Config) (*runState, error) {
 	if _, err := iqa.ParseMethod(string(cfg.Method)); err != nil {
 		return nil, err
 	}
+	dvMethods, err := resolveDVMethods(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Bins < 0 || cfg.MinPerBin < 0 {
+		return nil, fmt.Errorf("coverage bins and rows per bin must be positive (got %d, %d)", cfg.Bins, cfg.MinPerBin)
+	}
+	cfg.Bins, cfg.MinPerBin = coverageSettings(cfg.Bins, cfg.MinPerBin)
 	if cfg.Sampling == "" {
 		cfg.Sampling = SamplingUniform
 	}
@@ -283,6 +305,8 @@ func newRunState(cfg Config) (*runState, error) {
 		st.perDraw = 5
 	}
 	st.cfg = cfg
+	st.dvMethods = dvMethods
+	st.columns = ManifestColumns(dvMethods)
 	st.draws = len(st.cs) * cfg.N
 	st.shardDraws = cfg.Shard.draws(st.draws)
 	st.idWidth = max(6, len(strconv.Itoa(st.draws*st.perDraw-1)))
@@ -299,17 +323,75 @@ func newRunState(cfg Config) (*runState, error) {
 	for i, c := range st.cs {
 		names[i] = c.Name
 	}
+	dvNames := make([]string, len(dvMethods))
+	for i, m := range dvMethods {
+		dvNames[i] = string(m)
+	}
 	st.info = RunInfo{
 		Tool: "vcr generate", Version: cfg.Version, Seed: cfg.Seed, N: cfg.N, Corruptions: names,
 		Dataset: DatasetInfo{
-			Kind: cfg.Source.Name(), Root: cfg.Source.Root(), Len: cfg.Source.Len(),
+			Kind: cfg.Source.Name(), Len: cfg.Source.Len(),
 			Fingerprint: fingerprint(cfg.Source), Resize: cfg.Resize, Crop: cfg.Crop,
 		},
-		VIFMethod: string(cfg.Method), Sampling: cfg.Sampling, Pilot: cfg.Pilot, ImageNetC: cfg.ImageNetC,
+		VIFMethod: string(cfg.Method), DVMethods: dvNames, Sampling: cfg.Sampling,
+		Coverage: CoverageSettings{Bins: cfg.Bins, MinPerBin: cfg.MinPerBin}, Pilot: cfg.Pilot, ImageNetC: cfg.ImageNetC,
 		Rounding: rounding, Layout: cfg.Layout, Format: cfg.Format, JPEGQuality: cfg.JPEGQuality,
 		Rows: st.draws * st.perDraw, Shard: cfg.Shard,
 	}
+	if err := st.info.Dataset.setRoot(cfg.Source.Root(), cfg.Out); err != nil {
+		return nil, err
+	}
 	return st, nil
+}
+
+// DefaultDVMethods returns the flavours Generate computes Δv with when
+// Config.DVMethods is nil, for images whose shorter side is side pixels:
+// vcr-py (the VCR toolbox's) and vifvec (the ICSE 2022 ImageNet human
+// data's), plus vifvec2-layers (the ICSE 2022 CIFAR-10 human data's) when
+// side < 72, where the pyramid has fewer than four levels (CIFAR-sized
+// images). All three share one pyramid decomposition per image.
+func DefaultDVMethods(side int) []iqa.Method {
+	ms := []iqa.Method{iqa.VCRPy, iqa.VIFVec}
+	if side < 72 {
+		ms = append(ms, iqa.VIFVec2Layers)
+	}
+	return ms
+}
+
+// resolveDVMethods returns the run's per-flavour Δv methods: cfg.DVMethods
+// (or DefaultDVMethods for the size of the first source image that loads)
+// with cfg.Method added, in the order of iqa.Methods.
+func resolveDVMethods(cfg Config) ([]iqa.Method, error) {
+	want := cfg.DVMethods
+	if want == nil {
+		side := cfg.Crop
+		for i := 0; side == 0 && i < min(cfg.Source.Len(), 10); i++ {
+			img, err := cfg.Source.Load(i)
+			if err != nil {
+				continue // a broken first image says nothing about the size
+			}
+			if cfg.Preprocess != nil {
+				img = cfg.Preprocess(img)
+			}
+			side = min(img.Width, img.Height)
+		}
+		if side == 0 {
+			side = 72 // unknown: no 2-level flavour
+		}
+		want = DefaultDVMethods(side)
+	}
+	for _, m := range want {
+		if _, err := iqa.ParseMethod(string(m)); err != nil {
+			return nil, fmt.Errorf("Δv flavours: %w", err)
+		}
+	}
+	var ms []iqa.Method
+	for _, m := range iqa.Methods {
+		if m == cfg.Method || slices.Contains(want, m) {
+			ms = append(ms, m)
+		}
+	}
+	return ms, nil
 }
 
 func (st *runState) warn(format string, a ...any) {
@@ -353,7 +435,7 @@ func (st *runState) prepareOut() (complete bool, err error) {
 		if err != nil {
 			return false, err
 		}
-		if d := diffRunInfo(have, &st.info, "dataset.root"); len(d) > 0 {
+		if d := diffRunInfo(have, &st.info, "dataset.root", "dataset.root_abs", "dataset.root_rel"); len(d) > 0 {
 			return false, &MismatchError{Path: st.path(RunFile), Diffs: d}
 		}
 		var stat Status
@@ -555,7 +637,7 @@ func (st *runState) generate(parent context.Context, start int) error {
 				flog.write(p.fails[i].record())
 			}
 			for i := range p.rows {
-				mlog.write(p.rows[i].record())
+				mlog.write(p.rows[i].record(st.dvMethods))
 			}
 			next++
 			<-tokens
@@ -602,7 +684,7 @@ type Status struct {
 // finish computes the coverage report from the manifest and writes
 // coverage.json and status.json.
 func (st *runState) finish(sum *Summary) (*Summary, error) {
-	rep, err := coverageFromManifest(st.path(ManifestFile), sum.Corruptions, string(st.cfg.Method), st.cfg.Sampling)
+	rep, err := coverageFromManifest(st.path(ManifestFile), sum.Corruptions, string(st.cfg.Method), st.cfg.Sampling, st.cfg.Bins, st.cfg.MinPerBin)
 	if err != nil {
 		return nil, err
 	}

@@ -178,7 +178,10 @@ func TestGenerateManifest(t *testing.T) {
 	}
 	man := readCSV(t, filepath.Join(out, ManifestFile))
 	fail := readCSV(t, filepath.Join(out, FailuresFile))
-	if !slices.Equal(man[0], Columns) || !slices.Equal(fail[0], FailureColumns) {
+	// The sources are 32…48 pixels on their shorter side (< 72), so the
+	// default flavours include vifvec2-layers; the primary (pixel) is added.
+	wantCols := append(slices.Clone(Columns), "dv_vcr_py", "dv_vifvec", "dv_vifvec2_layers", "dv_pixel")
+	if !slices.Equal(man[0], wantCols) || !slices.Equal(fail[0], FailureColumns) {
 		t.Fatalf("headers %v / %v", man[0], fail[0])
 	}
 	if sum.Rows != len(man)-1 || sum.Failures != len(fail)-1 || sum.Rows+sum.Failures != 60 {
@@ -304,6 +307,90 @@ func TestRowReproducible(t *testing.T) {
 		if strconv.FormatFloat(r.VIF, 'g', -1, 64) != rec[col("vif")] {
 			t.Errorf("row %s: VIF of the saved image %v, manifest %s", rec[0], r.VIF, rec[col("vif")])
 		}
+		// Every per-flavour column holds exactly what a Scorer of that
+		// flavour gives for the saved image (computed from one shared
+		// pyramid by generate).
+		for j, name := range man[0][len(Columns):] {
+			m := iqa.Methods[slices.IndexFunc(iqa.Methods, func(m iqa.Method) bool { return iqa.DVColumn(m) == name })]
+			r, err := iqa.NewScorer(m).Score(iqa.GrayFrom(src), iqa.GrayFrom(got))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := strconv.FormatFloat(r.DV, 'g', -1, 64); rec[len(Columns)+j] != want {
+				t.Errorf("row %s: %s = %s, %s Scorer on the saved image %s", rec[0], name, rec[len(Columns)+j], m, want)
+			}
+		}
+		if got, want := rec[slices.Index(man[0], "dv_pixel")], rec[col("dv")]; got != want {
+			t.Errorf("row %s: dv_pixel %s, dv (primary pixel) %s", rec[0], got, want)
+		}
+	}
+}
+
+// TestDVMethods: an explicit list (here vifvec only, primary vcr-py) gives
+// exactly the primary and the listed flavours' columns in iqa.Methods
+// order, run.json records them, and ReadManifest returns the values by
+// flavour; a manifest without the columns (as written before they existed)
+// still reads, with no per-flavour values.
+func TestDVMethods(t *testing.T) {
+	data := t.TempDir()
+	makeDataset(t, data)
+	out := t.TempDir()
+	cfg := testConfig(t, data, out)
+	cfg.N = 3
+	cfg.Method = iqa.VCRPy
+	cfg.DVMethods = []iqa.Method{iqa.VIFVec}
+	if _, err := Generate(context.Background(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	man := readCSV(t, filepath.Join(out, ManifestFile))
+	if want := append(slices.Clone(Columns), "dv_vcr_py", "dv_vifvec"); !slices.Equal(man[0], want) {
+		t.Fatalf("header %v, want %v", man[0], want)
+	}
+	ri, err := ReadRunInfo(out)
+	if err != nil || !slices.Equal(ri.DVMethods, []string{"vcr-py", "vifvec"}) {
+		t.Fatalf("run.json dv_methods %v, %v", ri.DVMethods, err)
+	}
+	if ms, err := ManifestDVMethods(filepath.Join(out, ManifestFile)); err != nil || !slices.Equal(ms, []iqa.Method{iqa.VCRPy, iqa.VIFVec}) {
+		t.Fatalf("ManifestDVMethods = %v, %v", ms, err)
+	}
+	var recs []*Record
+	if err := ReadManifest(filepath.Join(out, ManifestFile), func(r *Record) error { recs = append(recs, r); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != len(man)-1 || len(recs) == 0 {
+		t.Fatalf("%d records for %d rows", len(recs), len(man)-1)
+	}
+	for i, r := range recs {
+		dvv, _ := strconv.ParseFloat(man[i+1][len(Columns)+1], 64)
+		if r.DVs[iqa.VCRPy] != r.DV || r.DVs[iqa.VIFVec] != dvv || len(r.DVs) != 2 {
+			t.Errorf("row %d: DVs %v, dv %v, dv_vifvec cell %s", r.ID, r.DVs, r.DV, man[i+1][len(Columns)+1])
+		}
+	}
+	// The same rows without the per-flavour columns.
+	old := filepath.Join(t.TempDir(), ManifestFile)
+	var sb strings.Builder
+	cw := csv.NewWriter(&sb)
+	for _, rec := range man {
+		cw.Write(rec[:len(Columns)])
+	}
+	cw.Flush()
+	os.WriteFile(old, []byte(sb.String()), 0o644)
+	n := 0
+	err = ReadManifest(old, func(r *Record) error {
+		if r.DVs != nil || r.DV != recs[n].DV || r.Path != recs[n].Path {
+			t.Errorf("old manifest row %d: %+v", n, r)
+		}
+		n++
+		return nil
+	})
+	if err != nil || n != len(recs) {
+		t.Errorf("old manifest: %d rows, %v", n, err)
+	}
+	// An unknown column after the fixed ones is refused.
+	bad := filepath.Join(t.TempDir(), ManifestFile)
+	os.WriteFile(bad, []byte(strings.Join(append(slices.Clone(Columns), "dv_ssim"), ",")+"\n"), 0o644)
+	if err := ReadManifest(bad, func(*Record) error { return nil }); err == nil || !strings.Contains(err.Error(), "dv_ssim") {
+		t.Errorf("manifest with a dv_ssim column: %v", err)
 	}
 }
 
@@ -454,7 +541,7 @@ func TestResumeMismatch(t *testing.T) {
 	cfg.Method = iqa.PixelMS
 	_, err := Generate(context.Background(), cfg)
 	var me *MismatchError
-	if !errors.As(err, &me) || len(me.Diffs) != 2 || me.Diffs[0].Key != "seed" || me.Diffs[1].Key != "vif_method" {
+	if !errors.As(err, &me) || len(me.Diffs) != 3 || me.Diffs[0].Key != "seed" || me.Diffs[1].Key != "vif_method" || me.Diffs[2].Key != "dv_methods" {
 		t.Fatalf("resume with another seed and method: %v", err)
 	}
 	if !strings.Contains(err.Error(), "seed: 7 there, 8 here") {

@@ -6,12 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/vcr-bench/vcr/corrupt"
+	"github.com/vcr-bench/vcr/iqa"
 )
 
 // File names inside an output folder.
@@ -45,6 +47,13 @@ const (
 //	sampling      "uniform", "targeted" or "imagenet-c"
 //	vif_method    the VIF flavour (iqa.Method)
 //	width, height the image size
+//
+// After these come the per-flavour Δv columns of the run, one per VIF
+// flavour in RunInfo.DVMethods (iqa.DVColumn: dv_vcr_py, dv_vifvec,
+// dv_vifvec2_layers, …): Δv of the same image computed with that flavour,
+// empty where the flavour's VIF is undefined for the pair (a flat
+// reference under vifvec). dv repeats the column of the primary flavour
+// vif_method. Manifests written before these columns existed have none.
 var Columns = []string{
 	"id", "source", "label", "corruption", "params", "seed", "vif", "dv", "path",
 	"label_index", "label_name", "source_index", "severity", "sampling", "vif_method", "width", "height",
@@ -71,16 +80,48 @@ type Row struct {
 	Params     []float64
 	Seed       uint64
 	VIF, DV    float64
-	Path       string
-	Severity   int // 1…5, or 0 when sampled
-	Sampling   string
-	Method     string
-	Width      int
-	Height     int
+	// DVs holds Δv by each flavour of the run's DVMethods, NaN where it is
+	// undefined.
+	DVs      map[iqa.Method]float64
+	Path     string
+	Severity int // 1…5, or 0 when sampled
+	Sampling string
+	Method   string
+	Width    int
+	Height   int
 }
 
-// record returns the row's fields in Columns order.
-func (r *Row) record() []string {
+// ManifestColumns returns the header of a manifest that carries the
+// per-flavour Δv columns of dvMethods: Columns followed by
+// iqa.DVColumn(m) for each m, in order.
+func ManifestColumns(dvMethods []iqa.Method) []string {
+	h := slices.Clip(Columns)
+	for _, m := range dvMethods {
+		h = append(h, iqa.DVColumn(m))
+	}
+	return h
+}
+
+// parseManifestHeader checks a manifest header: Columns, then any number of
+// distinct per-flavour Δv columns. It returns the flavours of those columns
+// in order.
+func parseManifestHeader(path string, h []string) ([]iqa.Method, error) {
+	if len(h) < len(Columns) || !slices.Equal(h[:len(Columns)], Columns) {
+		return nil, fmt.Errorf("%s has columns %s, want %s (then dv_<flavour> columns); it was not written by vcr generate", path, strings.Join(h, ","), strings.Join(Columns, ","))
+	}
+	var ms []iqa.Method
+	for _, col := range h[len(Columns):] {
+		i := slices.IndexFunc(iqa.Methods, func(m iqa.Method) bool { return iqa.DVColumn(m) == col })
+		if i < 0 || slices.Contains(ms, iqa.Methods[i]) {
+			return nil, fmt.Errorf("%s: column %q after %s is not a per-flavour Δv column (dv_vcr_py, dv_vifvec, …) or is repeated", path, col, Columns[len(Columns)-1])
+		}
+		ms = append(ms, iqa.Methods[i])
+	}
+	return ms, nil
+}
+
+// record returns the row's fields in the order of ManifestColumns(dvMethods).
+func (r *Row) record(dvMethods []iqa.Method) []string {
 	label, labelIndex := "", ""
 	if r.Item.Label >= 0 {
 		labelIndex = strconv.Itoa(r.Item.Label)
@@ -93,12 +134,21 @@ func (r *Row) record() []string {
 	if r.Severity > 0 {
 		sev = strconv.Itoa(r.Severity)
 	}
-	return []string{
+	rec := []string{
 		strconv.Itoa(r.ID), r.Item.Source, label, r.Corruption.Name, ParamsJSON(r.Corruption, r.Params),
 		strconv.FormatUint(r.Seed, 10), formatFloat(r.VIF), formatFloat(r.DV), r.Path,
 		labelIndex, r.Item.LabelName, strconv.Itoa(r.Item.Index), sev, r.Sampling, r.Method,
 		strconv.Itoa(r.Width), strconv.Itoa(r.Height),
 	}
+	for _, m := range dvMethods {
+		v, ok := r.DVs[m]
+		if !ok || math.IsNaN(v) {
+			rec = append(rec, "")
+			continue
+		}
+		rec = append(rec, formatFloat(v))
+	}
+	return rec
 }
 
 // Failure is one failures.csv row.
@@ -205,13 +255,33 @@ func truncateTo(path string, size int64) error {
 // readRecords streams the records of the CSV file at path (after checking its
 // header) to fn. The record slice is reused between calls.
 func readRecords(path string, wantHeader []string, fn func(rec []string) error) error {
+	return readCSVFile(path, func(h []string) error {
+		if !slices.Equal(h, wantHeader) {
+			return fmt.Errorf("%s has columns %s, want %s", path, strings.Join(h, ","), strings.Join(wantHeader, ","))
+		}
+		return nil
+	}, fn)
+}
+
+// readManifestRecords streams the records of the manifest at path to fn,
+// with the per-flavour Δv columns the header names (parseManifestHeader).
+func readManifestRecords(path string, fn func(dvMethods []iqa.Method, rec []string) error) error {
+	var ms []iqa.Method
+	return readCSVFile(path, func(h []string) (err error) {
+		ms, err = parseManifestHeader(path, h)
+		return err
+	}, func(rec []string) error { return fn(ms, rec) })
+}
+
+// readCSVFile streams the records of the CSV file at path to fn after checkHeader
+// accepted its header; every record must have the header's field count.
+func readCSVFile(path string, checkHeader func(h []string) error, fn func(rec []string) error) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
 	cr := csv.NewReader(bufio.NewReader(f))
-	cr.FieldsPerRecord = len(wantHeader)
 	cr.ReuseRecord = true
 	h, err := cr.Read()
 	if err == io.EOF {
@@ -220,9 +290,10 @@ func readRecords(path string, wantHeader []string, fn func(rec []string) error) 
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	if !slices.Equal(h, wantHeader) {
-		return fmt.Errorf("%s has columns %s, want %s", path, strings.Join(h, ","), strings.Join(wantHeader, ","))
+	if err := checkHeader(h); err != nil {
+		return err
 	}
+	cr.FieldsPerRecord = len(h)
 	for {
 		rec, err := cr.Read()
 		if errors.Is(err, io.EOF) {

@@ -18,6 +18,7 @@ import (
 	"syscall"
 
 	"github.com/vcr-bench/vcr/internal/atomicfile"
+	"github.com/vcr-bench/vcr/iqa"
 )
 
 // How Merge brings the shards' images into the merged folder.
@@ -101,7 +102,7 @@ func Merge(ctx context.Context, out string, dirs []string, opt MergeOptions) (*S
 		infos[i] = ri
 		total += stat.Rows + stat.Failures
 		if i > 0 {
-			if diffs := diffRunInfo(ri, infos[0], "shard.index", "dataset.root"); len(diffs) > 0 {
+			if diffs := diffRunInfo(ri, infos[0], "shard.index", "dataset.root", "dataset.root_abs", "dataset.root_rel"); len(diffs) > 0 {
 				return nil, &MismatchError{Path: filepath.Join(d, RunFile), Diffs: diffs}
 			}
 		}
@@ -136,7 +137,23 @@ func Merge(ctx context.Context, out string, dirs []string, opt MergeOptions) (*S
 	}
 	merged := *infos[0]
 	merged.Shard = Whole
-	rb := newReportBuilder(merged.Corruptions)
+	// The shards recorded the dataset relative to their own folders.
+	if err := merged.Dataset.setRoot(merged.Dataset.Root, out); err != nil {
+		return nil, err
+	}
+	if infos[0].Dataset.RootAbs != "" {
+		merged.Dataset.RootAbs = infos[0].Dataset.RootAbs
+		if outAbs, err := filepath.Abs(out); err == nil {
+			if rel, err := filepath.Rel(outAbs, merged.Dataset.RootAbs); err == nil {
+				merged.Dataset.RootRel = filepath.ToSlash(rel)
+			}
+		}
+	}
+	dvMethods := make([]iqa.Method, len(merged.DVMethods))
+	for i, m := range merged.DVMethods {
+		dvMethods[i] = iqa.Method(m)
+	}
+	rb := newReportBuilder(merged.Corruptions, merged.Coverage.Bins, merged.Coverage.MinPerBin)
 	done := 0
 	progress := func() {
 		done++
@@ -146,7 +163,7 @@ func Merge(ctx context.Context, out string, dirs []string, opt MergeOptions) (*S
 	}
 	made := map[string]bool{}
 	err := atomicfile.Write(filepath.Join(out, ManifestFile), func(w io.Writer) error {
-		return mergeCSV(ctx, w, dirs, ManifestFile, Columns, func(dir string, rec []string) error {
+		return mergeCSV(ctx, w, dirs, ManifestFile, ManifestColumns(dvMethods), func(dir string, rec []string) error {
 			if err := rb.addRecord(rec, filepath.Join(dir, ManifestFile)); err != nil {
 				return err
 			}

@@ -1,12 +1,17 @@
 package testset
 
 import (
+	"bufio"
+	"encoding/csv"
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
+
+	"github.com/vcr-bench/vcr/iqa"
 )
 
 // Record is one manifest row as read back by ReadManifest: the columns
@@ -18,6 +23,11 @@ type Record struct {
 	Corruption string
 	Params     string // the params column, a JSON object
 	DV         float64
+	// DVs holds Δv by each per-flavour column of the manifest (dv_vcr_py,
+	// dv_vifvec, …; see Columns), keyed by flavour; a flavour whose cell is
+	// empty (VIF undefined for the pair) is absent. Nil for manifests
+	// without such columns. ManifestDVMethods gives the columns' order.
+	DVs        map[iqa.Method]float64
 	Path       string // the corrupted image, relative to the output folder
 	LabelIndex int    // −1 when unlabelled
 	LabelName  string
@@ -45,18 +55,49 @@ var (
 
 // ReadManifest streams the rows of the manifest at path (a test set's
 // manifest.csv) to fn in file order. It returns an error naming the file
-// and row for a header other than Columns or a malformed field, and stops
-// at the first error fn returns.
+// and row for a header other than Columns (followed by per-flavour Δv
+// columns) or a malformed field, and stops at the first error fn returns.
 func ReadManifest(path string, fn func(r *Record) error) error {
 	line := 1
-	return readRecords(path, Columns, func(rec []string) error {
+	return readManifestRecords(path, func(ms []iqa.Method, rec []string) error {
 		line++
 		r, err := parseRecord(rec)
+		if err == nil && len(ms) > 0 {
+			r.DVs = make(map[iqa.Method]float64, len(ms))
+			for i, m := range ms {
+				cell := rec[len(Columns)+i]
+				if cell == "" {
+					continue
+				}
+				v, e := strconv.ParseFloat(cell, 64)
+				if e != nil || !(v >= 0 && v <= 1) {
+					err = fmt.Errorf("column %s: %q is not a number in [0, 1]", iqa.DVColumn(m), cell)
+					break
+				}
+				r.DVs[m] = v
+			}
+		}
 		if err != nil {
 			return fmt.Errorf("%s row %d: %w", path, line, err)
 		}
 		return fn(r)
 	})
+}
+
+// ManifestDVMethods returns the flavours of the per-flavour Δv columns of
+// the manifest at path, in column order (none for manifests written before
+// these columns existed).
+func ManifestDVMethods(path string) ([]iqa.Method, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	h, err := csv.NewReader(bufio.NewReader(f)).Read()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return parseManifestHeader(path, h)
 }
 
 func parseRecord(rec []string) (*Record, error) {

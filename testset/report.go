@@ -14,6 +14,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/vcr-bench/vcr/internal/atomicfile"
+	"github.com/vcr-bench/vcr/iqa"
 )
 
 // CoverageCounter bins Δv values one at a time, so that the coverage of
@@ -72,14 +73,19 @@ type CoverageReport struct {
 // reportBuilder accumulates a CoverageReport from manifest rows.
 type reportBuilder struct {
 	names   []string
+	bins    int
+	minPer  int
 	byName  map[string]*CoverageCounter
 	overall *CoverageCounter
 }
 
-func newReportBuilder(names []string) *reportBuilder {
-	b := &reportBuilder{names: names, byName: map[string]*CoverageCounter{}, overall: NewCoverageCounter(DefaultBins, DefaultMinPerBin)}
+// newReportBuilder counts the rows of the corruptions names into bins
+// bins, a bin covered with ≥ minPerBin rows (0: the defaults).
+func newReportBuilder(names []string, bins, minPerBin int) *reportBuilder {
+	bins, minPerBin = coverageSettings(bins, minPerBin)
+	b := &reportBuilder{names: names, bins: bins, minPer: minPerBin, byName: map[string]*CoverageCounter{}, overall: NewCoverageCounter(bins, minPerBin)}
 	for _, n := range names {
-		b.byName[n] = NewCoverageCounter(DefaultBins, DefaultMinPerBin)
+		b.byName[n] = NewCoverageCounter(bins, minPerBin)
 	}
 	return b
 }
@@ -100,17 +106,44 @@ func (b *reportBuilder) addRecord(rec []string, file string) error {
 }
 
 func (b *reportBuilder) report(method, sampling string) *CoverageReport {
-	r := &CoverageReport{Bins: DefaultBins, MinPerBin: DefaultMinPerBin, VIFMethod: method, Sampling: sampling, Overall: b.overall.Coverage()}
+	r := &CoverageReport{Bins: b.bins, MinPerBin: b.minPer, VIFMethod: method, Sampling: sampling, Overall: b.overall.Coverage()}
 	for _, n := range b.names {
 		r.Corruptions = append(r.Corruptions, CorruptionCoverage{Corruption: n, Coverage: b.byName[n].Coverage()})
 	}
 	return r
 }
 
+// coverageSettings returns bins and minPerBin with 0 replaced by
+// DefaultBins and DefaultMinPerBin.
+func coverageSettings(bins, minPerBin int) (int, int) {
+	if bins == 0 {
+		bins = DefaultBins
+	}
+	if minPerBin == 0 {
+		minPerBin = DefaultMinPerBin
+	}
+	return bins, minPerBin
+}
+
+// CoverageOfTestSet computes the Δv coverage of the finished test set in
+// dir from its manifest and run.json, with bins equal bins and a bin
+// covered with ≥ minPerBin rows (0: DefaultBins, DefaultMinPerBin), as
+// Generate writes it to coverage.json.
+func CoverageOfTestSet(dir string, bins, minPerBin int) (*CoverageReport, error) {
+	if bins < 0 || minPerBin < 0 {
+		return nil, fmt.Errorf("bins and rows per bin must be positive (got %d, %d)", bins, minPerBin)
+	}
+	ri, err := ReadRunInfo(dir)
+	if err != nil {
+		return nil, err
+	}
+	return coverageFromManifest(filepath.Join(dir, ManifestFile), ri.Corruptions, ri.VIFMethod, ri.Sampling, bins, minPerBin)
+}
+
 // coverageFromManifest streams the manifest at path into a report.
-func coverageFromManifest(path string, names []string, method, sampling string) (*CoverageReport, error) {
-	b := newReportBuilder(names)
-	err := readRecords(path, Columns, func(rec []string) error { return b.addRecord(rec, path) })
+func coverageFromManifest(path string, names []string, method, sampling string, bins, minPerBin int) (*CoverageReport, error) {
+	b := newReportBuilder(names, bins, minPerBin)
+	err := readManifestRecords(path, func(_ []iqa.Method, rec []string) error { return b.addRecord(rec, path) })
 	if err != nil {
 		return nil, err
 	}
@@ -143,7 +176,7 @@ func (r *CoverageReport) WriteTable(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "(Δv in %d equal bins; a bin is covered with ≥ %d rows; Δv by %s)\n", r.Bins, r.MinPerBin, r.VIFMethod)
+	_, err := fmt.Fprintf(w, "(Δv in %d equal bins (--bins); a bin is covered with ≥ %d rows (--min-per-bin); Δv by %s)\n", r.Bins, r.MinPerBin, r.VIFMethod)
 	return err
 }
 
@@ -200,6 +233,10 @@ func CompareCoverage(w io.Writer, dir string, runs []Named) error {
 		return fmt.Errorf("need at least two runs to compare (got %d)", len(runs))
 	}
 	for _, r := range runs[1:] {
+		if r.Report.Bins != runs[0].Report.Bins || r.Report.MinPerBin != runs[0].Report.MinPerBin {
+			return fmt.Errorf("%s counts coverage in %d bins of ≥ %d rows but %s in %d bins of ≥ %d; compare them with the same settings",
+				runs[0].Name, runs[0].Report.Bins, runs[0].Report.MinPerBin, r.Name, r.Report.Bins, r.Report.MinPerBin)
+		}
 		if r.Report.VIFMethod != runs[0].Report.VIFMethod {
 			return fmt.Errorf("%s measures Δv with %s but %s with %s; coverage on different Δv axes cannot be compared",
 				runs[0].Name, runs[0].Report.VIFMethod, r.Name, r.Report.VIFMethod)
@@ -252,5 +289,10 @@ func CompareCoverage(w io.Writer, dir string, runs []Named) error {
 			return err
 		}
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "(Δv in %d equal bins (--bins); a bin is covered with ≥ %d rows (--min-per-bin); Δv by %s)\n",
+		runs[0].Report.Bins, runs[0].Report.MinPerBin, runs[0].Report.VIFMethod)
+	return err
 }

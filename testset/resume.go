@@ -19,7 +19,7 @@ func (st *runState) resumePoint() (int, error) {
 	shard := st.cfg.Shard
 	lastPos, lastStart := -1, int64(-1)
 	prevID := -1
-	headerEnd, err := scanAppendLog(mpath, Columns, func(id int, start, end int64) bool {
+	headerEnd, err := scanAppendLog(mpath, st.columns, func(id int, start, end int64) bool {
 		if id <= prevID || id >= st.draws*st.perDraw {
 			return false
 		}
@@ -35,7 +35,7 @@ func (st *runState) resumePoint() (int, error) {
 	})
 	switch {
 	case errors.Is(err, fs.ErrNotExist) || (err == nil && headerEnd < 0):
-		if err := writeHeader(mpath, Columns); err != nil {
+		if err := writeHeader(mpath, st.columns); err != nil {
 			return 0, err
 		}
 		lastPos = -1

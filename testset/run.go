@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
@@ -22,29 +23,126 @@ type RunInfo struct {
 	Corruptions []string    `json:"corruptions"`
 	Dataset     DatasetInfo `json:"dataset"`
 	VIFMethod   string      `json:"vif_method"`
-	Sampling    string      `json:"sampling"`
-	Pilot       int         `json:"pilot,omitempty"`
-	ImageNetC   bool        `json:"imagenet_c"`
-	Rounding    string      `json:"rounding"`
-	Layout      string      `json:"layout"`
-	Format      string      `json:"format"`
-	JPEGQuality int         `json:"jpeg_quality,omitempty"`
-	Rows        int         `json:"rows"`
-	Shard       Shard       `json:"shard"`
+	// DVMethods are the flavours of the manifest's per-flavour Δv columns,
+	// in column order (absent in run.json written before they existed).
+	DVMethods   []string         `json:"dv_methods,omitempty"`
+	Sampling    string           `json:"sampling"`
+	Coverage    CoverageSettings `json:"coverage"`
+	Pilot       int              `json:"pilot,omitempty"`
+	ImageNetC   bool             `json:"imagenet_c"`
+	Rounding    string           `json:"rounding"`
+	Layout      string           `json:"layout"`
+	Format      string           `json:"format"`
+	JPEGQuality int              `json:"jpeg_quality,omitempty"`
+	Rows        int              `json:"rows"`
+	Shard       Shard            `json:"shard"`
 }
 
 // DatasetInfo identifies the source dataset. Fingerprint is the SHA-256 of
 // every item's source, label and label name in order, so two machines that
 // mount the same data at different paths agree, and a changed dataset is
 // noticed.
+//
+// The dataset's folder or file is recorded three ways so that a test set
+// can be used from any working directory and after being moved together
+// with its data (ResolveImages): Root as it was given (relative to the
+// working directory of vcr generate, or absolute), RootAbs made absolute,
+// and RootRel relative to the test-set folder, slash-separated.
 type DatasetInfo struct {
 	Kind        string `json:"kind"`
 	Root        string `json:"root"`
+	RootAbs     string `json:"root_abs,omitempty"`
+	RootRel     string `json:"root_rel,omitempty"`
 	Len         int    `json:"len"`
 	Fingerprint string `json:"fingerprint"`
 	Resize      int    `json:"resize,omitempty"`
 	Crop        int    `json:"crop,omitempty"`
 }
+
+// CoverageSettings are the coverage definition of coverage.json: Δv in
+// Bins equal bins, a bin covered with ≥ MinPerBin rows.
+type CoverageSettings struct {
+	Bins      int `json:"bins"`
+	MinPerBin int `json:"min_per_bin"`
+}
+
+// setRoot records the dataset root as given, absolute, and relative to the
+// test-set folder out.
+func (d *DatasetInfo) setRoot(root, out string) error {
+	d.Root, d.RootAbs, d.RootRel = root, "", ""
+	if root == "" {
+		return nil
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return fmt.Errorf("dataset path %s: %w", root, err)
+	}
+	outAbs, err := filepath.Abs(out)
+	if err != nil {
+		return fmt.Errorf("output folder %s: %w", out, err)
+	}
+	d.RootAbs = abs
+	if rel, err := filepath.Rel(outAbs, abs); err == nil {
+		d.RootRel = filepath.ToSlash(rel)
+	}
+	return nil
+}
+
+// How ResolveImages found the source dataset.
+const (
+	ResolvedOverride = "as given (--images)"
+	ResolvedRelative = "relative to the test set (run.json dataset.root_rel)"
+	ResolvedAbsolute = "absolute path (run.json dataset.root_abs)"
+	ResolvedAsTyped  = "as typed at generation, from the working directory (run.json dataset.root)"
+)
+
+// ResolveImages returns the path of the source dataset of the test set in
+// testsetDir, and how it was found (one of the Resolved constants). The
+// candidates, in order: override (a user's --images) if not empty, which
+// must exist; the path recorded relative to the test set (so a test set
+// moved together with its data still finds it); the recorded absolute path;
+// the path as typed at generation, relative to the working directory. It
+// returns an error listing what was tried, and telling to pass --images,
+// when none exists.
+func ResolveImages(testsetDir, override string) (path, how string, err error) {
+	if override != "" {
+		if _, err := os.Stat(override); err != nil {
+			return "", "", fmt.Errorf("--images %s: %w", override, err)
+		}
+		return override, ResolvedOverride, nil
+	}
+	ri, err := ReadRunInfo(testsetDir)
+	if err != nil {
+		return "", "", err
+	}
+	d := ri.Dataset
+	type cand struct{ path, how string }
+	var cands []cand
+	if d.RootRel != "" {
+		cands = append(cands, cand{filepath.Join(testsetDir, filepath.FromSlash(d.RootRel)), ResolvedRelative})
+	}
+	if d.RootAbs != "" {
+		cands = append(cands, cand{d.RootAbs, ResolvedAbsolute})
+	}
+	if d.Root != "" {
+		cands = append(cands, cand{d.Root, ResolvedAsTyped})
+	}
+	var tried []string
+	for _, c := range cands {
+		if _, err := os.Stat(c.path); err == nil {
+			return c.path, c.how, nil
+		}
+		tried = append(tried, fmt.Sprintf("%s (%s)", c.path, c.how))
+	}
+	if len(tried) == 0 {
+		return "", "", fmt.Errorf("%s records no dataset path; pass --images with the source dataset", filepath.Join(testsetDir, RunFile))
+	}
+	return "", "", fmt.Errorf("cannot find the source dataset of the test set %s; tried:\n  %s\npass --images with the dataset's new location", testsetDir, strings.Join(tried, "\n  "))
+}
+
+// ImagePath returns the file of a manifest row's corrupted image: its path
+// column, which is relative to the test-set folder dir.
+func ImagePath(dir string, r *Record) string { return filepath.Join(dir, filepath.FromSlash(r.Path)) }
 
 // fingerprint hashes the items of src.
 func fingerprint(src Source) string {
@@ -138,6 +236,9 @@ func diffRunInfo(have, want *RunInfo, ignore ...string) []Difference {
 func show(v any) string {
 	switch x := v.(type) {
 	case []string:
+		if len(x) == 0 {
+			return "(none)"
+		}
 		return strings.Join(x, ",")
 	case string:
 		if x == "" {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -123,8 +124,13 @@ func (st *runState) load(idx int) (*imageio.Image, error) {
 
 // worker owns the scratch memory of one goroutine.
 type worker struct {
-	st        *runState
-	scorer    *iqa.Scorer
+	st *runState
+	// multi scores the primary flavour (first) and the other per-flavour
+	// Δv methods; one scores the primary alone (the pilot draws).
+	multi     *iqa.MultiScorer
+	dvIndex   []int // per st.dvMethods: its index among multi's methods
+	res       []iqa.Result
+	one       *iqa.Scorer
 	png       imageio.PNGEncoder
 	dst       *imageio.Image
 	ref, dist *iqa.Gray
@@ -132,7 +138,17 @@ type worker struct {
 }
 
 func (st *runState) newWorker() *worker {
-	return &worker{st: st, scorer: iqa.NewScorer(st.cfg.Method)}
+	methods := []iqa.Method{st.cfg.Method}
+	for _, m := range st.dvMethods {
+		if m != st.cfg.Method {
+			methods = append(methods, m)
+		}
+	}
+	w := &worker{st: st, multi: iqa.NewMultiScorer(methods...), one: iqa.NewScorer(st.cfg.Method)}
+	for _, m := range st.dvMethods {
+		w.dvIndex = append(w.dvIndex, slices.Index(methods, m))
+	}
+	return w
 }
 
 // prepare sizes the scratch images for img and computes its grey version.
@@ -147,19 +163,12 @@ func (w *worker) prepare(img *imageio.Image) {
 }
 
 // score corrupts img with c at p (randomness from seed) into w.dst,
-// quantises it to 8 bit (w.rgb) and scores it against img.
+// quantises it to 8 bit (w.rgb) and scores it against img with the primary
+// flavour alone (the pilot of targeted sampling).
 func (w *worker) score(c *corrupt.Corruption, img *imageio.Image, p []float64, seed uint64) (iqa.Result, error) {
 	w.prepare(img)
-	return w.scoreCorrupted(c, img, p, seed)
-}
-
-// scoreCorrupted is score after prepare(img).
-func (w *worker) scoreCorrupted(c *corrupt.Corruption, img *imageio.Image, p []float64, seed uint64) (iqa.Result, error) {
-	c.Apply(w.dst, img, p, corrupt.NewRand(seed, 0))
-	// Quantise once: the 8-bit samples are what is scored and saved.
-	to8RGB(w.rgb, w.dst, w.st.cfg.Rounding)
-	lumaRGB8(w.dist.Pix, w.rgb)
-	res, err := w.scorer.Score(w.ref, w.dist)
+	w.corrupt(c, img, p, seed)
+	res, err := w.one.Score(w.ref, w.dist)
 	if err != nil {
 		return res, fmt.Errorf("VIF (%s): %w", w.st.cfg.Method, err)
 	}
@@ -167,6 +176,36 @@ func (w *worker) scoreCorrupted(c *corrupt.Corruption, img *imageio.Image, p []f
 		return res, fmt.Errorf("VIF (%s) is undefined for this image", w.st.cfg.Method)
 	}
 	return res, nil
+}
+
+// corrupt applies c at p to img into w.dst and quantises it to 8 bit
+// (w.rgb, and its grey w.dist): the 8-bit samples are what is scored and saved.
+func (w *worker) corrupt(c *corrupt.Corruption, img *imageio.Image, p []float64, seed uint64) {
+	c.Apply(w.dst, img, p, corrupt.NewRand(seed, 0))
+	to8RGB(w.rgb, w.dst, w.st.cfg.Rounding)
+	lumaRGB8(w.dist.Pix, w.rgb)
+}
+
+// scoreCorrupted corrupts as score does (after prepare(img)) and scores
+// the result with every flavour of the run: the primary's Result, and Δv
+// per flavour of st.dvMethods (NaN where undefined). An undefined primary
+// VIF is an error.
+func (w *worker) scoreCorrupted(c *corrupt.Corruption, img *imageio.Image, p []float64, seed uint64) (iqa.Result, map[iqa.Method]float64, error) {
+	w.corrupt(c, img, p, seed)
+	var err error
+	w.res, err = w.multi.Score(w.res[:0], w.ref, w.dist)
+	if err != nil {
+		return iqa.Result{}, nil, fmt.Errorf("VIF (%s): %w", w.st.cfg.Method, err)
+	}
+	res := w.res[0]
+	if math.IsNaN(res.VIF) || math.IsNaN(res.DV) {
+		return res, nil, fmt.Errorf("VIF (%s) is undefined for this image", w.st.cfg.Method)
+	}
+	dvs := make(map[iqa.Method]float64, len(w.st.dvMethods))
+	for i, m := range w.st.dvMethods {
+		dvs[m] = w.res[w.dvIndex[i]].DV
+	}
+	return res, dvs, nil
 }
 
 // encode writes w.dst in the run's format. PNG files use the fast
@@ -232,7 +271,7 @@ func (w *worker) process(t task) result {
 	w.prepare(img)
 	for s := range st.perDraw {
 		id := firstID + s
-		res, err := w.scoreCorrupted(c, img, params[s], seeds[s])
+		res, dvs, err := w.scoreCorrupted(c, img, params[s], seeds[s])
 		if err != nil {
 			r.fails = append(r.fails, Failure{ID: id, Source: item.Source, Corruption: c.Name, Err: err.Error()})
 			continue
@@ -247,7 +286,7 @@ func (w *worker) process(t task) result {
 		}
 		row := Row{
 			ID: id, Item: item, Corruption: c, Params: params[s], Seed: seeds[s],
-			VIF: res.VIF, DV: res.DV, Path: rel, Sampling: st.cfg.Sampling, Method: string(st.cfg.Method),
+			VIF: res.VIF, DV: res.DV, DVs: dvs, Path: rel, Sampling: st.cfg.Sampling, Method: string(st.cfg.Method),
 			Width: img.Width, Height: img.Height,
 		}
 		if st.cfg.ImageNetC {

@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -42,29 +45,45 @@ workers or shards.
 unless --dataset-kind says it:
   imagefolder   a folder of images (JPEG, PNG, GIF, BMP, TIFF, WebP): flat, or
                 one sub-folder per class (labels are the sub-folder names, sorted)
-  imagenet-val  the flat ImageNet validation folder, with --labels (the devkit's
-                ILSVRC2012_validation_ground_truth.txt or a LOC_val_solution.csv)
-                and optionally --synsets (class list) to map labels to indices
+  imagenet-val  the flat ImageNet validation folder, with --imagenet-labels
+                (the devkit's ILSVRC2012_validation_ground_truth.txt or a
+                LOC_val_solution.csv) and optionally --synsets (class list) to
+                map labels to indices
   cifar10, cifar100  CIFAR binary batches (a .bin file or the batches folder;
                 --split test|train)
   list          a CSV with columns path and label (paths relative to the CSV)
 --resize S scales each source so that its shorter side is S (Pillow's
-antialiased bilinear) and --crop C takes the centre C×C, before corruption;
-the VCR and ICSE studies used --resize 256 --crop 224 for ImageNet. By
-default images are used at their native size.
+antialiased bilinear) and --crop C takes the centre C×C, before corruption.
+By default images are used at their native size, as both published studies
+(VCR and ICSE 2022) computed Δv on the native-size image; Δv after
+--resize 256 --crop 224 differs from the native-size Δv (by −0.055…+0.062 on
+ImageNet validation images), so use it only when the model should see the
+cropped images and Δv need not match the studies'.
+
+Δv flavours: the primary --vif-method fills vif and dv (and is the one
+targeted sampling aims at). Every wavelet flavour that applies is computed
+too, from the same steerable pyramid, into its own column: dv_vcr_py,
+dv_vifvec and, for images whose shorter side is below 72 pixels
+(CIFAR-sized), dv_vifvec2_layers; so the test set can be compared with human
+data labelled with any of them without regenerating it (about 12 % more CPU
+time for a whole 224×224 run than one flavour; see docs/performance.md).
+--dv-methods LIST chooses the flavours instead (the primary is always
+included), e.g. --dv-methods vcr-py for one only.
 
 OUT receives:
   manifest.csv   one row per corrupted image, in id order: id, source, label,
                  corruption, params (JSON), seed, vif, dv, path, label_index,
                  label_name, source_index, severity, sampling, vif_method,
-                 width, height
+                 width, height, then dv_<flavour> per Δv flavour
   images/        images/<corruption>/<id>.png (--layout imagefolder:
                  images/<corruption>/<class>/<id>.png)
   failures.csv   id, source, corruption, error for sources that could not be
                  read or scored; a broken image never stops the run
-  coverage.json  Δv coverage per corruption (40 bins, a bin covered with ≥ 20
-                 rows), also printed as a table
-  run.json       the settings; --resume checks them
+  coverage.json  Δv coverage per corruption (--bins 40 bins, a bin covered
+                 with ≥ --min-per-bin 20 rows), also printed as a table
+  run.json       the settings (dataset path as typed, absolute and relative
+                 to OUT, so OUT can be moved together with the dataset);
+                 --resume checks them
   status.json    written last, when the run is complete
 
 A run stopped by Ctrl-C, a crash or kill -9 continues where it stopped with
@@ -80,6 +99,8 @@ SLURM_ARRAY_TASK_MIN) or from JOB_COMPLETION_INDEX with VCR_SHARD_COUNT
 
 Examples:
   vcr generate --images val/ --corruptions gaussian_noise,gaussian_blur --n 50000 --seed 1 --out vcr-val
+  vcr generate --images val/ --imagenet-labels LOC_val_solution.csv --corruptions frost --n 200 --out t
+  vcr generate --images cifar-10-batches-bin --vif-method vifvec2-layers --corruptions frost --n 200 --out c
   vcr generate --images val/ --corruptions all --n 2000 --out small --layout imagefolder
   vcr generate --images val/ --corruptions shot_noise --n 5000 --sampling targeted --out targeted
   vcr generate --images val/ --corruptions gaussian_noise,contrast --n 1000 --imagenet-c --out inc
@@ -95,7 +116,7 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs := newFlagSet("generate", generateUsage, stderr)
 	images := fs.String("images", "", "dataset `path`: an image folder, ImageNet validation folder, CIFAR batches or list CSV (required)")
 	kind := fs.String("dataset-kind", dataset.KindAuto, "dataset `kind`: "+strings.Join(dataset.Kinds, ", "))
-	labels := fs.String("labels", "", "imagenet-val: labels `file` (devkit ground truth or LOC_val_solution.csv)")
+	labels := fs.String("imagenet-labels", "", "imagenet-val: ImageNet validation labels `file` (devkit ground truth or LOC_val_solution.csv)")
 	synsets := fs.String("synsets", "", "class list `file` (LOC_synset_mapping.txt style) mapping labels to indices")
 	split := fs.String("split", "", "cifar10/cifar100: `split` test or train (default test)")
 	resize := fs.Int("resize", 0, "resize each source so its shorter side is `S` pixels (0: native size)")
@@ -104,7 +125,10 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	n := fs.Int("n", 1000, "draws per corruption (`N` images; with --imagenet-c N images × 5 severities)")
 	seed := fs.Uint64("seed", 0, "master `seed`; every draw is seeded from it, the corruption and the draw number")
 	out := fs.String("out", "", "output `folder` (required)")
-	method := fs.String("vif-method", string(iqa.VCRPy), "VIF `method` for Δv: "+strings.Join(names, ", "))
+	method := fs.String("vif-method", string(iqa.VCRPy), "primary VIF `method` for vif and dv: "+strings.Join(names, ", "))
+	dvMethods := fs.String("dv-methods", "", "comma-separated VIF `methods` whose Δv also gets a dv_<method> column (default: vcr-py,vifvec, plus vifvec2-layers for images under 72 px)")
+	bins := fs.Int("bins", testset.DefaultBins, "coverage: split Δv into `M` equal bins")
+	minPerBin := fs.Int("min-per-bin", testset.DefaultMinPerBin, "coverage: a bin is covered with at least `L` rows")
 	sampling := fs.String("sampling", testset.SamplingUniform, "parameter `sampling`: uniform (the VCR study) or targeted (Δv close to uniform, learnt from a pilot)")
 	pilot := fs.Int("pilot", testset.DefaultPilot, "targeted sampling: pilot `draws` per corruption")
 	imagenetC := fs.Bool("imagenet-c", false, "corrupt each drawn image at the corruption's five ImageNet-C severities instead of sampling parameters")
@@ -140,10 +164,20 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return usagef("--quality must be in 1…100 (got %d)", *quality)
 	case *resume && *force:
 		return usagef("--resume and --force exclude each other: --resume continues OUT, --force deletes it")
+	case *bins < 1:
+		return usagef("--bins must be at least 1 (got %d), e.g. --bins %d", *bins, testset.DefaultBins)
+	case *minPerBin < 1:
+		return usagef("--min-per-bin must be at least 1 (got %d), e.g. --min-per-bin %d", *minPerBin, testset.DefaultMinPerBin)
 	}
 	m, err := iqa.ParseMethod(*method)
 	if err != nil {
 		return usageError{fmt.Errorf("--vif-method: %w", err)}
+	}
+	var dvs []iqa.Method
+	if *dvMethods != "" {
+		if dvs, err = parseMethodList(*dvMethods); err != nil {
+			return usageError{fmt.Errorf("--dv-methods: %w", err)}
+		}
 	}
 	if *sampling != testset.SamplingUniform && *sampling != testset.SamplingTargeted {
 		return usagef("--sampling must be uniform or targeted (got %q)", *sampling)
@@ -180,6 +214,10 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if *resize < 0 || *crop < 0 {
 		return usagef("--resize and --crop must be ≥ 0 (got %d, %d)", *resize, *crop)
 	}
+	dir := shard.Dir(*out)
+	if err := usableOutDir("--out", dir); err != nil {
+		return err
+	}
 	src, err := dataset.Open(dataset.Spec{Kind: *kind, Path: *images, Labels: *labels, Synsets: *synsets, Split: *split, MaxPixels: *maxPixels})
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
@@ -192,7 +230,6 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		r, c := *resize, *crop
 		preprocess = func(m *imageio.Image) *imageio.Image { return imageio.Preprocess(m, r, c) }
 	}
-	dir := shard.Dir(*out)
 	rounding := imageio.Round
 	if *truncate {
 		rounding = imageio.Truncate
@@ -217,7 +254,7 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	rep := newReporter(stderr, "generating", showBar, showLog)
 	cfg := testset.Config{
-		Source: src, Corruptions: cs, N: *n, Seed: *seed, Method: m, Sampling: *sampling, Pilot: *pilot,
+		Source: src, Corruptions: cs, N: *n, Seed: *seed, Method: m, DVMethods: dvs, Bins: *bins, MinPerBin: *minPerBin, Sampling: *sampling, Pilot: *pilot,
 		ImageNetC: *imagenetC, Rounding: rounding, Layout: *layout, Format: *format, JPEGQuality: *quality,
 		Shard: shard, Out: dir, Resume: *resume, Force: *force, Workers: *workers, Version: version.String(),
 		Progress: rep.update, Warn: warn,
@@ -307,6 +344,7 @@ func parseCorruptions(list string) ([]*corrupt.Corruption, error) {
 // runJSONFlags maps run.json keys to the flags that set them.
 var runJSONFlags = map[string]string{
 	"seed": "--seed", "n": "--n", "corruptions": "--corruptions", "vif_method": "--vif-method",
+	"dv_methods": "--dv-methods", "coverage.bins": "--bins", "coverage.min_per_bin": "--min-per-bin",
 	"sampling": "--sampling", "pilot": "--pilot", "imagenet_c": "--imagenet-c", "rounding": "--truncate",
 	"layout": "--layout", "format": "--format", "jpeg_quality": "--quality", "rows": "--n × --corruptions",
 	"shard.index": "--shard", "shard.count": "--shard", "version": "vcr version",
@@ -332,6 +370,75 @@ func mismatchText(me *testset.MismatchError, head, have, want string) string {
 		fmt.Fprintf(&sb, "\n  %s: %s %s, %s %s", name, h, have, w, want)
 	}
 	return sb.String()
+}
+
+// parseMethodList parses a comma-separated list of VIF method names.
+func parseMethodList(list string) ([]iqa.Method, error) {
+	var ms []iqa.Method
+	for _, name := range strings.Split(list, ",") {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			continue
+		}
+		m, err := iqa.ParseMethod(name)
+		if err != nil {
+			return nil, err
+		}
+		if slices.Contains(ms, m) {
+			return nil, fmt.Errorf("%s is listed twice", m)
+		}
+		ms = append(ms, m)
+	}
+	if len(ms) == 0 {
+		return nil, fmt.Errorf("names no method (got %q)", list)
+	}
+	return ms, nil
+}
+
+// usableOutDir creates the output folder dir (and its parents) if missing
+// and checks that files can be created in it, before any long work; a
+// failure is a usage error naming the flag.
+func usableOutDir(flagName, dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return usagef("%s %s: cannot create the folder: %v", flagName, dir, pathErrCause(err))
+	}
+	f, err := os.CreateTemp(dir, ".vcr-check.tmp-*") // a temporary name generate ignores and cleans up
+	if err != nil {
+		return usagef("%s %s: cannot write into the folder: %v", flagName, dir, pathErrCause(err))
+	}
+	f.Close()
+	os.Remove(f.Name())
+	return nil
+}
+
+// usableOutFile checks, before any long work, that the output file path
+// can be written: its folder is created if missing and must accept files,
+// and path must not be a folder. A failure is a usage error naming the flag.
+func usableOutFile(flagName, path string) error {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return usagef("%s %s is a folder; name a file, e.g. %s", flagName, path, filepath.Join(path, "out.csv"))
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return usagef("%s %s: cannot create its folder %s: %v", flagName, path, dir, pathErrCause(err))
+	}
+	f, err := os.CreateTemp(dir, ".vcr-check.tmp-*") // a temporary name generate ignores and cleans up
+	if err != nil {
+		return usagef("%s %s: cannot write into its folder %s: %v", flagName, path, dir, pathErrCause(err))
+	}
+	f.Close()
+	os.Remove(f.Name())
+	return nil
+}
+
+// pathErrCause returns the cause of a file-system error without the path
+// it names (which may be a temporary file's).
+func pathErrCause(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 func pathJoin(dir, name string) string {

@@ -20,6 +20,7 @@ import (
 	"github.com/vcr-bench/vcr/dataset"
 	"github.com/vcr-bench/vcr/imageio"
 	"github.com/vcr-bench/vcr/internal/testimg"
+	"github.com/vcr-bench/vcr/testset"
 )
 
 // TestMain lets the resume test run the command in a child process that it
@@ -99,6 +100,33 @@ func TestGenerateContract(t *testing.T) {
 			t.Errorf("manifest lacks column %s", col)
 		}
 	}
+	// Default flavours for images under 72 pixels: the primary vcr-py in dv,
+	// and all three wavelet flavours in their own columns.
+	if want := []string{"height", "dv_vcr_py", "dv_vifvec", "dv_vifvec2_layers"}; !slices.Equal(man[0][len(man[0])-4:], want) {
+		t.Errorf("manifest ends with columns %v, want %v", man[0][len(man[0])-4:], want)
+	}
+	for _, rec := range man[1:] {
+		if rec[slices.Index(man[0], "dv")] != rec[slices.Index(man[0], "dv_vcr_py")] {
+			t.Fatalf("row %s: dv %s but dv_vcr_py %s", rec[0], rec[slices.Index(man[0], "dv")], rec[slices.Index(man[0], "dv_vcr_py")])
+		}
+	}
+	var ri struct {
+		DVMethods []string `json:"dv_methods"`
+		Dataset   struct {
+			Root    string `json:"root"`
+			RootAbs string `json:"root_abs"`
+			RootRel string `json:"root_rel"`
+		} `json:"dataset"`
+	}
+	if err := json.Unmarshal(readFile(t, filepath.Join(out1, "run.json")), &ri); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(ri.DVMethods, []string{"vcr-py", "vifvec", "vifvec2-layers"}) || ri.Dataset.Root != data || ri.Dataset.RootAbs != data {
+		t.Errorf("run.json dv_methods %v, dataset %+v", ri.DVMethods, ri.Dataset)
+	}
+	if rel, _ := filepath.Rel(out1, data); ri.Dataset.RootRel != filepath.ToSlash(rel) {
+		t.Errorf("run.json dataset.root_rel %q, want %q", ri.Dataset.RootRel, rel)
+	}
 	fails := readCSV(t, filepath.Join(out1, "failures.csv"))
 	if len(man)-1+len(fails)-1 != 400 || len(fails) < 2 {
 		t.Fatalf("%d rows and %d failures, want 400 in all, some failures (broken files)", len(man)-1, len(fails)-1)
@@ -132,6 +160,19 @@ func TestGenerateContract(t *testing.T) {
 	for _, rec := range man[1:] {
 		if !bytes.Equal(readFile(t, filepath.Join(sharded, rec[pathCol])), readFile(t, filepath.Join(out1, rec[pathCol]))) {
 			t.Fatalf("merged image %s differs", rec[pathCol])
+		}
+	}
+
+	// One flavour only, and vifvec2-layers as the primary.
+	one := filepath.Join(root, "one")
+	mustRun(t, "generate", "--images", data, "--corruptions", "gaussian_blur", "--n", "5", "--out", one, "--vif-method", "vifvec2-layers", "--dv-methods", "vifvec2-layers")
+	m1 := readCSV(t, filepath.Join(one, "manifest.csv"))
+	if got := m1[0][len(m1[0])-2:]; !slices.Equal(got, []string{"height", "dv_vifvec2_layers"}) {
+		t.Errorf("--dv-methods vifvec2-layers: manifest ends with %v", got)
+	}
+	for _, rec := range m1[1:] {
+		if rec[slices.Index(m1[0], "vif_method")] != "vifvec2-layers" || rec[slices.Index(m1[0], "dv")] != rec[len(rec)-1] {
+			t.Errorf("row %v: primary vifvec2-layers expected in dv and dv_vifvec2_layers", rec)
 		}
 	}
 
@@ -287,17 +328,23 @@ func TestGenerateShardFromEnv(t *testing.T) {
 
 func TestGenerateUsageErrors(t *testing.T) {
 	data := genDataset(t)
+	x := filepath.Join(t.TempDir(), "x")
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"--corruptions", "gaussian_noise", "--out", "x"}, "--images is required"},
-		{[]string{"--images", data, "--out", "x"}, "--corruptions is required"},
-		{[]string{"--images", data, "--corruptions", "gausian_noise", "--out", "x"}, "did you mean gaussian_noise"},
-		{[]string{"--images", data, "--corruptions", "gaussian_noise", "--out", "x", "--n", "0"}, "--n must be at least 1"},
-		{[]string{"--images", data, "--corruptions", "gaussian_noise", "--out", "x", "--shard", "2/2"}, "0 ≤ i < n"},
-		{[]string{"--images", data, "--corruptions", "gaussian_noise", "--out", "x", "--layout", "tree"}, "--layout must be flat or imagefolder"},
-		{[]string{"--images", filepath.Join(data, "nope"), "--corruptions", "gaussian_noise", "--out", "x"}, "does not exist"},
+		{[]string{"--corruptions", "gaussian_noise", "--out", x}, "--images is required"},
+		{[]string{"--images", data, "--out", x}, "--corruptions is required"},
+		{[]string{"--images", data, "--corruptions", "gausian_noise", "--out", x}, "did you mean gaussian_noise"},
+		{[]string{"--images", data, "--corruptions", "gaussian_noise", "--out", x, "--n", "0"}, "--n must be at least 1"},
+		{[]string{"--images", data, "--corruptions", "gaussian_noise", "--out", x, "--shard", "2/2"}, "0 ≤ i < n"},
+		{[]string{"--images", data, "--corruptions", "gaussian_noise", "--out", x, "--layout", "tree"}, "--layout must be flat or imagefolder"},
+		{[]string{"--images", filepath.Join(data, "nope"), "--corruptions", "gaussian_noise", "--out", x}, "does not exist"},
+		{[]string{"--images", data, "--corruptions", "gaussian_noise", "--out", x, "--dv-methods", "vcr-py,ssim"}, "--dv-methods: unknown VIF method \"ssim\""},
+		{[]string{"--images", data, "--corruptions", "gaussian_noise", "--out", x, "--dv-methods", "vifvec,vifvec"}, "vifvec is listed twice"},
+		{[]string{"--images", data, "--corruptions", "gaussian_noise", "--out", x, "--bins", "0"}, "--bins must be at least 1"},
+		{[]string{"--images", data, "--corruptions", "gaussian_noise", "--out", x, "--min-per-bin", "0"}, "--min-per-bin must be at least 1"},
+		{[]string{"--images", data, "--corruptions", "gaussian_noise", "--out", filepath.Join(data, "car", "0.png", "out")}, "--out " + filepath.Join(data, "car", "0.png", "out") + ": cannot create the folder"},
 	} {
 		code, _, errOut := runCmd(t, append([]string{"generate"}, tc.args...)...)
 		if code == exitOK || !strings.Contains(errOut, tc.want) {
@@ -433,6 +480,27 @@ func TestCoverageCompare(t *testing.T) {
 	svg := string(readFile(t, filepath.Join(cmp, "gaussian_noise.svg")))
 	if !strings.Contains(svg, "<svg") || !strings.Contains(svg, "imagenet-c") {
 		t.Error("overlay SVG lacks the series")
+	}
+	// Other bins and threshold: recomputed from the manifests, and equal to
+	// the coverage of the dv column counted directly.
+	out = mustRun(t, "coverage", "--out", cmp, "--bins", "8", "--min-per-bin", "3", uni, inc)
+	if !strings.Contains(out, "(Δv in 8 equal bins (--bins); a bin is covered with ≥ 3 rows (--min-per-bin)") {
+		t.Errorf("table footer does not name --bins 8 and --min-per-bin 3:\n%s", out)
+	}
+	var dvs []float64
+	for _, r := range um[1:] {
+		v, _ := strconv.ParseFloat(r[slices.Index(um[0], "dv")], 64)
+		dvs = append(dvs, v)
+	}
+	want := testset.ComputeCoverage(dvs, 8, 3)
+	if line := fmt.Sprintf("%.1f%% (%d rows)", 100*want.Fraction, want.N); !strings.Contains(out, "gaussian_noise  "+line) {
+		t.Errorf("uniform coverage with 8 bins, ≥ 3 rows: want %s in\n%s", line, out)
+	}
+	if code, _, errOut := runCmd(t, "coverage", "--bins", "8", filepath.Join(uni, "coverage.json"), inc); code != exitUsage || !strings.Contains(errOut, "40 bins") {
+		t.Errorf("coverage.json of 40 bins with --bins 8: exit %d, %q", code, errOut)
+	}
+	if code, _, errOut := runCmd(t, "coverage", "--out", filepath.Join(uni, "manifest.csv", "x"), uni, inc); code != exitUsage || !strings.Contains(errOut, "--out") {
+		t.Errorf("--out under a file: exit %d, %q", code, errOut)
 	}
 	px := filepath.Join(root, "px")
 	mustRun(t, "generate", "--images", data, "--corruptions", "gaussian_noise", "--seed", "4", "--n", "20", "--out", px, "--progress", "never")

@@ -15,7 +15,7 @@ func init() {
 }
 
 const mergeUsage = `
-Usage: vcr merge [--images move|copy|link] [--force] OUT [SHARD_DIR…]
+Usage: vcr merge [--image-transfer move|copy|link] [--force] OUT [SHARD_DIR…]
 
 Joins the shard folders written by 'vcr generate --shard i/n' (or by a Slurm
 array or Kubernetes Indexed Job) into OUT, so that OUT holds exactly what one
@@ -30,17 +30,18 @@ method, …); the first difference found is reported.
 
 Images are moved into OUT/images by default (copied when the shards are on
 another file system), leaving the shard folders without images; delete them
-after the merge. --images copy keeps the shard folders intact; --images link
-hard-links. An interrupted merge can simply be run again.
+after the merge. --image-transfer copy keeps the shard folders intact;
+--image-transfer link hard-links. An interrupted merge can simply be run
+again. The merged run.json records the dataset path relative to OUT.
 
 Examples:
   vcr merge vcr-val
-  vcr merge --images copy merged/ node1/vcr-val/shard-0-of-2 node2/vcr-val/shard-1-of-2
+  vcr merge --image-transfer copy merged/ node1/vcr-val/shard-0-of-2 node2/vcr-val/shard-1-of-2
 `
 
 func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("merge", mergeUsage, stderr)
-	images := fs.String("images", testset.ImagesMove, "how images reach OUT: `move`, copy or link")
+	images := fs.String("image-transfer", testset.ImagesMove, "how images reach OUT: `move`, copy or link")
 	force := fs.Bool("force", false, "merge again into an OUT that already has a merged manifest.csv")
 	prog := fs.String("progress", "auto", "progress bar on stderr: auto (when stderr is a terminal), always or never")
 	pos, err := parseArgs(fs, args)
@@ -53,7 +54,7 @@ func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	switch *images {
 	case testset.ImagesMove, testset.ImagesCopy, testset.ImagesLink:
 	default:
-		return usagef("--images must be move, copy or link (got %q)", *images)
+		return usagef("--image-transfer must be move, copy or link (got %q)", *images)
 	}
 	var showBar bool
 	switch *prog {
@@ -73,6 +74,9 @@ func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if len(dirs) == 0 {
 			return usagef("%s holds no shard-*-of-* folders; name the shard folders after OUT", out)
 		}
+	}
+	if err := usableOutDir("OUT", out); err != nil {
+		return err
 	}
 	fmt.Fprintf(stderr, "vcr merge: %d shards into %s (%s images)\n", len(dirs), out, *images)
 	rep := newReporter(stderr, "merging", showBar, false)

@@ -69,6 +69,9 @@ func runSynth(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if entries, err := os.ReadDir(*out); err == nil && len(entries) > 0 {
 		return usagef("%s is not empty; choose a new folder", *out)
 	}
+	if err := usableOutDir("--out", *out); err != nil {
+		return err
+	}
 	for c := range *classes {
 		if err := os.MkdirAll(filepath.Join(*out, fmt.Sprintf("class_%02d", c)), 0o755); err != nil {
 			return err

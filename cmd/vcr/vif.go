@@ -28,8 +28,8 @@ func init() {
 }
 
 const vifUsage = `
-Usage: vcr vif [--method M] [--json] REF DIST
-       vcr vif --batch PAIRS.csv [--out SCORED.csv] [--workers N] [--method M]
+Usage: vcr vif [--vif-method M] [--json] REF DIST
+       vcr vif --pairs PAIRS.csv [--out SCORED.csv] [--workers N] [--vif-method M]
                [--ref-col NAME] [--dist-col NAME] [--progress auto|always|never]
 
 Measures how much DIST changed visually from REF: Sheikh & Bovik's Visual
@@ -38,26 +38,30 @@ is 0 for no perceived change and 1 when all visual information is gone.
 Both images are converted to grey as the VCR toolbox does (8-bit channels,
 OpenCV's RGB→GRAY) and must have the same size.
 
-Methods (--method); record the method with every Δv, values of different
+Methods (--vif-method); record the method with every Δv, values of different
 methods are not comparable:
   vcr-py            steerable-pyramid VIF as the VCR toolbox computes it (default)
-  vifvec            Sheikh's MATLAB vifvec release (labelled the ICSE 2022 human data)
+  vifvec            Sheikh's MATLAB vifvec release (labelled the ICSE 2022
+                    ImageNet human data)
+  vifvec2-layers    vifvec on at most two pyramid levels (labelled the ICSE 2022
+                    CIFAR-10 human data; reconstructed, see docs/vif.md)
   pixel             single-scale pixel-domain VIF, 11×11 windows (fast)
   pixel-multiscale  pixel-domain VIF over up to 5 scales
 
-Batch mode reads a CSV whose header names the reference and distorted image
-columns ("reference" and "distorted", or "ref" and "dist"; see --ref-col and
---dist-col). Relative paths are relative to the CSV's directory. It writes the
-same CSV, every column kept in order, with the columns vif, dv, vif_method and
-error appended, rows in input order, to --out (atomically) or to standard
-output. A missing or broken image, or a size mismatch, does not stop the run:
-its row gets empty vif and dv and the reason in error, and the command exits
-with status 1 at the end. Pairs are scored in parallel (--workers).
+Pairs mode (--pairs) reads a CSV whose header names the reference and
+distorted image columns ("reference" and "distorted", or "ref" and "dist";
+see --ref-col and --dist-col). Relative paths are relative to the CSV's
+directory. It writes the same CSV, every column kept in order, with the
+columns vif, dv, vif_method and error appended, rows in input order, to --out
+(atomically; its folder is checked before scoring) or to standard output. A
+missing or broken image, or a size mismatch, does not stop the run: its row
+gets empty vif and dv and the reason in error, and the command exits with
+status 1 at the end. Pairs are scored in parallel (--workers).
 
 Examples:
   vcr vif ref.png dist.png
-  vcr vif --method pixel --json ref.png dist.png
-  vcr vif --batch pairs.csv --out scored.csv --workers 8
+  vcr vif --vif-method vifvec --json ref.png dist.png
+  vcr vif --pairs pairs.csv --out scored.csv --workers 8
 `
 
 func runVIF(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -66,26 +70,26 @@ func runVIF(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		names[i] = string(m)
 	}
 	fs := newFlagSet("vif", vifUsage, stderr)
-	methodName := fs.String("method", string(iqa.Methods[0]), "VIF `method`: "+strings.Join(names, ", "))
+	methodName := fs.String("vif-method", string(iqa.Methods[0]), "VIF `method`: "+strings.Join(names, ", "))
 	asJSON := fs.Bool("json", false, `print {"vif": …, "dv": …, "method": …} as JSON`)
 	maxPixels := fs.Int("max-pixels", imageio.DefaultMaxPixels, "refuse images with more `pixels` than this (decompression-bomb guard)")
-	batch := fs.String("batch", "", "score every pair listed in this CSV `file`")
-	out := fs.String("out", "", "batch: write the scored CSV to this `file` (default: standard output)")
-	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "batch: score this many `pairs` in parallel")
-	refCol := fs.String("ref-col", "reference", "batch: `name` of the reference path column (\"ref\" is also accepted)")
-	distCol := fs.String("dist-col", "distorted", "batch: `name` of the distorted path column (\"dist\" is also accepted)")
-	prog := fs.String("progress", "auto", "batch: progress bar on stderr: auto (when stderr is a terminal), always or never")
+	pairs := fs.String("pairs", "", "score every pair listed in this CSV `file`")
+	out := fs.String("out", "", "pairs: write the scored CSV to this `file` (default: standard output)")
+	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "pairs: score this many `pairs` in parallel")
+	refCol := fs.String("ref-col", "reference", "pairs: `name` of the reference path column (\"ref\" is also accepted)")
+	distCol := fs.String("dist-col", "distorted", "pairs: `name` of the distorted path column (\"dist\" is also accepted)")
+	prog := fs.String("progress", "auto", "pairs: progress bar on stderr: auto (when stderr is a terminal), always or never")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
 	}
 	method, err := iqa.ParseMethod(*methodName)
 	if err != nil {
-		return usageError{fmt.Errorf("--method: %w", err)}
+		return usageError{fmt.Errorf("--vif-method: %w", err)}
 	}
 	opt := imageio.Options{MaxPixels: *maxPixels}
 
-	if *batch == "" {
+	if *pairs == "" {
 		var batchOnly []string
 		fs.Visit(func(f *flag.Flag) {
 			switch f.Name {
@@ -98,10 +102,10 @@ func runVIF(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			if len(batchOnly) > 1 {
 				verb = "apply"
 			}
-			return usagef("%s %s only with --batch", strings.Join(batchOnly, ", "), verb)
+			return usagef("%s %s only with --pairs", strings.Join(batchOnly, ", "), verb)
 		}
 		if len(pos) != 2 {
-			return usagef("need exactly two arguments, REF and DIST (got %d), or --batch PAIRS.csv", len(pos))
+			return usagef("need exactly two arguments, REF and DIST (got %d), or --pairs PAIRS.csv", len(pos))
 		}
 		if err := ctx.Err(); err != nil {
 			return err
@@ -122,10 +126,10 @@ func runVIF(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 
 	if len(pos) != 0 {
-		return usagef("--batch takes no positional arguments (got %s)", strings.Join(pos, " "))
+		return usagef("--pairs takes no positional arguments (got %s)", strings.Join(pos, " "))
 	}
 	if *asJSON {
-		return usagef("--json applies to a single pair; --batch writes CSV")
+		return usagef("--json applies to a single pair; --pairs writes CSV")
 	}
 	if *workers < 1 {
 		return usagef("--workers must be at least 1 (got %d), e.g. --workers %d", *workers, runtime.GOMAXPROCS(0))
@@ -140,13 +144,18 @@ func runVIF(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	default:
 		return usagef("--progress must be auto, always or never (got %q)", *prog)
 	}
+	if *out != "" {
+		if err := usableOutFile("--out", *out); err != nil {
+			return err
+		}
+	}
 	refSet, distSet := false, false
 	fs.Visit(func(f *flag.Flag) {
 		refSet = refSet || f.Name == "ref-col"
 		distSet = distSet || f.Name == "dist-col"
 	})
 	return runVIFBatch(ctx, vifBatch{
-		in: *batch, out: *out, method: method, workers: *workers, opt: opt, showBar: showBar,
+		in: *pairs, out: *out, method: method, workers: *workers, opt: opt, showBar: showBar,
 		refCol: *refCol, distCol: *distCol, refAlias: !refSet, distAlias: !distSet,
 	}, stdout, stderr)
 }

@@ -17,7 +17,7 @@ import (
 	"github.com/vcr-bench/vcr/iqa"
 )
 
-// Most tests use --method pixel because it is the cheapest; TestVIFWavelet
+// Most tests use --vif-method pixel because it is the cheapest; TestVIFWavelet
 // covers the default and the vifvec flavour.
 
 func runCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
@@ -55,7 +55,7 @@ func testPair(t *testing.T, dir string, w, h int) (ref, dist string) {
 func TestVIFJSON(t *testing.T) {
 	dir := t.TempDir()
 	ref, dist := testPair(t, dir, 48, 40)
-	code, out, errOut := runCmd(t, "vif", "--method", "pixel", "--json", ref, dist)
+	code, out, errOut := runCmd(t, "vif", "--vif-method", "pixel", "--json", ref, dist)
 	if code != exitOK {
 		t.Fatalf("exit %d, stderr %s", code, errOut)
 	}
@@ -78,7 +78,7 @@ func TestVIFJSON(t *testing.T) {
 	}
 
 	// Human-readable form.
-	code, out, _ = runCmd(t, "vif", ref, dist, "--method", "pixel-multiscale")
+	code, out, _ = runCmd(t, "vif", ref, dist, "--vif-method", "pixel-multiscale")
 	if code != exitOK || !strings.Contains(out, "VIF ") || !strings.Contains(out, "Δv ") || !strings.Contains(out, "pixel-multiscale") {
 		t.Errorf("human output %q (exit %d)", out, code)
 	}
@@ -105,7 +105,7 @@ func TestVIFSameImage(t *testing.T) {
 	dir := t.TempDir()
 	ref, _ := testPair(t, dir, 40, 40)
 	for _, m := range []string{"vcr-py", "vifvec", "pixel", "pixel-multiscale"} {
-		code, out, errOut := runCmd(t, "vif", "--method", m, "--json", ref, ref)
+		code, out, errOut := runCmd(t, "vif", "--vif-method", m, "--json", ref, ref)
 		if code != exitOK {
 			t.Fatalf("exit %d, stderr %s", code, errOut)
 		}
@@ -118,7 +118,7 @@ func TestVIFSameImage(t *testing.T) {
 		if r.DV != 0 || math.Abs(r.VIF-1) > 1e-9 {
 			t.Errorf("%s: same image gives VIF %v, Δv %v; want Δv = 0", m, r.VIF, r.DV)
 		}
-		code, out, _ = runCmd(t, "vif", "--method", m, ref, ref)
+		code, out, _ = runCmd(t, "vif", "--vif-method", m, ref, ref)
 		if code != exitOK || !strings.Contains(out, "Δv 0.000000") {
 			t.Errorf("%s: human output %q, want Δv 0.000000", m, out)
 		}
@@ -129,7 +129,7 @@ func TestVIFSizeMismatch(t *testing.T) {
 	dir := t.TempDir()
 	a := writeImage(t, dir, "a.png", testimg.Natural(40, 30, 1))
 	b := writeImage(t, dir, "b.png", testimg.Natural(40, 31, 1))
-	code, _, errOut := runCmd(t, "vif", "--method", "pixel", a, b)
+	code, _, errOut := runCmd(t, "vif", "--vif-method", "pixel", a, b)
 	if code != exitFailure {
 		t.Errorf("exit %d, want %d", code, exitFailure)
 	}
@@ -147,19 +147,20 @@ func TestVIFUsage(t *testing.T) {
 		args []string
 		want string // in stderr
 	}{
-		{[]string{"vif", "--method", "ssim", ref, dist}, "vcr-py, vifvec, vifvec2-layers, pixel, pixel-multiscale"},
-		{[]string{"vif", "--method", "pixel", ref}, "two arguments"},
-		{[]string{"vif", "--method", "pixel", "--workers", "3", ref, dist}, "--workers"},
-		{[]string{"vif", "--batch", "x.csv", ref}, "no positional"},
-		{[]string{"vif", "--batch", "x.csv", "--workers", "0"}, "--workers must be at least 1"},
-		{[]string{"vif", "--batch", "x.csv", "--progress", "sometimes"}, "auto, always or never"},
+		{[]string{"vif", "--vif-method", "ssim", ref, dist}, "vcr-py, vifvec, vifvec2-layers, pixel, pixel-multiscale"},
+		{[]string{"vif", "--vif-method", "pixel", ref}, "two arguments"},
+		{[]string{"vif", "--vif-method", "pixel", "--workers", "3", ref, dist}, "--workers"},
+		{[]string{"vif", "--pairs", "x.csv", ref}, "no positional"},
+		{[]string{"vif", "--pairs", "x.csv", "--workers", "0"}, "--workers must be at least 1"},
+		{[]string{"vif", "--pairs", "x.csv", "--progress", "sometimes"}, "auto, always or never"},
+		{[]string{"vif", "--pairs", "x.csv", "--out", filepath.Join(ref, "scored.csv")}, "--out " + filepath.Join(ref, "scored.csv") + ": cannot create its folder"},
 	} {
 		code, _, errOut := runCmd(t, tc.args...)
 		if code != exitUsage || !strings.Contains(errOut, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q; want exit %d mentioning %q", tc.args, code, errOut, exitUsage, tc.want)
 		}
 	}
-	if code, _, errOut := runCmd(t, "vif", "--method", "pixel", ref, filepath.Join(dir, "nope.png")); code != exitFailure || !strings.Contains(errOut, "nope.png does not exist") {
+	if code, _, errOut := runCmd(t, "vif", "--vif-method", "pixel", ref, filepath.Join(dir, "nope.png")); code != exitFailure || !strings.Contains(errOut, "nope.png does not exist") {
 		t.Errorf("missing file: exit %d, stderr %q", code, errOut)
 	}
 }
@@ -193,7 +194,7 @@ func TestVIFBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "scored.csv")
-	code, stdout, errOut := runCmd(t, "vif", "--batch", pairs, "--out", out, "--method", "pixel", "--workers", "3")
+	code, stdout, errOut := runCmd(t, "vif", "--pairs", pairs, "--out", out, "--vif-method", "pixel", "--workers", "3")
 	if code != exitFailure {
 		t.Errorf("exit %d, want %d (some pairs failed); stderr %s", code, exitFailure, errOut)
 	}
@@ -259,7 +260,7 @@ func TestVIFBatch(t *testing.T) {
 	// The same run with one worker writes the same bytes; without --out the
 	// CSV goes to stdout.
 	data, _ := os.ReadFile(out)
-	code, stdout, _ = runCmd(t, "vif", "--batch", pairs, "--method", "pixel", "--workers", "1")
+	code, stdout, _ = runCmd(t, "vif", "--pairs", pairs, "--vif-method", "pixel", "--workers", "1")
 	if code != exitFailure || stdout != string(data) {
 		t.Errorf("1 worker to stdout: exit %d, output differs from 3 workers:\n%s\nvs\n%s", code, stdout, data)
 	}
@@ -283,7 +284,7 @@ func TestVIFBatchAllGood(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out.csv")
-	code, _, errOut := runCmd(t, "vif", "--batch", pairs, "--out", out, "--method", "pixel", "--workers", "4", "--progress", "always")
+	code, _, errOut := runCmd(t, "vif", "--pairs", pairs, "--out", out, "--vif-method", "pixel", "--workers", "4", "--progress", "always")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -300,7 +301,7 @@ func TestVIFBatchAllGood(t *testing.T) {
 	}
 
 	// A missing column is a usage error that names the columns.
-	code, _, errOut = runCmd(t, "vif", "--batch", pairs, "--ref-col", "original", "--method", "pixel")
+	code, _, errOut = runCmd(t, "vif", "--pairs", pairs, "--ref-col", "original", "--vif-method", "pixel")
 	if code != exitUsage || !strings.Contains(errOut, `no column "original"`) || !strings.Contains(errOut, "dist, ref") {
 		t.Errorf("missing column: exit %d, stderr %q", code, errOut)
 	}
@@ -317,7 +318,7 @@ func TestVIFBatchCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	var so, se bytes.Buffer
-	if code := run(ctx, []string{"vif", "--batch", pairs, "--out", out, "--method", "pixel"}, &so, &se); code != exitInterrupted {
+	if code := run(ctx, []string{"vif", "--pairs", pairs, "--out", out, "--vif-method", "pixel"}, &so, &se); code != exitInterrupted {
 		t.Errorf("exit %d, want %d; stderr %s", code, exitInterrupted, se.String())
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
@@ -355,7 +356,8 @@ func TestVIFWavelet(t *testing.T) {
 		m    iqa.Method
 	}{
 		{[]string{"vif", "--json", ref, dist}, iqa.VCRPy},
-		{[]string{"vif", "--json", "--method", "vifvec", ref, dist}, iqa.VIFVec},
+		{[]string{"vif", "--json", "--vif-method", "vifvec", ref, dist}, iqa.VIFVec},
+		{[]string{"vif", "--json", "--vif-method", "vifvec2-layers", ref, dist}, iqa.VIFVec2Layers},
 	} {
 		code, out, errOut := runCmd(t, tc.args...)
 		if code != exitOK {
@@ -366,7 +368,11 @@ func TestVIFWavelet(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := scoreFiles(t, tc.m, ref, dist)
-		if r.Method != tc.m || r.VIF != want.VIF || r.DV != want.DV || r.Levels != 4 {
+		levels := 4
+		if tc.m == iqa.VIFVec2Layers {
+			levels = 2
+		}
+		if r.Method != tc.m || r.VIF != want.VIF || r.DV != want.DV || r.Levels != levels {
 			t.Errorf("%v: got %+v, library gives %+v", tc.args, r, want)
 		}
 	}

@@ -84,7 +84,8 @@ type Options struct {
 }
 
 // AutoBins (Options.Bins) chooses M from the data: the VCR study's
-// M = 40 (robustness.DefaultBins) when every model series has at least
+// M = 40 (robustness.DefaultBins) when every series of trials (models,
+// and humans given trial by trial) has at least
 // MinUsableBins bins of at least MinPerBin rows at that resolution, else
 // the largest M below it for which they all do (at least MinAutoBins). A
 // small test set (200 rows over 40 bins hold 5 rows a bin) thus still gets
@@ -249,10 +250,16 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	}
 	a.VIFMethod, a.ResultsVIFMethod, a.Tasks = tab.VIFMethod, tab.RecordedVIFMethod, tab.Tasks
 	if opt.Bins == AutoBins {
-		opt.Bins = autoBins(tab.Series, opt.MinPerBin)
+		var withTrials []robustness.Series
+		for _, s := range slices.Concat(tab.Series, humans) {
+			if len(s.Trials) > 0 {
+				withTrials = append(withTrials, s)
+			}
+		}
+		opt.Bins = autoBins(withTrials, opt.MinPerBin)
 		a.Bins = opt.Bins
 		if opt.Bins < robustness.DefaultBins {
-			warn = append(warn, fmt.Sprintf("Δv bins chosen from the data: at the study's %d bins some model series have fewer than %d bins of at least %d rows (--min-per-bin); using %d bins of width %.3g (give --bins %d to insist, or generate more rows)",
+			warn = append(warn, fmt.Sprintf("Δv bins chosen from the data: at the study's %d bins some series have fewer than %d bins of at least %d rows (--min-per-bin); using %d bins of width %.3g (give --bins %d to insist, or generate more rows)",
 				robustness.DefaultBins, MinUsableBins, opt.MinPerBin, opt.Bins, 1/float64(opt.Bins), robustness.DefaultBins))
 		}
 	}

@@ -79,6 +79,9 @@ func Eval(ctx context.Context, opt Options) (*Summary, error) {
 			return nil, &SpecError{Flag: "--images", Err: fmt.Errorf("%w; pass --images to say where the dataset is now", err)}
 		}
 		sources = ds
+		if ds.Found != testset.ResolvedOverride {
+			logf("clean source images from %s (%s)", ds.Root, ds.Found)
+		}
 	}
 	spec := opt.Model
 	spec.TestSet = opt.TestSet

@@ -222,7 +222,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		if err != nil {
 			return nil, fmt.Errorf("read the test set's run settings: %w", err)
 		}
-		if cfg.Sources, err = NewDatasetSources(ri, "", cfg.Opt); err != nil {
+		if cfg.Sources, err = CleanSources(ri, cfg.TestSet, "", cfg.Opt); err != nil {
 			return nil, err
 		}
 	}

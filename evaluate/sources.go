@@ -20,14 +20,28 @@ type Sources interface {
 // (dataset.SourceImages).
 type DatasetSources struct {
 	Images *dataset.SourceImages
+	// Root is the dataset's folder and Found how CleanSources found it
+	// (one of testset's Resolved constants); empty from NewDatasetSources.
+	Root, Found string
 }
 
 // CleanSources returns the clean source images of the test set in folder
 // testSet, whose run.json is ri: the dataset at images when given (where
-// the dataset is now), else at the root run.json records. It is the one
+// the dataset is now), else where run.json says, relative to the test set
+// first, so that a test set works from any working directory and after it
+// moved together with its data (testset.ResolveImages). It is the one
 // place vcr eval finds the clean images.
 func CleanSources(ri *testset.RunInfo, testSet, images string, opt imageio.Options) (*DatasetSources, error) {
-	return NewDatasetSources(ri, images, opt)
+	root, how, err := testset.ResolveImages(testSet, images)
+	if err != nil {
+		return nil, err
+	}
+	ds, err := NewDatasetSources(ri, root, opt)
+	if err != nil {
+		return nil, err
+	}
+	ds.Root, ds.Found = root, how
+	return ds, nil
 }
 
 // NewDatasetSources returns the sources of the run described by ri. A

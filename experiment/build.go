@@ -821,13 +821,17 @@ func (b *builder) openSources() (*dataset.SourceImages, error) {
 	defer b.mu.Unlock()
 	if b.srcs == nil && b.srcErr == nil {
 		// The clean originals: the config's dataset_root, else the dataset
-		// the test set's run.json records.
-		root := b.ri.Dataset.Root
+		// the test set's run.json records, found from wherever the server
+		// runs (testset.ResolveImages).
+		override := ""
 		if b.cfg.DatasetRoot != "" {
-			root = b.cfg.Resolve(b.cfg.DatasetRoot)
+			override = b.cfg.Resolve(b.cfg.DatasetRoot)
 		}
-		var err error
-		if b.srcs, err = dataset.OpenSourceImages(b.ri.Dataset.Kind, root, b.ri.Dataset.Resize, b.ri.Dataset.Crop, imageio.Options{}); err != nil {
+		root, _, err := testset.ResolveImages(b.dir, override)
+		if err == nil {
+			b.srcs, err = dataset.OpenSourceImages(b.ri.Dataset.Kind, root, b.ri.Dataset.Resize, b.ri.Dataset.Crop, imageio.Options{})
+		}
+		if err != nil {
 			field := "testset"
 			if b.cfg.DatasetRoot != "" {
 				field = "dataset_root"

@@ -130,7 +130,7 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.Var(&names, "model-name", "model `NAME`s of the results files, in order (comma-separated or repeated)")
 	out := fs.String("out", "", "report `folder` (created)")
 	humanSpec := fs.String("human", "", "human data: builtin:`NAME`, a built-in NAME, a per-bin folder or a trial file")
-	bins := fs.Int("bins", def.Bins, "number `M` of equal Δv bins; 0: the VCR study's 40, or fewer (at least 5) when a model series would have fewer than 4 bins of --min-per-bin rows")
+	bins := fs.Int("bins", def.Bins, "number `M` of equal Δv bins; 0: the VCR study's 40, or fewer (at least 5) when a series of trials (model, or humans given trial by trial) would have fewer than 4 bins of --min-per-bin rows")
 	minPer := fs.Int("min-per-bin", def.MinPerBin, "minimum rows `L` for a bin to enter the fit")
 	boot := fs.Int("bootstrap", def.Bootstrap, "bootstrap replicates `B` (0: no bands or intervals)")
 	seed := fs.Uint64("seed", def.Seed, "bootstrap seed")

@@ -286,9 +286,9 @@ func TestOutputCheckedFirst(t *testing.T) {
 	if _, err := Run(context.Background(), o); !errors.Is(err, ErrOut) {
 		t.Errorf("err = %v, want ErrOut", err)
 	}
-	o.Bins = 0
+	o.Bins = -1
 	if _, err := Run(context.Background(), o); !errors.Is(err, ErrOptions) || !strings.Contains(err.Error(), "--bins") {
-		t.Errorf("bins 0: err = %v", err)
+		t.Errorf("bins -1: err = %v", err)
 	}
 }
 

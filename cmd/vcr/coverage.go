@@ -61,7 +61,7 @@ func runCoverage(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if *bins < 1 || *minPerBin < 1 {
 		return usagef("--bins and --min-per-bin must be at least 1 (got %d, %d), e.g. --bins %d --min-per-bin %d", *bins, *minPerBin, testset.DefaultBins, testset.DefaultMinPerBin)
 	}
-	if err := usableOutDir("--out", *out); err != nil {
+	if err := checkOutDir("--out", *out); err != nil {
 		return err
 	}
 	var runs []testset.Named

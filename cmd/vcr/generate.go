@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -215,7 +213,7 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return usagef("--resize and --crop must be ≥ 0 (got %d, %d)", *resize, *crop)
 	}
 	dir := shard.Dir(*out)
-	if err := usableOutDir("--out", dir); err != nil {
+	if err := checkOutDir("--out", dir); err != nil {
 		return err
 	}
 	src, err := dataset.Open(dataset.Spec{Kind: *kind, Path: *images, Labels: *labels, Synsets: *synsets, Split: *split, MaxPixels: *maxPixels})
@@ -395,51 +393,6 @@ func parseMethodList(list string) ([]iqa.Method, error) {
 	return ms, nil
 }
 
-// usableOutDir creates the output folder dir (and its parents) if missing
-// and checks that files can be created in it, before any long work; a
-// failure is a usage error naming the flag.
-func usableOutDir(flagName, dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return usagef("%s %s: cannot create the folder: %v", flagName, dir, pathErrCause(err))
-	}
-	f, err := os.CreateTemp(dir, ".vcr-check.tmp-*") // a temporary name generate ignores and cleans up
-	if err != nil {
-		return usagef("%s %s: cannot write into the folder: %v", flagName, dir, pathErrCause(err))
-	}
-	f.Close()
-	os.Remove(f.Name())
-	return nil
-}
-
-// usableOutFile checks, before any long work, that the output file path
-// can be written: its folder is created if missing and must accept files,
-// and path must not be a folder. A failure is a usage error naming the flag.
-func usableOutFile(flagName, path string) error {
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return usagef("%s %s is a folder; name a file, e.g. %s", flagName, path, filepath.Join(path, "out.csv"))
-	}
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return usagef("%s %s: cannot create its folder %s: %v", flagName, path, dir, pathErrCause(err))
-	}
-	f, err := os.CreateTemp(dir, ".vcr-check.tmp-*") // a temporary name generate ignores and cleans up
-	if err != nil {
-		return usagef("%s %s: cannot write into its folder %s: %v", flagName, path, dir, pathErrCause(err))
-	}
-	f.Close()
-	os.Remove(f.Name())
-	return nil
-}
-
-// pathErrCause returns the cause of a file-system error without the path
-// it names (which may be a temporary file's).
-func pathErrCause(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
-}
 
 func pathJoin(dir, name string) string {
 	return strings.TrimSuffix(dir, string(os.PathSeparator)) + string(os.PathSeparator) + name

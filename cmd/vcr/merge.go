@@ -75,7 +75,7 @@ func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return usagef("%s holds no shard-*-of-* folders; name the shard folders after OUT", out)
 		}
 	}
-	if err := usableOutDir("OUT", out); err != nil {
+	if err := checkOutDir("OUT", out); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "vcr merge: %d shards into %s (%s images)\n", len(dirs), out, *images)

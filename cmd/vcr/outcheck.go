@@ -1,42 +1,51 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
+
+	"github.com/vcr-bench/vcr/internal/atomicfile"
 )
 
-// checkOutDir creates the output folder dir (with its parents) and checks
-// that a file can be written in it, before any long work; a failure is a
-// usage error naming the flag.
+// The output checks of every command: run before any long work, so that a
+// typo in an output path costs seconds, not hours. A failure is a usage
+// error (exit 2) naming the flag.
+
+// checkOutDir creates the output folder dir (with its parents) if missing
+// and checks that it accepts new files.
 func checkOutDir(flag, dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return usagef("%s %s: cannot create the folder (%v)", flag, dir, pathCause(err))
+	if err := atomicfile.CheckWritableDir(dir); err != nil {
+		return usagef("%s %s: %v", flag, dir, err)
 	}
-	f, err := os.CreateTemp(dir, ".vcr-write-check-*")
-	if err != nil {
-		return usagef("%s %s: the folder is not writable", flag, dir)
-	}
-	name := f.Name()
-	f.Close()
-	os.Remove(name)
 	return nil
 }
 
 // checkOutFile checks that the output file path can be written: its folder
-// is created if missing and must be writable, and path must not be a
+// is created if missing and must accept files, and path must not be a
 // folder.
 func checkOutFile(flag, path string) error {
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return usagef("%s %s is a folder; name the file to write", flag, path)
+	if err := atomicfile.CheckWritable(path); err != nil {
+		return usagef("%s %s: %v", flag, path, err)
 	}
-	return checkOutDir(flag, filepath.Dir(path))
+	return nil
 }
 
-// pathCause returns the cause of a path error without the path, which the
-// message already names.
-func pathCause(err error) error {
-	if pe, ok := err.(*os.PathError); ok {
-		return pe.Err
+// checkOutFiles runs checkOutFile on every {flag, path} pair with a path,
+// and refuses two flags that name the same file.
+func checkOutFiles(outs ...[2]string) error {
+	seen := map[string]string{}
+	for _, o := range outs {
+		flag, p := o[0], o[1]
+		if p == "" {
+			continue
+		}
+		abs, _ := filepath.Abs(p)
+		if prev, ok := seen[abs]; ok {
+			return usagef("%s and %s both name %s; give each output its own file", prev, flag, p)
+		}
+		seen[abs] = flag
+		if err := checkOutFile(flag, p); err != nil {
+			return err
+		}
 	}
-	return err
+	return nil
 }

@@ -157,7 +157,7 @@ func requirementsCheck(ctx context.Context, args []string, stdout, stderr io.Wri
 			return usagef("--vif-method: %v", err)
 		}
 	}
-	if err := requirementsOutputs([2]string{"--json", *jsonOut}, [2]string{"--junit", *junit}); err != nil {
+	if err := checkOutFiles([2]string{"--json", *jsonOut}, [2]string{"--junit", *junit}); err != nil {
 		return err
 	}
 

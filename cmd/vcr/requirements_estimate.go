@@ -151,7 +151,7 @@ func runRequirementsEstimate(ctx context.Context, args []string, stdout, stderr 
 		}
 		p0 = v
 	}
-	if err := requirementsOutputs([2]string{"--out", *out}, [2]string{"--plot", *plotPath}); err != nil {
+	if err := checkOutFiles([2]string{"--out", *out}, [2]string{"--plot", *plotPath}); err != nil {
 		return err
 	}
 	h, err := loadEstimateHuman(*humanSpec, *humanVIF)

@@ -69,7 +69,7 @@ func runSynth(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if entries, err := os.ReadDir(*out); err == nil && len(entries) > 0 {
 		return usagef("%s is not empty; choose a new folder", *out)
 	}
-	if err := usableOutDir("--out", *out); err != nil {
+	if err := checkOutDir("--out", *out); err != nil {
 		return err
 	}
 	for c := range *classes {

@@ -145,7 +145,7 @@ func runVIF(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return usagef("--progress must be auto, always or never (got %q)", *prog)
 	}
 	if *out != "" {
-		if err := usableOutFile("--out", *out); err != nil {
+		if err := checkOutFile("--out", *out); err != nil {
 			return err
 		}
 	}

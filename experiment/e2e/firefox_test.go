@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"strings"
 	"sync"
@@ -354,7 +355,10 @@ func TestFirefox(t *testing.T) {
 		switch {
 		case withinFrame(a.ShownMS, 200, frameMS) && withinFrame(got.ShownMS, 200, frameMS):
 			onTime++
-			if !a.TimingOK {
+			// withinFrame allows the probe 0.5 ms of slack; the app's rule
+			// (TimingOK, checked above) allows exactly one frame, so only
+			// a trial within one frame must be flagged on time.
+			if !a.TimingOK && math.Abs(a.ShownMS-200) <= frameMS {
 				t.Errorf("trial %d: shown_ms %.2f but timing_ok false", tr.Index, a.ShownMS)
 			}
 		case stall[tr.Index] > 1.5*probeFrameMS && !a.TimingOK:

@@ -8,18 +8,23 @@ import (
 )
 
 // CheckWritable checks, before any long work, that Write can create path:
-// it creates path's folder if missing and makes sure a file can be created
-// in it. Errors name the folder or path and the reason, never a temporary
-// file's name. A path that is an existing folder is an error.
+// its folder is created (with its parents) if missing and must accept new
+// files, and path must not be a folder. Errors name path or its folder,
+// never the probe file's temporary name.
 func CheckWritable(path string) error {
-	dir := filepath.Dir(path)
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return fmt.Errorf("%s is a folder; give a file name, e.g. %s", path, filepath.Join(path, "out"+filepath.Ext(path)))
+	}
+	return CheckWritableDir(filepath.Dir(path))
+}
+
+// CheckWritableDir creates the folder dir (with its parents) if missing
+// and checks that it accepts new files.
+func CheckWritableDir(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("cannot create the folder %s: %w", dir, reason(err))
 	}
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return fmt.Errorf("%s is a folder; give a file name", path)
-	}
-	f, err := os.CreateTemp(dir, ".vcr-check-*")
+	f, err := os.CreateTemp(dir, ".vcr-check.tmp-*") // a name generate's resume ignores
 	if err != nil {
 		return fmt.Errorf("cannot write in the folder %s: %w", dir, reason(err))
 	}

@@ -160,7 +160,7 @@ func TestContrastCLIErrors(t *testing.T) {
 		{[]string{"--labels", labels, "--results", res[0], "--out", dir + "/o3"}, 2, "-labels"},
 		// Outputs are checked before any work: a folder below a file.
 		{[]string{"--color-labels", labels, "--results", res[0], "--out", bad + "/o9"}, 2, "--out " + bad + "/o9: cannot create the folder"},
-		{[]string{"--estimate-colors", "--images", dir, "--out", bad + "/x/colors.csv"}, 2, "--out " + bad + "/x: cannot create the folder"},
+		{[]string{"--estimate-colors", "--images", dir, "--out", bad + "/x/colors.csv"}, 2, "--out " + bad + "/x/colors.csv: cannot create the folder " + bad + "/x"},
 		{[]string{"--color-labels", labels, "--out", dir + "/o4"}, 2, "--results is required"},
 		{[]string{"--color-labels", labels, "--results", res[0], "--out", dir + "/o5", "--by", "grade"}, 2, "--by must be"},
 		{[]string{"--estimate-colors", "--out", dir + "/o6.csv"}, 2, "needs --images"},

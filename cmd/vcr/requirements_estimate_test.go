@@ -278,7 +278,7 @@ func TestRequirementsEstimateOutputs(t *testing.T) {
 		{[]string{"--out", filepath.Join(file, "x.json")}, "--out " + filepath.Join(file, "x.json") + ": cannot create the folder " + file},
 		{[]string{"--out", out, "--plot", filepath.Join(file, "p.svg")}, "--plot " + filepath.Join(file, "p.svg") + ": cannot create the folder"},
 		{[]string{"--out", out, "--plot", filepath.Join(dir, "p.pdf")}, "--plot " + filepath.Join(dir, "p.pdf") + ": want a file name ending in .svg or .png"},
-		{[]string{"--out", dir}, "--out " + dir + " is a folder"},
+		{[]string{"--out", dir}, "--out " + dir + ": " + dir + " is a folder; give a file name"},
 	} {
 		// The human data does not exist: an output error must come first.
 		args := append([]string{"requirements", "estimate", "--human", filepath.Join(dir, "nope"), "--transformation", "frost"}, c.args...)

@@ -153,7 +153,7 @@ func TestVIFUsage(t *testing.T) {
 		{[]string{"vif", "--pairs", "x.csv", ref}, "no positional"},
 		{[]string{"vif", "--pairs", "x.csv", "--workers", "0"}, "--workers must be at least 1"},
 		{[]string{"vif", "--pairs", "x.csv", "--progress", "sometimes"}, "auto, always or never"},
-		{[]string{"vif", "--pairs", "x.csv", "--out", filepath.Join(ref, "scored.csv")}, "--out " + filepath.Join(ref, "scored.csv") + ": cannot create its folder"},
+		{[]string{"vif", "--pairs", "x.csv", "--out", filepath.Join(ref, "scored.csv")}, "--out " + filepath.Join(ref, "scored.csv") + ": cannot create the folder " + ref},
 	} {
 		code, _, errOut := runCmd(t, tc.args...)
 		if code != exitUsage || !strings.Contains(errOut, tc.want) {

@@ -24,7 +24,7 @@ type Preprocessor interface {
 }
 
 // Mapper maps a model's score vector to a class of the task and a
-// confidence (model.Mapping is one). Class indexes Config.Classes.
+// confidence (task.Mapping is one). Class indexes Config.Classes.
 type Mapper interface {
 	Map(scores []float32) (class int, conf float32)
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/vcr-bench/vcr/imageio"
 	"github.com/vcr-bench/vcr/iqa"
 	"github.com/vcr-bench/vcr/model"
+	"github.com/vcr-bench/vcr/task"
 )
 
 // Defaults of CheckOptions (the study's worked example and its ε quantile).
@@ -36,7 +37,7 @@ type Preprocessor interface {
 	Apply(m *imageio.Image) (model.Tensor, error)
 }
 
-// Mapper maps a score vector to a class of the task (model.Mapping is one).
+// Mapper maps a score vector to a class of the task (task.Mapping is one).
 type Mapper interface {
 	Map(scores []float32) (class int, conf float32)
 }
@@ -52,7 +53,7 @@ type CheckOptions struct {
 	Preprocess Preprocessor
 	Mapping    Mapper
 	// Truth returns an item's task class; items for which it returns an
-	// error wrapping model.ErrOutsideTask leave the pool, other errors stop
+	// error wrapping task.ErrOutsideTask leave the pool, other errors stop
 	// the check.
 	Truth func(dataset.Item) (int, error)
 	// Batches is n (default 200) and BatchSize k (default 50).
@@ -316,7 +317,7 @@ func (ck *checker) pool() error {
 	for i := range d.Len() {
 		it := d.Item(i)
 		t, err := ck.opt.Truth(it)
-		if errors.Is(err, model.ErrOutsideTask) {
+		if errors.Is(err, task.ErrOutsideTask) {
 			ck.excluded++
 			continue
 		}

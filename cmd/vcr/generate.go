@@ -393,7 +393,6 @@ func parseMethodList(list string) ([]iqa.Method, error) {
 	return ms, nil
 }
 
-
 func pathJoin(dir, name string) string {
 	return strings.TrimSuffix(dir, string(os.PathSeparator)) + string(os.PathSeparator) + name
 }

@@ -48,7 +48,6 @@ func runRequirements(ctx context.Context, args []string, stdout, stderr io.Write
 	return usageError{errors.New("unknown subcommand " + fmt.Sprintf("%q", args[0]) + ": want estimate or check")}
 }
 
-
 // flagName returns "--NAME" of the flag of set that stores into ptr (a
 // pointer to the variable), so that messages stay right when a shared flag
 // is renamed; def when no flag does.

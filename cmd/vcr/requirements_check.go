@@ -19,6 +19,7 @@ import (
 	"github.com/vcr-bench/vcr/iqa"
 	"github.com/vcr-bench/vcr/model"
 	"github.com/vcr-bench/vcr/reliability"
+	"github.com/vcr-bench/vcr/task"
 )
 
 const requirementsCheckUsage = `
@@ -188,10 +189,10 @@ func requirementsCheck(ctx context.Context, args []string, stdout, stderr io.Wri
 		return err
 	}
 	defer em.classifier.Close()
-	mp, _ := em.mapper.(model.Mapping)
+	mp, _ := em.mapper.(task.Mapping)
 	truth := func(it dataset.Item) (int, error) {
 		if it.Label < 0 && it.LabelName == "" {
-			return -1, fmt.Errorf("%w: unlabelled (give --imagenet-labels or a labelled folder)", model.ErrOutsideTask)
+			return -1, fmt.Errorf("%w: unlabelled (give --imagenet-labels or a labelled folder)", task.ErrOutsideTask)
 		}
 		if mp == nil {
 			// A model with its own classes and no mapping (the built-in
@@ -199,9 +200,9 @@ func requirementsCheck(ctx context.Context, args []string, stdout, stderr io.Wri
 			if i := slices.Index(em.classes, it.LabelName); i >= 0 {
 				return i, nil
 			}
-			return -1, fmt.Errorf("%w: class %q is not one of the model's classes %s", model.ErrOutsideTask, it.LabelName, strings.Join(em.classes, ", "))
+			return -1, fmt.Errorf("%w: class %q is not one of the model's classes %s", task.ErrOutsideTask, it.LabelName, strings.Join(em.classes, ", "))
 		}
-		return model.LabelToTask(mp, it.Label, it.LabelName)
+		return task.Truth(mp, it.Label, it.LabelName)
 	}
 	fmt.Fprintf(stderr, "vcr requirements check: %s; %d images from %s\n", em.describe, ds.Len(), *images)
 

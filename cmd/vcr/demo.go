@@ -8,12 +8,24 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/vcr-bench/vcr/analysis"
+	"github.com/vcr-bench/vcr/corrupt"
+	"github.com/vcr-bench/vcr/dataset"
+	"github.com/vcr-bench/vcr/evaluate"
+	"github.com/vcr-bench/vcr/imageio"
+	"github.com/vcr-bench/vcr/internal/atomicfile"
 	"github.com/vcr-bench/vcr/internal/demo"
+	"github.com/vcr-bench/vcr/internal/version"
+	"github.com/vcr-bench/vcr/iqa"
+	"github.com/vcr-bench/vcr/reliability"
 	"github.com/vcr-bench/vcr/report"
+	"github.com/vcr-bench/vcr/results"
+	"github.com/vcr-bench/vcr/testset"
 )
 
 func init() {
@@ -97,47 +109,74 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	images := filepath.Join(*out, "images")
 	testSet := filepath.Join(*out, "testset")
-	results := filepath.Join(*out, "eval", "results.csv")
-	analysis := filepath.Join(*out, "analysis")
+	resultsCSV := filepath.Join(*out, "eval", "results.csv")
+	analysisDir := filepath.Join(*out, "analysis")
 
 	step("1/6 images: %d demo images of %d×%d (%s) → %s", *nImages, *size, *size, strings.Join(demo.Classes, ", "), images)
 	if err := demo.Dataset(ctx, images, *nImages, *size, *seed); err != nil {
 		return err
 	}
-	// The steps below run the commands themselves; their own output goes to
-	// a log file, the demo prints one line per step.
+	// The steps below call the libraries behind the commands; their own
+	// messages go to a log file beside the equivalent command line (to
+	// repeat a step by hand), the demo prints one line per step.
 	logPath := filepath.Join(*out, "demo.log")
 	logf, err := os.Create(logPath)
 	if err != nil {
 		return err
 	}
 	defer logf.Close()
-	sub := func(name string, run func(context.Context, []string, io.Writer, io.Writer) error, args ...string) error {
-		fmt.Fprintf(logf, "\n$ vcr %s %s\n", name, strings.Join(args, " "))
-		if err := run(ctx, args, logf, logf); err != nil {
-			return fmt.Errorf("vcr %s: %w (log: %s)", name, err, logPath)
-		}
-		return nil
-	}
+	logLine := func(msg string) { fmt.Fprintln(logf, msg) }
+	failed := func(what string, err error) error { return fmt.Errorf("%s: %w (log: %s)", what, err, logPath) }
 
 	step("2/6 generate: %d draws × %d corruptions (%s), %s sampling, Δv by vifvec → %s", *n, len(demoCorruptions), strings.Join(demoCorruptions, ", "), *sampling, testSet)
-	if err := sub("generate", runGenerate, "--images", images, "--corruptions", strings.Join(demoCorruptions, ","),
-		"--n", strconv.Itoa(*n), "--seed", "1", "--vif-method", "vifvec", "--sampling", *sampling, "--out", testSet, "--progress", "never"); err != nil {
-		return err
+	fmt.Fprintf(logf, "$ vcr generate --images %s --corruptions %s --n %d --seed 1 --vif-method vifvec --sampling %s --out %s\n",
+		images, strings.Join(demoCorruptions, ","), *n, *sampling, testSet)
+	src, err := dataset.Open(dataset.Spec{Kind: dataset.KindAuto, Path: images})
+	if err != nil {
+		return failed("generate", err)
 	}
-	step("3/6 eval: %s → %s", demo.ModelName, results)
-	if err := os.MkdirAll(filepath.Dir(results), 0o755); err != nil {
-		return err
+	var cs []*corrupt.Corruption
+	for _, name := range demoCorruptions {
+		c, err := corrupt.Lookup(name)
+		if err != nil {
+			return err
+		}
+		cs = append(cs, c)
 	}
-	if err := sub("eval", runEval, "--testset", testSet, "--model", builtinDemoModel, "--out", results, "--progress", "never"); err != nil {
-		return err
+	gen, err := testset.Generate(ctx, testset.Config{
+		Source: src, Corruptions: cs, N: *n, Seed: 1, Method: iqa.VIFVec, Sampling: *sampling, Pilot: testset.DefaultPilot,
+		Bins: testset.DefaultBins, MinPerBin: testset.DefaultMinPerBin, Rounding: imageio.Round, Layout: testset.LayoutFlat,
+		Format: "png", JPEGQuality: 95, Shard: testset.Whole, Out: testSet, Workers: runtime.GOMAXPROCS(0),
+		Version: version.String(), Warn: logLine,
+	})
+	if err != nil {
+		return failed("generate", err)
 	}
-	step("4/6 analyze: against the human data %s (Hu et al., ICSE 2022) → %s", demoHuman, analysis)
-	if err := sub("analyze", runAnalyze, "--results", results, "--model-name", "demonstration-model", "--human", demoHuman,
-		"--bootstrap", strconv.Itoa(*boot), "--bins", strconv.Itoa(*bins), "--min-per-bin", strconv.Itoa(*minPer), "--out", analysis); err != nil {
-		return err
+	fmt.Fprintf(logf, "%d rows, %d failed\n", gen.Rows, gen.Failures)
+
+	step("3/6 eval: %s → %s", demo.ModelName, resultsCSV)
+	fmt.Fprintf(logf, "\n$ vcr eval --testset %s --model %s --out %s\n", testSet, builtinDemoModel, resultsCSV)
+	ev, err := evaluate.Eval(ctx, evaluate.Options{TestSet: testSet, Out: resultsCSV, Model: evaluate.ModelSpec{Model: builtinDemoModel},
+		Workers: runtime.GOMAXPROCS(0), Log: logLine, Warn: logLine})
+	if err != nil {
+		return failed("eval", err)
 	}
-	if err := printDemoSummary(stdout, filepath.Join(analysis, "summary.json")); err != nil {
+	fmt.Fprintf(logf, "%d rows in %s\n", ev.Rows, ev.Out)
+
+	step("4/6 analyze: against the human data %s (Hu et al., ICSE 2022) → %s", demoHuman, analysisDir)
+	fmt.Fprintf(logf, "\n$ vcr analyze --results %s --model-name demonstration-model --human builtin:%s --bootstrap %d --bins %d --min-per-bin %d --out %s\n",
+		resultsCSV, demoHuman, *boot, *bins, *minPer, analysisDir)
+	ao := analysis.DefaultOptions()
+	ao.Results = []results.File{{Path: resultsCSV, Model: "demonstration-model"}}
+	ao.Human, ao.Bootstrap, ao.Bins, ao.MinPerBin, ao.Out = demoHuman, *boot, *bins, *minPer, analysisDir
+	an, err := analysis.Run(ctx, ao)
+	if err != nil {
+		return failed("analyze", err)
+	}
+	for _, w := range an.Analysis.Warnings {
+		logLine("warning: " + w)
+	}
+	if err := printDemoSummary(stdout, filepath.Join(analysisDir, "summary.json")); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "         compared: the demo model (shapes) and humans (car / not car on ImageNet) on the same Δv axis (vifvec);\n"+
@@ -148,9 +187,17 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	reqFile := filepath.Join(reqDir, "requirements.json")
 	step("5/6 requirements: t_c and t_p from %s (the study's script rule) → %s", demoHuman, reqFile)
-	if err := sub("requirements", runRequirements, "estimate", "--human", "builtin:"+demoHuman,
-		"--transformation", "all", "--out", reqFile); err != nil {
-		return err
+	fmt.Fprintf(logf, "\n$ vcr requirements estimate --human builtin:%s --transformation all --out %s\n", demoHuman, reqFile)
+	hd, err := reliability.BuiltinHuman(demoHuman)
+	if err != nil {
+		return failed("requirements estimate", err)
+	}
+	reqs, err := hd.Estimate(ctx, "all", reliability.EstimateOptions{Rule: reliability.RuleScript, Weighted: hd.Weighted})
+	if err != nil {
+		return failed("requirements estimate", err)
+	}
+	if err := atomicfile.Write(reqFile, reqs.Write); err != nil {
+		return failed("requirements estimate", err)
 	}
 	checkArgs := []string{"check", "--requirements", reqFile, "--images", images, "--model", builtinDemoModel,
 		"--transformation", strings.Join(demoCorruptions, ","), "--bootstrap-batches", "40", "--images-per-batch", "10", "--seed", strconv.FormatUint(*seed, 10),

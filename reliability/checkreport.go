@@ -264,3 +264,32 @@ func (r *CheckReport) WriteJUnit(w io.Writer) error {
 	_, err = w.Write(append(b, '\n'))
 	return err
 }
+
+// TaskWarnings returns one warning per distinct task of reqs (the task of
+// the humans they were derived from) that differs from the checked model's
+// task, named as package task names tasks, with classes its number of
+// classes: a requirement derived from humans judging car / not car says
+// little about a model that tells 1000 classes apart. Requirements that
+// record no task are not compared.
+func TaskWarnings(reqs []Requirement, modelTask string, classes int) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, r := range reqs {
+		if r.Task == "car / not car" {
+			r.Task = "car" // files written before the task names were unified
+		}
+		if r.Task == "" || r.Task == modelTask || seen[r.Task] {
+			continue
+		}
+		seen[r.Task] = true
+		var names []string
+		for _, q := range reqs {
+			if q.Task == r.Task || q.Task == "car / not car" && r.Task == "car" {
+				names = append(names, q.Transformation)
+			}
+		}
+		out = append(out, fmt.Sprintf("the requirements %s were derived from humans on task %s; the model is checked on task %s (%d classes): the comparison mixes two questions (give --task %s if the model can answer it)",
+			strings.Join(names, ", "), r.Task, modelTask, classes, r.Task))
+	}
+	return out
+}

@@ -165,3 +165,25 @@ func ExampleCheckReport_Count() {
 	fmt.Println(c.ViolatedRequirements, "of", c.Requirements, "requirements;", c.ViolatedRows, "of", c.Rows, "rows")
 	// Output: 1 of 1 requirements; 1 of 2 rows
 }
+
+// TestTaskWarnings: one warning per distinct human task that differs from
+// the model's; the old "car / not car" spelling is the car task.
+func TestTaskWarnings(t *testing.T) {
+	reqs := []Requirement{
+		{Transformation: "frost", Task: "car"},
+		{Transformation: "fog", Task: "car / not car"},
+		{Transformation: "blur", Task: "imagenet16"},
+		{Transformation: "noise"},
+	}
+	got := TaskWarnings(reqs, "identity", 3)
+	want := []string{
+		"the requirements frost, fog were derived from humans on task car; the model is checked on task identity (3 classes): the comparison mixes two questions (give --task car if the model can answer it)",
+		"the requirements blur were derived from humans on task imagenet16; the model is checked on task identity (3 classes): the comparison mixes two questions (give --task imagenet16 if the model can answer it)",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("TaskWarnings:\n%q\nwant\n%q", got, want)
+	}
+	if got := TaskWarnings(reqs[:2], "car", 2); len(got) != 0 {
+		t.Errorf("same task: %q", got)
+	}
+}

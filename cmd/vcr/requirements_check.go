@@ -208,6 +208,13 @@ func requirementsCheck(ctx context.Context, args []string, stdout, stderr io.Wri
 
 	quiet := *prog == "never"
 	rep := reliability.NewCheckReport(*reqPath, em.describe, *images)
+	modelTask, modelClasses := task.NameIdentity, em.classes
+	if mp != nil {
+		modelTask, modelClasses = mp.Name(), mp.Classes()
+	}
+	for _, w := range reliability.TaskWarnings(reqs, modelTask, len(modelClasses)) {
+		rep.Warnings = append(rep.Warnings, w)
+	}
 	start := time.Now()
 	for _, r := range reqs {
 		opt := reliability.CheckOptions{

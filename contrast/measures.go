@@ -3,6 +3,8 @@ package contrast
 import (
 	"math"
 	"slices"
+
+	"github.com/vcr-bench/vcr/stats"
 )
 
 var nan = math.NaN()
@@ -93,23 +95,10 @@ func WeightedStd(x, w []float64) float64 {
 	return math.Sqrt(ss / ((mp - 1) / mp * sw))
 }
 
-// quantile7 returns the p-quantile of sorted s (R's type 7).
-func quantile7(s []float64, p float64) float64 {
-	if len(s) == 0 {
-		return nan
-	}
-	h := p * float64(len(s)-1)
-	lo := int(math.Floor(h))
-	if lo >= len(s)-1 {
-		return s[len(s)-1]
-	}
-	return s[lo] + (h-float64(lo))*(s[lo+1]-s[lo])
-}
-
 // percentileCI returns the type-7 2.5 % and 97.5 % quantiles of v,
 // ignoring NaNs; NaNs when none remain.
 func percentileCI(v []float64) (lo, hi float64) {
 	s := slices.DeleteFunc(slices.Clone(v), math.IsNaN)
 	slices.Sort(s)
-	return quantile7(s, 0.025), quantile7(s, 0.975)
+	return stats.Quantile(s, 0.025), stats.Quantile(s, 0.975)
 }

@@ -9,9 +9,8 @@ import (
 	"strconv"
 	"strings"
 
-	"gonum.org/v1/gonum/mathext"
-
 	"github.com/vcr-bench/vcr/internal/version"
+	"github.com/vcr-bench/vcr/stats"
 )
 
 // DistinguishAlpha is the significance level of the distinguishability
@@ -62,22 +61,6 @@ type Distinguishability struct {
 	ExcludedTrials int `json:"excluded_trials"`
 }
 
-// BinomialGreater returns the p-value of the one-sided exact binomial test
-// of k successes in n trials against success probability p0, alternative
-// "greater": P(X ≥ k) for X ~ Binomial(n, p0), computed as the regularised
-// incomplete beta function I_p0(k, n−k+1) (R: binom.test(k, n, p0,
-// alternative = "greater")$p.value). It is 1 for k = 0 and panics for
-// k < 0, k > n or p0 outside [0, 1].
-func BinomialGreater(k, n int, p0 float64) float64 {
-	if k < 0 || k > n || !(p0 >= 0 && p0 <= 1) {
-		panic(fmt.Sprintf("experiment: BinomialGreater(%d, %d, %v) out of range", k, n, p0))
-	}
-	if k == 0 {
-		return 1
-	}
-	return mathext.RegIncBeta(float64(k), float64(n-k+1), p0)
-}
-
 // exclusion says whether a trial's answer is excluded from analysis and
 // why: its participant is excluded, screened out or abandoned, or (with
 // d.ExcludeTimingMisses) its stimulus timing missed the target.
@@ -100,7 +83,7 @@ func exclusion(d *Design, p *Participant, a *Response) (bool, string) {
 // distinguishability design, the rate of correct "same corruption?"
 // answers on the main trials of the participants not excluded (as Export
 // decides) and the one-sided exact binomial test against chance 0.5
-// (BinomialGreater); a pair is distinguishable when p < DistinguishAlpha.
+// (stats.BinomGreater); a pair is distinguishable when p < DistinguishAlpha.
 // It returns an error for a design that is not KindDistinguish.
 func DistinguishReport(ctx context.Context, s Store, d *Design) (*Distinguishability, error) {
 	if d.Kind != KindDistinguish {
@@ -178,7 +161,7 @@ func DistinguishReport(ctx context.Context, s Store, d *Design) (*Distinguishabi
 	}
 	for i := range rep.Pairs {
 		r := &rep.Pairs[i]
-		r.PValue = BinomialGreater(r.Correct, r.N, rep.Chance)
+		r.PValue = stats.BinomGreater(r.Correct, r.N, rep.Chance)
 		r.Distinguishable = r.N > 0 && r.PValue < rep.Alpha
 		switch {
 		case r.N == 0:

@@ -11,43 +11,9 @@ import (
 	"strconv"
 	"testing"
 
-	"gonum.org/v1/gonum/stat/distuv"
-
 	"github.com/vcr-bench/vcr/internal/version"
+	"github.com/vcr-bench/vcr/stats"
 )
-
-func TestBinomialGreater(t *testing.T) {
-	for _, tc := range []struct {
-		k, n int
-		p0   float64
-		want float64
-		tol  float64
-	}{
-		// R 4.x: binom.test(15, 20, 0.5, alternative = "greater")$p.value.
-		{15, 20, 0.5, 0.02069473, 5e-9},
-		// Exact: P(X = 10 | n = 10) = 1/1024; P(X ≥ 5 | n = 10) = 638/1024.
-		{10, 10, 0.5, 1.0 / 1024, 1e-15},
-		{5, 10, 0.5, 638.0 / 1024, 1e-14},
-		{1, 1, 0.5, 0.5, 1e-15},
-		{0, 7, 0.5, 1, 0},
-		// Exact: Σ_{k=3..5} C(5,k) 0.3^k 0.7^(5−k) = 0.1323 + 0.02835 + 0.00243.
-		{3, 5, 0.3, 0.16308, 1e-12},
-	} {
-		if got := BinomialGreater(tc.k, tc.n, tc.p0); math.Abs(got-tc.want) > tc.tol {
-			t.Errorf("BinomialGreater(%d, %d, %v) = %.10g, want %.10g", tc.k, tc.n, tc.p0, got, tc.want)
-		}
-	}
-	// Agrees with gonum's binomial distribution: P(X ≥ k) = Survival(k − 1).
-	for n := 1; n <= 60; n += 7 {
-		b := distuv.Binomial{N: float64(n), P: 0.5}
-		for k := 1; k <= n; k++ {
-			want := b.Survival(float64(k - 1))
-			if got := BinomialGreater(k, n, 0.5); math.Abs(got-want) > 1e-12 {
-				t.Errorf("BinomialGreater(%d, %d) = %v, distuv says %v", k, n, got, want)
-			}
-		}
-	}
-}
 
 func distinguishDesign(t *testing.T) *Design {
 	t.Helper()
@@ -112,7 +78,7 @@ func TestDistinguishReport(t *testing.T) {
 	// Always answering "same": right exactly on the same trials.
 	same := run(func(tr Trial, st *Stimulus) Response { return Response{Response: AnswerSame} }, 6)
 	q := same.Pairs[0]
-	if q.Correct != q.SameN || q.DiffCorrect != 0 || q.PValue != BinomialGreater(q.Correct, q.N, 0.5) || q.Distinguishable {
+	if q.Correct != q.SameN || q.DiffCorrect != 0 || q.PValue != stats.BinomGreater(q.Correct, q.N, 0.5) || q.Distinguishable {
 		t.Errorf("always-same observers: %+v", q)
 	}
 

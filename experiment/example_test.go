@@ -14,13 +14,6 @@ func ExampleTimingOK() {
 	// Output: true true false
 }
 
-func ExampleBinomialGreater() {
-	// 15 of 20 "same corruption?" answers right: R's
-	// binom.test(15, 20, 0.5, alternative = "greater") gives p = 0.02069.
-	fmt.Printf("%.5f\n", experiment.BinomialGreater(15, 20, 0.5))
-	// Output: 0.02069
-}
-
 func ExampleParseConfig() {
 	cfg, err := experiment.ParseConfig([]byte("name: pilot\ntestset: vcr-out\ntask: car\ntrials_per_batch: 12\n"), "exp.yaml")
 	if err != nil {

@@ -19,6 +19,8 @@ import (
 	"github.com/vcr-bench/vcr/iqa"
 	"github.com/vcr-bench/vcr/model"
 	"github.com/vcr-bench/vcr/task"
+
+	"github.com/vcr-bench/vcr/stats"
 )
 
 // Defaults of CheckOptions (the study's worked example and its ε quantile).
@@ -499,19 +501,12 @@ func meanSD(x []float64) (mean, sd float64) {
 	return mean, math.Sqrt(ss / float64(len(x)-1))
 }
 
-// quantile is numpy's default (linear interpolation) q-th quantile.
+// quantile is numpy's default (linear interpolation) q-th quantile of
+// the unsorted x.
 func quantile(x []float64, q float64) float64 {
-	if len(x) == 0 {
-		return math.NaN()
-	}
 	s := slices.Clone(x)
 	sort.Float64s(s)
-	h := q * float64(len(s)-1)
-	lo := int(math.Floor(h))
-	if lo >= len(s)-1 {
-		return s[len(s)-1]
-	}
-	return s[lo] + (h-float64(lo))*(s[lo+1]-s[lo])
+	return stats.Quantile(s, q)
 }
 
 // drawRand derives the generator of one image draw; batch sampling uses

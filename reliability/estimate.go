@@ -1,6 +1,8 @@
 package reliability
 
 import (
+	"github.com/vcr-bench/vcr/stats"
+
 	"errors"
 	"fmt"
 	"math"
@@ -259,7 +261,7 @@ func estimateCurve(b Bins, p0 float64, opt EstimateOptions) (*CurveEstimate, err
 			return nil, fmt.Errorf("spline value %.4g at Δv = %v gives %v of %d trials, outside [0, n]", fit.Fitted[i], b.X[i], xp, b.N[i])
 		}
 		ce.XPrime[i] = int(xp)
-		if ce.P[i], err = BinomTest(ce.XPrime[i], b.N[i], p0); err != nil {
+		if ce.P[i], err = stats.BinomTest(ce.XPrime[i], b.N[i], p0); err != nil {
 			return nil, err
 		}
 	}

@@ -1,6 +1,8 @@
 package reliability
 
 import (
+	"github.com/vcr-bench/vcr/stats"
+
 	"errors"
 	"math"
 	"slices"
@@ -111,7 +113,7 @@ func TestEstimatePublished(t *testing.T) {
 					if ce.XPrime[k] != int(math.RoundToEven(float64(ce.N[k])*ce.Fitted[k])) {
 						t.Errorf("x′ at bin %d", k)
 					}
-					p, _ := BinomTest(ce.XPrime[k], ce.N[k], ce.P0)
+					p, _ := stats.BinomTest(ce.XPrime[k], ce.N[k], ce.P0)
 					if p != ce.P[k] {
 						t.Errorf("p-value at bin %d", k)
 					}
@@ -217,7 +219,7 @@ func BenchmarkEstimate(b *testing.B) {
 func BenchmarkBinomTest(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := BinomTest(80, 90, 0.97); err != nil {
+		if _, err := stats.BinomTest(80, 90, 0.97); err != nil {
 			b.Fatal(err)
 		}
 	}

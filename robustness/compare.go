@@ -6,6 +6,8 @@ import (
 	"sort"
 
 	"github.com/vcr-bench/vcr/spline"
+
+	"github.com/vcr-bench/vcr/stats"
 )
 
 // CompareOptions configures Compare.
@@ -106,19 +108,6 @@ func compareCurves(m, h *Curve) Metrics {
 // setCI sets the percentile intervals from replicate values (sorted in place).
 func (iv *Interval) setCI(r []float64) {
 	sort.Float64s(r)
-	iv.Lo83, iv.Hi83 = quantile(r, 0.085), quantile(r, 0.915)
-	iv.Lo95, iv.Hi95 = quantile(r, 0.025), quantile(r, 0.975)
-}
-
-// quantile is the type-7 (R default) quantile of sorted s.
-func quantile(s []float64, p float64) float64 {
-	if len(s) == 0 {
-		return math.NaN()
-	}
-	h := p * float64(len(s)-1)
-	lo := int(math.Floor(h))
-	if lo >= len(s)-1 {
-		return s[len(s)-1]
-	}
-	return s[lo] + (h-float64(lo))*(s[lo+1]-s[lo])
+	iv.Lo83, iv.Hi83 = stats.Quantile(r, 0.085), stats.Quantile(r, 0.915)
+	iv.Lo95, iv.Hi95 = stats.Quantile(r, 0.025), stats.Quantile(r, 0.975)
 }

@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 
 	"github.com/vcr-bench/vcr/spline"
+
+	"github.com/vcr-bench/vcr/stats"
 )
 
 // BinIndex returns the bin of Δv v among m equal bins of [0, 1]:
@@ -371,8 +373,8 @@ func (c *Curve) setBands(reps []*spline.Monotone) {
 			}
 		}
 		sort.Float64s(v)
-		c.Lo83[i], c.Hi83[i] = quantile(v, 0.085), quantile(v, 0.915)
-		c.Lo95[i], c.Hi95[i] = quantile(v, 0.025), quantile(v, 0.975)
+		c.Lo83[i], c.Hi83[i] = stats.Quantile(v, 0.085), stats.Quantile(v, 0.915)
+		c.Lo95[i], c.Hi95[i] = stats.Quantile(v, 0.025), stats.Quantile(v, 0.975)
 	}
 }
 

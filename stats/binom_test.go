@@ -1,9 +1,11 @@
-package reliability
+package stats
 
 import (
 	"math"
 	"math/big"
 	"testing"
+
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // refBinomTest is the two-sided minimum-likelihood p-value written straight
@@ -101,5 +103,57 @@ func TestBinomTestErrors(t *testing.T) {
 		if _, err := BinomTest(c.x, c.n, c.p); err == nil {
 			t.Errorf("BinomTest(%d, %d, %v): no error", c.x, c.n, c.p)
 		}
+	}
+}
+
+func TestBinomGreater(t *testing.T) {
+	for _, tc := range []struct {
+		k, n int
+		p0   float64
+		want float64
+		tol  float64
+	}{
+		// R 4.x: binom.test(15, 20, 0.5, alternative = "greater")$p.value.
+		{15, 20, 0.5, 0.02069473, 5e-9},
+		// Exact: P(X = 10 | n = 10) = 1/1024; P(X ≥ 5 | n = 10) = 638/1024.
+		{10, 10, 0.5, 1.0 / 1024, 1e-15},
+		{5, 10, 0.5, 638.0 / 1024, 1e-14},
+		{1, 1, 0.5, 0.5, 1e-15},
+		{0, 7, 0.5, 1, 0},
+		// Exact: Σ_{k=3..5} C(5,k) 0.3^k 0.7^(5−k) = 0.1323 + 0.02835 + 0.00243.
+		{3, 5, 0.3, 0.16308, 1e-12},
+	} {
+		if got := BinomGreater(tc.k, tc.n, tc.p0); math.Abs(got-tc.want) > tc.tol {
+			t.Errorf("BinomGreater(%d, %d, %v) = %.10g, want %.10g", tc.k, tc.n, tc.p0, got, tc.want)
+		}
+	}
+	// Agrees with gonum's binomial distribution: P(X ≥ k) = Survival(k − 1).
+	for n := 1; n <= 60; n += 7 {
+		b := distuv.Binomial{N: float64(n), P: 0.5}
+		for k := 1; k <= n; k++ {
+			want := b.Survival(float64(k - 1))
+			if got := BinomGreater(k, n, 0.5); math.Abs(got-want) > 1e-12 {
+				t.Errorf("BinomGreater(%d, %d) = %v, distuv says %v", k, n, got, want)
+			}
+		}
+	}
+}
+
+// TestQuantile: type-7 quantiles of known samples (numpy.quantile and R's
+// quantile give the same values).
+func TestQuantile(t *testing.T) {
+	s := []float64{1, 1, 3, 4, 5}
+	for _, c := range []struct{ p, want float64 }{
+		// numpy.quantile([3, 1, 4, 1, 5], q): 1.0, 3.0, 4.6, 5.0, 1.0.
+		{0.1, 1}, {0.5, 3}, {0.9, 4.6}, {1, 5}, {0, 1},
+		// h = 0.25·4 = 1 → s[1]; h = 0.3·4 = 1.2 → 1 + 0.2·2.
+		{0.25, 1}, {0.3, 1.4},
+	} {
+		if g := Quantile(s, c.p); math.Abs(g-c.want) > 1e-12 {
+			t.Errorf("Quantile(%v) = %v, want %v", c.p, g, c.want)
+		}
+	}
+	if g := Quantile(nil, 0.5); !math.IsNaN(g) {
+		t.Errorf("Quantile(nil) = %v, want NaN", g)
 	}
 }

@@ -1,8 +1,10 @@
-package reliability
+package stats
 
 import (
 	"fmt"
 	"math"
+
+	"gonum.org/v1/gonum/mathext"
 )
 
 // binomLogPMF returns log P(X = i) for X ~ Binomial(n, p), computed in log
@@ -82,4 +84,20 @@ func BinomTest(x, n int, p float64) (float64, error) {
 		pv = binomRange(0, y-1, n, p) + binomRange(x, n, n, p)
 	}
 	return min(1, pv), nil
+}
+
+// BinomGreater returns the p-value of the one-sided exact binomial test of
+// k successes in n trials against success probability p0, alternative
+// "greater": P(X ≥ k) for X ~ Binomial(n, p0), computed as the regularised
+// incomplete beta function I_p0(k, n−k+1) (R: binom.test(k, n, p0,
+// alternative = "greater")$p.value). It is 1 for k = 0 and panics for
+// k < 0, k > n or p0 outside [0, 1].
+func BinomGreater(k, n int, p0 float64) float64 {
+	if k < 0 || k > n || !(p0 >= 0 && p0 <= 1) {
+		panic(fmt.Sprintf("stats: BinomGreater(%d, %d, %v) out of range", k, n, p0))
+	}
+	if k == 0 {
+		return 1
+	}
+	return mathext.RegIncBeta(float64(k), float64(n-k+1), p0)
 }

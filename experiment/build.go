@@ -650,8 +650,8 @@ func (b *builder) pools(nSrc int) (q, s int) {
 		pool, n    int
 	}{{"qualification_pool", "qualification", q, nq}, {"sanity_pool", "sanity", s, ns}} {
 		if p.n > 0 && p.pool < SmallPoolFactor*p.n {
-			b.warn("%s: %d %s images for %d %s trials per participant: participants share most of them, and one who returns for another study from this test set likely sees one again; %d (%d per trial) or more avoid that (set %s, or use a test set with more source images: %d are usable)",
-				p.name, p.pool, p.role, p.n, p.role, SmallPoolFactor*p.n, SmallPoolFactor, p.name, nSrc)
+			b.warn("%s: %d %s images, %d drawn per participant: participants share most of them, and one who returns for another study from this test set likely sees one again; %d (%d per trial) or more avoid that (set %s, or use a test set with more source images: %d are usable)",
+				p.name, p.pool, p.role, p.n, SmallPoolFactor*p.n, SmallPoolFactor, p.name, nSrc)
 		}
 	}
 	return q, s

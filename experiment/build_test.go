@@ -422,7 +422,7 @@ func TestBuildPools(t *testing.T) {
 	if sum.Qualification != 4 || sum.Sanity != 5 {
 		t.Errorf("summary pools %d/%d, want 4/5", sum.Qualification, sum.Sanity)
 	}
-	for _, f := range []string{"qualification_pool: 4 qualification images", "sanity_pool: 5 sanity images"} {
+	for _, f := range []string{"qualification_pool: 4 qualification images, 2 drawn", "sanity_pool: 5 sanity images, 2 drawn"} {
 		if !slices.ContainsFunc(sum.Warnings, func(w string) bool { return strings.Contains(w, f) }) {
 			t.Errorf("no warning %q among %q", f, sum.Warnings)
 		}

@@ -377,11 +377,12 @@ func (b *builder) recognition(d *Design) error {
 	}
 	srcs := b.sources()
 
-	// Reserve sources for practice, qualification and sanity: round-robin
-	// over the categories (so qualification is not all one answer), within
-	// a category the sources with the fewest rows first (they cost the
-	// main batches least).
-	nRes := *cfg.Practice + *cfg.Qualification + *cfg.Sanity
+	// Reserve sources for practice and the qualification and sanity pools:
+	// round-robin over the categories (so that the pools spread over the
+	// answers), within a category the sources with the fewest rows first
+	// (they cost the main batches least).
+	qPool, sPool := b.pools(len(srcs))
+	nRes := *cfg.Practice + qPool + sPool
 	reserved := map[string]bool{}
 	if nRes > 0 {
 		byCat := map[string][]*source{}
@@ -416,14 +417,21 @@ func (b *builder) recognition(d *Design) error {
 				}
 			}
 			if !progress {
-				return b.bad("practice", "the test set has too few usable source images for %d practice + %d qualification + %d sanity trials (found %d)",
-					*cfg.Practice, *cfg.Qualification, *cfg.Sanity, len(picked))
+				field := "practice"
+				switch {
+				case cfg.SanityPool > 0:
+					field = "sanity_pool"
+				case cfg.QualificationPool > 0:
+					field = "qualification_pool"
+				}
+				return b.bad(field, "the test set has too few usable source images for %d practice + %d qualification (pool) + %d sanity (pool) images (found %d)",
+					*cfg.Practice, qPool, sPool, len(picked))
 			}
 		}
 		for i, s := range picked {
 			role, prefix, list := RolePractice, "p", &d.Practice
 			switch {
-			case i >= *cfg.Practice+*cfg.Qualification:
+			case i >= *cfg.Practice+qPool:
 				role, prefix, list = RoleSanity, "s", &d.Sanity
 			case i >= *cfg.Practice:
 				role, prefix, list = RoleQualification, "q", &d.Qualification
@@ -433,6 +441,14 @@ func (b *builder) recognition(d *Design) error {
 			*list = append(*list, st.ID)
 		}
 		b.sum.Practice, b.sum.Qualification, b.sum.Sanity = len(d.Practice), len(d.Qualification), len(d.Sanity)
+		// 0 (the whole pool) when the pool is no larger than the draw, so
+		// that such a design is the one earlier versions made.
+		if qPool > *cfg.Qualification {
+			d.QualificationTrials = *cfg.Qualification
+		}
+		if sPool > *cfg.Sanity {
+			d.SanityTrials = *cfg.Sanity
+		}
 	}
 
 	// Main corrupted rows in a balanced order: per corruption, round-robin
@@ -605,6 +621,40 @@ func (b *builder) recognition(d *Design) error {
 	}
 	b.sum.Batches = len(d.Batches)
 	return nil
+}
+
+// pools returns the sizes of the qualification and sanity pools for a test
+// set with nSrc usable source images: the configured ones, else
+// DefaultPoolFactor images per trial, the two together at most
+// DefaultPoolShare of nSrc, never fewer than the trials. It warns about a
+// pool smaller than SmallPoolFactor images per trial.
+func (b *builder) pools(nSrc int) (q, s int) {
+	cfg := b.cfg
+	nq, ns := *cfg.Qualification, *cfg.Sanity
+	share := int(DefaultPoolShare * float64(nSrc))
+	def := func(n int) int {
+		if n == 0 {
+			return 0
+		}
+		return max(n, min(DefaultPoolFactor*n, share*n/(nq+ns)))
+	}
+	q, s = cfg.QualificationPool, cfg.SanityPool
+	if q == 0 {
+		q = def(nq)
+	}
+	if s == 0 {
+		s = def(ns)
+	}
+	for _, p := range []struct {
+		name, role string
+		pool, n    int
+	}{{"qualification_pool", "qualification", q, nq}, {"sanity_pool", "sanity", s, ns}} {
+		if p.n > 0 && p.pool < SmallPoolFactor*p.n {
+			b.warn("%s: %d %s images, %d drawn per participant: participants share most of them, and one who returns for another study from this test set likely sees one again; %d (%d per trial) or more avoid that (set %s, or use a test set with more source images: %d are usable)",
+				p.name, p.pool, p.role, p.n, SmallPoolFactor*p.n, SmallPoolFactor, p.name, nSrc)
+		}
+	}
+	return q, s
 }
 
 // interleave takes one element of each list in turn until all are empty.

@@ -406,3 +406,92 @@ func TestBuildErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestBuildPools: qualification and sanity stimuli are pools from which
+// each participant's trials are drawn (finding 2 of issue 15); a small
+// pool is warned about, one the test set cannot fill is an error naming
+// the field.
+func TestBuildPools(t *testing.T) {
+	dir := fixture(t)
+	cfg := testConfig(t, dir)
+	cfg.QualificationPool, cfg.SanityPool = 4, 5
+	d, sum := build(t, cfg)
+	if len(d.Qualification) != 4 || len(d.Sanity) != 5 || d.QualificationTrials != 2 || d.SanityTrials != 2 {
+		t.Errorf("pools %d/%d, trials %d/%d; want pools 4/5, trials 2/2", len(d.Qualification), len(d.Sanity), d.QualificationTrials, d.SanityTrials)
+	}
+	if sum.Qualification != 4 || sum.Sanity != 5 {
+		t.Errorf("summary pools %d/%d, want 4/5", sum.Qualification, sum.Sanity)
+	}
+	for _, f := range []string{"qualification_pool: 4 qualification images, 2 drawn", "sanity_pool: 5 sanity images, 2 drawn"} {
+		if !slices.ContainsFunc(sum.Warnings, func(w string) bool { return strings.Contains(w, f) }) {
+			t.Errorf("no warning %q among %q", f, sum.Warnings)
+		}
+	}
+	used := map[string]bool{}
+	for seq := range int64(40) {
+		n := map[Role]int{}
+		seen := map[string]bool{}
+		for _, tr := range d.Plan(0, seq) {
+			s := d.Stimulus(tr.StimulusID)
+			if seen[s.SourceID] {
+				t.Errorf("participant %d: source %s twice", seq, s.SourceID)
+			}
+			seen[s.SourceID] = true
+			n[tr.Role]++
+			used[tr.StimulusID] = true
+		}
+		if n[RoleQualification] != 2 || n[RoleSanity] != 2 {
+			t.Errorf("participant %d: %d qualification and %d sanity trials, want 2 and 2", seq, n[RoleQualification], n[RoleSanity])
+		}
+	}
+	for _, id := range slices.Concat(d.Qualification, d.Sanity) {
+		if !used[id] {
+			t.Errorf("pool stimulus %s shown to none of 40 participants", id)
+		}
+	}
+
+	// A pool larger than the test set allows.
+	cfg = testConfig(t, dir)
+	cfg.SanityPool = 100
+	var ce *ConfigError
+	if _, err := Build(context.Background(), cfg); !errors.As(err, &ce) || ce.Field != "sanity_pool" {
+		t.Errorf("sanity_pool 100 on 24 sources: err = %v, want a ConfigError for sanity_pool", err)
+	}
+}
+
+// TestBuildDefaultPools: the default pools are DefaultPoolFactor images
+// per trial, together at most DefaultPoolShare of the usable sources,
+// never fewer than the trials.
+func TestBuildDefaultPools(t *testing.T) {
+	for _, tc := range []struct {
+		nSrc, q, s   int
+		wantQ, wantS int
+		warnQ, warnS bool
+	}{
+		// Enough sources: 20 per trial.
+		{nSrc: 10000, q: 5, s: 2, wantQ: 100, wantS: 40},
+		// 1000 sources: 100 for both pools, split 5:2 (71, 28).
+		{nSrc: 1000, q: 5, s: 2, wantQ: 71, wantS: 28},
+		// 200 sources: 20 for both, split 5:2 (14, 5): below 10 per trial.
+		{nSrc: 200, q: 5, s: 2, wantQ: 14, wantS: 5, warnQ: true, warnS: true},
+		// The fixture's 24 sources: the pools are the trials.
+		{nSrc: 24, q: 2, s: 2, wantQ: 2, wantS: 2, warnQ: true, warnS: true},
+		// No sanity trials: no pool, no warning.
+		{nSrc: 10000, q: 5, s: 0, wantQ: 100, wantS: 0},
+	} {
+		cfg := &Config{Qualification: intp(tc.q), Sanity: intp(tc.s)}
+		var warned []string
+		cfg.Warn = func(msg string) { warned = append(warned, msg) }
+		b := &builder{cfg: cfg, sum: &BuildSummary{}}
+		q, s := b.pools(tc.nSrc)
+		if q != tc.wantQ || s != tc.wantS {
+			t.Errorf("%d sources, %d+%d trials: pools %d, %d; want %d, %d", tc.nSrc, tc.q, tc.s, q, s, tc.wantQ, tc.wantS)
+		}
+		has := func(f string) bool {
+			return slices.ContainsFunc(warned, func(w string) bool { return strings.HasPrefix(w, f) })
+		}
+		if has("qualification_pool") != tc.warnQ || has("sanity_pool") != tc.warnS {
+			t.Errorf("%d sources, %d+%d trials: warnings %q, want qualification %v, sanity %v", tc.nSrc, tc.q, tc.s, warned, tc.warnQ, tc.warnS)
+		}
+	}
+}

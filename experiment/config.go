@@ -89,6 +89,14 @@ type Config struct {
 	Practice      *int `json:"practice,omitempty"`
 	Qualification *int `json:"qualification,omitempty"`
 	Sanity        *int `json:"sanity,omitempty"`
+	// QualificationPool and SanityPool are the numbers of distinct
+	// qualification and sanity images set aside; each participant's
+	// Qualification and Sanity trials are drawn from them (default: 20
+	// images per trial, at most a tenth of the test set's usable source
+	// images, never fewer than the trials; see DefaultPoolFactor). 0 means
+	// the default.
+	QualificationPool int `json:"qualification_pool,omitempty"`
+	SanityPool        int `json:"sanity_pool,omitempty"`
 	// QualificationMinCorrect is how many qualification trials must be
 	// answered correctly (default all but one, at least 1 when there are
 	// qualification trials).
@@ -248,6 +256,20 @@ const (
 	// stimulus must stay on screen 200 ms ± one frame.
 	DefaultToleranceFrames = 1.0
 	DefaultSameFraction    = 0.5
+	// DefaultPoolFactor is the default size of the qualification and
+	// sanity pools per trial drawn from them: a returning participant sees
+	// a given image of a study again with probability 1/20 when a later
+	// study draws from the same pool.
+	DefaultPoolFactor = 20
+	// DefaultPoolShare is the largest share of the test set's usable
+	// source images the default pools take together (those sources are not
+	// used by the main batches).
+	DefaultPoolShare = 0.1
+	// SmallPoolFactor: Build warns when a pool holds fewer than this many
+	// images per trial drawn from it.
+	SmallPoolFactor = 10
+	// MaxPool is the largest qualification_pool or sanity_pool.
+	MaxPool = 10000
 )
 
 // ConfigError is an invalid config setting.
@@ -403,6 +425,19 @@ func (c *Config) Validate() error {
 		}
 		if v := **f.p; v < 0 || v > 100 {
 			return bad(f.name, "must be in [0, 100] (got %d)", v)
+		}
+	}
+	for _, f := range []struct {
+		name, count string
+		v, n        int
+	}{{"qualification_pool", "qualification", c.QualificationPool, *c.Qualification}, {"sanity_pool", "sanity", c.SanityPool, *c.Sanity}} {
+		switch {
+		case f.v == 0:
+		case f.n == 0:
+			return bad(f.name, "must be left out when %s is 0 (got %d)", f.count, f.v)
+		case f.v < f.n || f.v > MaxPool:
+			return bad(f.name, "must be in [%s = %d, %d] (got %d): each participant's %d %s trials are drawn from it, e.g. %s: %d",
+				f.count, f.n, MaxPool, f.v, f.n, f.count, f.name, DefaultPoolFactor*f.n)
 		}
 	}
 	if c.Kind == KindDistinguish {

@@ -143,3 +143,23 @@ func TestConfigErrors(t *testing.T) {
 		t.Error("missing file accepted")
 	}
 }
+
+func TestConfigPools(t *testing.T) {
+	for _, tc := range []struct {
+		extra, field string
+	}{
+		{"sanity: 2\nsanity_pool: 1\n", "sanity_pool"},
+		{"qualification: 0\nqualification_pool: 5\n", "qualification_pool"},
+		{"qualification: 5\nqualification_pool: 10001\n", "qualification_pool"},
+		{"sanity: 2\nsanity_pool: 2\nqualification: 5\nqualification_pool: 100\n", ""},
+	} {
+		_, err := ParseConfig([]byte("name: x\ntestset: ts\ntask: car\n"+tc.extra), "exp.yaml")
+		var ce *ConfigError
+		switch {
+		case tc.field == "" && err != nil:
+			t.Errorf("%q: %v", tc.extra, err)
+		case tc.field != "" && (!errors.As(err, &ce) || ce.Field != tc.field):
+			t.Errorf("%q: err = %v, want a ConfigError for %s", tc.extra, err, tc.field)
+		}
+	}
+}

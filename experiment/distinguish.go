@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/vcr-bench/vcr/internal/csvsafe"
 	"github.com/vcr-bench/vcr/internal/version"
 	"github.com/vcr-bench/vcr/stats"
 )
@@ -189,15 +190,23 @@ func (r *Distinguishability) WriteJSON(w io.Writer) error {
 var DistinguishColumns = []string{"pair", "corruption_a", "corruption_b", "participants", "n", "correct", "rate",
 	"same_n", "same_correct", "different_n", "different_correct", "chance", "p_value", "alpha", "distinguishable", "verdict"}
 
-// WriteCSV writes one row per pair (DistinguishColumns).
+// distinguishText marks the text columns of DistinguishColumns.
+var distinguishText = textColumns(DistinguishColumns, map[string]bool{"participants": true, "n": true, "correct": true,
+	"rate": true, "same_n": true, "same_correct": true, "different_n": true, "different_correct": true, "chance": true,
+	"p_value": true, "alpha": true, "distinguishable": true})
+
+// WriteCSV writes one row per pair (DistinguishColumns). Its text cells
+// (the pair and the corruption names) are escaped against formula
+// injection as Export escapes them (ExportOptions).
 func (r *Distinguishability) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	cw.Write(DistinguishColumns)
 	for _, p := range r.Pairs {
-		cw.Write([]string{p.Pair, p.CorruptionA, p.CorruptionB, strconv.Itoa(p.Participants), strconv.Itoa(p.N),
+		row := csvsafe.Row([]string{p.Pair, p.CorruptionA, p.CorruptionB, strconv.Itoa(p.Participants), strconv.Itoa(p.N),
 			strconv.Itoa(p.Correct), fnum(p.Rate), strconv.Itoa(p.SameN), strconv.Itoa(p.SameCorrect),
 			strconv.Itoa(p.DiffN), strconv.Itoa(p.DiffCorrect), fnum(r.Chance), fnum(p.PValue), fnum(r.Alpha),
-			bit(p.Distinguishable), p.Verdict})
+			bit(p.Distinguishable), p.Verdict}, distinguishText)
+		cw.Write(row)
 	}
 	cw.Flush()
 	return cw.Error()

@@ -7,6 +7,8 @@ import (
 	"io"
 	"strconv"
 	"time"
+
+	"github.com/vcr-bench/vcr/internal/csvsafe"
 )
 
 // ExportColumns are the columns Export writes, in order. The first ones
@@ -50,6 +52,36 @@ var ExportColumns = []string{
 	"pair", "source_id2", "corruption2", "params2", "dv2",
 }
 
+// exportNumeric are the columns of ExportColumns that hold numbers
+// (formatted by Export itself); every other column is text and is escaped
+// against formula injection (ExportOptions).
+var exportNumeric = map[string]bool{"participant": true, "trial": true, "dv": true, "correct": true, "rt_ms": true,
+	"shown_ms": true, "mask_ms": true, "refresh_hz": true, "frames": true, "timing_ok": true, "is_original": true,
+	"excluded": true, "batch": true, "dv2": true}
+
+// exportText marks the text columns of ExportColumns.
+var exportText = textColumns(ExportColumns, exportNumeric)
+
+func textColumns(cols []string, numeric map[string]bool) []bool {
+	out := make([]bool, len(cols))
+	for i, c := range cols {
+		out[i] = !numeric[c]
+	}
+	return out
+}
+
+// ExportOptions are the choices of ExportWithOptions.
+type ExportOptions struct {
+	// RawCSV writes the text cells as they are. By default a text cell
+	// (session ids, answers, source ids, reasons: every column but the
+	// numeric ones) that begins with =, +, -, @, a tab or a carriage
+	// return gets a leading single quote, as OWASP recommends against
+	// CSV injection, so that a spreadsheet shows it as text instead of
+	// running it as a formula; numbers such as "-0.5" are never changed.
+	// human.ReadTrials reads either.
+	RawCSV bool
+}
+
 // ExportSummary counts what Export wrote.
 type ExportSummary struct {
 	Rows         int            // answered trials written
@@ -61,14 +93,21 @@ type ExportSummary struct {
 	ByStatus     map[Status]int // participants with rows, by status
 }
 
-// Export writes every answered trial of the store as one CSV row
+// Export is ExportWithOptions with the default options: text cells
+// escaped against formula injection.
+func Export(ctx context.Context, s Store, d *Design, w io.Writer) (ExportSummary, error) {
+	return ExportWithOptions(ctx, s, d, w, ExportOptions{})
+}
+
+// ExportWithOptions writes every answered trial of the store as one CSV row
 // (ExportColumns) to w. A row is excluded when its participant is
 // excluded, screened out or abandoned, or, with d.ExcludeTimingMisses,
 // when its stimulus timing missed the target; excluded rows are written
 // too, with the reason. Active participants' rows are included (they may
 // still be excluded later). It returns an error for a trial whose stimulus
-// the design lacks (the store holds another design).
-func Export(ctx context.Context, s Store, d *Design, w io.Writer) (ExportSummary, error) {
+// the design lacks (the store holds another design). Text cells are
+// escaped unless opts.RawCSV (see ExportOptions).
+func ExportWithOptions(ctx context.Context, s Store, d *Design, w io.Writer, opts ExportOptions) (ExportSummary, error) {
 	sum := ExportSummary{ByStatus: map[Status]int{}}
 	parts := map[int64]*Participant{}
 	err := s.Participants(ctx, func(p *Participant) error {
@@ -127,6 +166,9 @@ func Export(ctx context.Context, s Store, d *Design, w io.Writer) (ExportSummary
 			strconv.Itoa(a.Frames), a.Input, bit(a.TimingOK), bit(st.IsOriginal), bit(excluded), reason,
 			a.At.UTC().Format(time.RFC3339Nano), strconv.Itoa(p.Batch),
 			st.Pair, st.SourceID2, st.Corruption2, st.Params2, dv2)
+		if !opts.RawCSV {
+			csvsafe.Row(rec, exportText)
+		}
 		return cw.Write(rec)
 	})
 	if err != nil {

@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
+	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/vcr-bench/vcr/human"
+	"github.com/vcr-bench/vcr/internal/csvsafe"
 	"github.com/vcr-bench/vcr/robustness"
 )
 
@@ -210,5 +213,174 @@ func TestExportRoundTrip(t *testing.T) {
 	}
 	if len(ds.Series) != len(want) {
 		t.Errorf("%d series read back, want %d", len(ds.Series), len(want))
+	}
+}
+
+// TestExportFormulaEscaping checks finding 11 of issue 15: text cells that
+// a spreadsheet would run as formulas (participant-supplied session ids
+// such as "-2-3" and "@A1:A9", category names, source ids) get a leading
+// single quote, numbers such as "-0.5" stay numbers, RawCSV writes the
+// cells as they are, and human.ReadTrials (vcr analyze --human) reads the
+// escaped export to exactly the data it reads from the raw one: it needs
+// no ids back, since it only compares answers with ground truths and pairs
+// source ids within the file, and escaping is one-to-one.
+func TestExportFormulaEscaping(t *testing.T) {
+	ctx := context.Background()
+	d := &Design{Name: "formulas", Kind: KindRecognition, Seed: 3, Masks: 1, ViewsPerBatch: 3,
+		Categories: []Category{{Name: "=1+1"}, {Name: "-car"}}}
+	src := func(i int) string { return fmt.Sprintf("=cmd|' /C calc'!A%d", i) }
+	for b := range 2 {
+		bt := Batch{ID: b}
+		for k := range 4 { // corrupted: sources 4b … 4b+3
+			i := 4*b + k
+			id := fmt.Sprintf("m%d", i)
+			d.Stimuli = append(d.Stimuli, Stimulus{ID: id, Role: RoleMain, SourceID: src(i), Dataset: "@imagefolder", Path: id + ".png",
+				Corruption: "gaussian_noise", Params: "{}", TestSetID: i, DV: 0.1 * float64(k+1), VIFMethod: "pixel", GroundTruth: d.Categories[i%2].Name})
+			bt.Stimuli = append(bt.Stimuli, id)
+		}
+		for k := range 2 { // clean originals of sources the other batch shows corrupted
+			i := 4*(1-b) + k
+			id := fmt.Sprintf("c%d", i)
+			d.Stimuli = append(d.Stimuli, Stimulus{ID: id, Role: RoleMain, SourceID: src(i), Dataset: "@imagefolder", Path: id + ".png",
+				TestSetID: -1, GroundTruth: d.Categories[i%2].Name, IsOriginal: true})
+			bt.Stimuli = append(bt.Stimuli, id)
+		}
+		d.Batches = append(d.Batches, bt)
+	}
+	d.Practice, d.Qualification, d.Sanity = []string{}, []string{}, []string{}
+	d.Freeze()
+	s := OpenTestStore(t)
+	if err := s.Init(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	sessions := []string{"-2-3", "@A1:A9", `=HYPERLINK("http://evil.example")`, "+1", "\tx", "'=quoted"}
+	for n, sess := range sessions {
+		p, _, err := s.Join(ctx, JoinRequest{ExternalID: fmt.Sprintf("p%d", n), Platform: "direct", SessionID: sess, Now: now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts, err := s.Trials(ctx, p.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tr := range ts {
+			st := d.Stimulus(tr.StimulusID)
+			ans := st.GroundTruth
+			if !st.IsOriginal && (tr.Index+n)%3 == 0 {
+				ans = wrongAnswer(d, st)
+			}
+			r := Response{Response: ans, RTms: -0.5, ShownMS: 200, RefreshHz: 60, Frames: 12, TimingOK: true, Input: "key", At: now}
+			if err := s.Respond(ctx, p.ID, tr.Index, r); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	export := func(raw bool) ([]byte, [][]string) {
+		var buf bytes.Buffer
+		if _, err := ExportWithOptions(ctx, s, d, &buf, ExportOptions{RawCSV: raw}); err != nil {
+			t.Fatal(err)
+		}
+		rows, err := csv.NewReader(bytes.NewReader(buf.Bytes())).ReadAll()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return buf.Bytes(), rows
+	}
+	escBytes, esc := export(false)
+	rawBytes, raw := export(true)
+	var def bytes.Buffer
+	if _, err := Export(ctx, s, d, &def); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(def.Bytes(), escBytes) {
+		t.Error("Export does not escape as ExportWithOptions does by default")
+	}
+	if len(esc) != 1+6*6 || len(raw) != len(esc) {
+		t.Fatalf("%d escaped and %d raw rows, want %d", len(esc), len(raw), 1+6*6)
+	}
+	col := map[string]int{}
+	for i, c := range ExportColumns {
+		col[c] = i
+	}
+	gotSessions := map[string]bool{}
+	for r := 1; r < len(esc); r++ {
+		for c, cell := range esc[r] {
+			name := ExportColumns[c]
+			if exportNumeric[name] {
+				if cell != raw[r][c] {
+					t.Errorf("row %d: numeric %s %q escaped to %q", r, name, raw[r][c], cell)
+				}
+				continue
+			}
+			if cell != "" && strings.ContainsRune("=+-@\t\r", rune(cell[0])) {
+				t.Errorf("row %d: %s %q begins with a formula character", r, name, cell)
+			}
+			if csvsafe.Unescape(cell) != raw[r][c] {
+				t.Errorf("row %d: %s: Unescape(%q) = %q, want the raw %q", r, name, cell, csvsafe.Unescape(cell), raw[r][c])
+			}
+		}
+		if got := esc[r][col["rt_ms"]]; got != "-0.5" {
+			t.Errorf("row %d: rt_ms %q, want the number -0.5", r, got)
+		}
+		gotSessions[esc[r][col["session"]]] = true
+	}
+	for _, want := range []string{"'-2-3", "'@A1:A9", `'=HYPERLINK("http://evil.example")`, "'+1", "'\tx", "''=quoted"} {
+		if !gotSessions[want] {
+			t.Errorf("no session cell %q among %v", want, gotSessions)
+		}
+	}
+	if raw[1][col["session"]] != "-2-3" || raw[1][col["ground_truth"]][0] != '=' && raw[1][col["ground_truth"]][0] != '-' {
+		t.Errorf("raw row %v", raw[1])
+	}
+
+	// human.ReadTrials reads both to the same data.
+	dsEsc, err := human.ReadTrials(bytes.NewReader(escBytes), "trials.csv")
+	if err != nil {
+		t.Fatalf("escaped export: %v", err)
+	}
+	dsRaw, err := human.ReadTrials(bytes.NewReader(rawBytes), "trials.csv")
+	if err != nil {
+		t.Fatalf("raw export: %v", err)
+	}
+	if a, b := fmt.Sprintf("%+v", dsEsc), fmt.Sprintf("%+v", dsRaw); a != b {
+		t.Errorf("human.ReadTrials reads the escaped export as\n%s\nand the raw one as\n%s", a, b)
+	}
+	series, err := dsEsc.Lookup("gaussian_noise")
+	if err != nil {
+		t.Fatal(err)
+	}
+	paired, correct := 0, 0
+	for _, tr := range series.Trials {
+		if !tr.Unpaired {
+			paired++
+		}
+		if tr.Correct {
+			correct++
+		}
+	}
+	if len(series.Trials) != 24 || paired == 0 || correct == 0 || correct == 24 || series.CleanAccuracy != 1 {
+		t.Errorf("read back %d trials, %d paired, %d correct, clean accuracy %v; want 24, some, some but not all, 1",
+			len(series.Trials), paired, correct, series.CleanAccuracy)
+	}
+}
+
+// TestDistinguishCSVEscaped: the distinguishability CSV escapes its text
+// cells too.
+func TestDistinguishCSVEscaped(t *testing.T) {
+	r := &Distinguishability{Chance: 0.5, Alpha: 0.05, Pairs: []PairResult{{Pair: "=a|-b", CorruptionA: "=a", CorruptionB: "-b", N: 2, Rate: 0.5, PValue: 0.75, Verdict: "not distinguishable"}}}
+	var buf bytes.Buffer
+	if err := r.WriteCSV(&buf); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&buf).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := rows[1][:3]; !slices.Equal(got, []string{"'=a|-b", "'=a", "'-b"}) {
+		t.Errorf("text cells %q, want them escaped", got)
+	}
+	if rows[1][4] != "2" || rows[1][6] != "0.5" {
+		t.Errorf("numeric cells %q changed", rows[1])
 	}
 }

@@ -6,15 +6,20 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 )
 
 // Plan returns the trials of participant number seq assigned to batch (−1:
-// none): the practice trials in design order, the qualification trials
-// shuffled, then the batch's stimuli shuffled with the sanity trials spread
-// evenly among them (the first never before the second main trial). Each
-// trial draws a noise mask. The order is a pure function of (d.Seed, seq,
-// batch); Token is left empty for the store to fill. Plan panics if batch
-// is out of range.
+// none): the practice trials in design order; QualificationTrials
+// qualification stimuli drawn from the Qualification pool, in random order;
+// then the batch's stimuli shuffled, with SanityTrials sanity stimuli drawn
+// from the Sanity pool at random positions among them (see sanitySlots).
+// Pool draws are spread over the stimuli's ground truths (drawFrom), so a
+// participant's qualification trials are not all one answer. Each trial
+// draws a noise mask. The plan is a pure function of (d.Seed, seq, batch)
+// and the design: a store can rebuild it after a crash, and two
+// participants differ only through seq. Token is left empty for the store
+// to fill. Plan panics if batch is out of range.
 func (d *Design) Plan(batch int, seq int64) []Trial {
 	rng := rand.New(rand.NewPCG(d.Seed, uint64(seq)*0x9e3779b97f4a7c15+1))
 	var out []Trial
@@ -28,9 +33,7 @@ func (d *Design) Plan(batch int, seq int64) []Trial {
 	for _, id := range d.Practice {
 		add(RolePractice, id)
 	}
-	q := append([]string(nil), d.Qualification...)
-	rng.Shuffle(len(q), func(i, j int) { q[i], q[j] = q[j], q[i] })
-	for _, id := range q {
+	for _, id := range d.drawFrom(rng, d.Qualification, d.QualificationTrials) {
 		add(RoleQualification, id)
 	}
 	var main []string
@@ -41,21 +44,85 @@ func (d *Design) Plan(batch int, seq int64) []Trial {
 		main = append(main, d.Batches[batch].Stimuli...)
 	}
 	rng.Shuffle(len(main), func(i, j int) { main[i], main[j] = main[j], main[i] })
-	s := append([]string(nil), d.Sanity...)
-	rng.Shuffle(len(s), func(i, j int) { s[i], s[j] = s[j], s[i] })
-	// Sanity trial k goes after main trial floor((k+1)·n/(len(s)+1)), so
-	// they are spread evenly and none comes first.
-	next := 0
-	for i, id := range main {
-		add(RoleMain, id)
-		for next < len(s) && (next+1)*len(main) <= (i+1)*(len(s)+1) && i > 0 {
-			add(RoleSanity, s[next])
+	s := d.drawFrom(rng, d.Sanity, d.SanityTrials)
+	slot := sanitySlots(rng, len(main), len(s))
+	next, k := 0, 0
+	for i := range len(main) + len(s) {
+		if k < len(s) && slot[k] == i {
+			add(RoleSanity, s[k])
+			k++
+		} else {
+			add(RoleMain, main[next])
 			next++
 		}
 	}
-	for ; next < len(s); next++ {
-		add(RoleSanity, s[next])
+	return out
+}
+
+// sanitySlots returns the positions, ascending, of k sanity trials among
+// the n+k trials of the main phase: k distinct positions drawn uniformly
+// from 1 … n+k−1, so each sanity trial is equally likely at every position
+// except the first, which borders the practice and qualification trials
+// (with n = 0 there is nothing else to place: 0 … k−1).
+func sanitySlots(rng *rand.Rand, n, k int) []int {
+	if n == 0 {
+		out := make([]int, k)
+		for i := range out {
+			out[i] = i
+		}
+		return out
 	}
+	// A partial Fisher–Yates shuffle of 1 … n+k−1 draws k of them
+	// without replacement, each k-subset equally likely.
+	cand := make([]int, n+k-1)
+	for i := range cand {
+		cand[i] = i + 1
+	}
+	for i := range k {
+		j := i + rng.IntN(len(cand)-i)
+		cand[i], cand[j] = cand[j], cand[i]
+	}
+	out := cand[:k]
+	slices.Sort(out)
+	return out
+}
+
+// drawFrom returns k stimuli of pool (all of it when k is 0 or larger than
+// the pool) in random order. They are taken in turn from the pool's
+// ground truths, in random order, and within one ground truth at random,
+// so that a participant's draw spreads over the answers as evenly as the
+// pool allows.
+func (d *Design) drawFrom(rng *rand.Rand, pool []string, k int) []string {
+	if k <= 0 || k > len(pool) {
+		k = len(pool)
+	}
+	var truths []string
+	groups := map[string][]string{}
+	for _, id := range pool {
+		gt := ""
+		if st := d.Stimulus(id); st != nil {
+			gt = st.GroundTruth
+		}
+		if _, ok := groups[gt]; !ok {
+			truths = append(truths, gt)
+		}
+		groups[gt] = append(groups[gt], id)
+	}
+	rng.Shuffle(len(truths), func(i, j int) { truths[i], truths[j] = truths[j], truths[i] })
+	for _, gt := range truths {
+		g := slices.Clone(groups[gt])
+		rng.Shuffle(len(g), func(i, j int) { g[i], g[j] = g[j], g[i] })
+		groups[gt] = g
+	}
+	out := make([]string, 0, k)
+	for i := 0; len(out) < k; i++ {
+		for _, gt := range truths {
+			if g := groups[gt]; i < len(g) && len(out) < k {
+				out = append(out, g[i])
+			}
+		}
+	}
+	rng.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
 	return out
 }
 

@@ -140,9 +140,18 @@ type Design struct {
 	// ViewsPerBatch is how many different participants complete each batch.
 	ViewsPerBatch int `json:"views_per_batch"`
 
-	Practice      []string `json:"practice"`      // Stimulus IDs, shown in order
-	Qualification []string `json:"qualification"` // Stimulus IDs, shuffled per participant
-	Sanity        []string `json:"sanity"`        // Stimulus IDs, interleaved with main trials
+	Practice []string `json:"practice"` // Stimulus IDs, shown in order
+	// Qualification is the pool of qualification stimuli (IDs); each
+	// participant gets QualificationTrials of them, drawn by Plan.
+	Qualification []string `json:"qualification"`
+	// Sanity is the pool of sanity stimuli (IDs); each participant gets
+	// SanityTrials of them at random positions among the main trials.
+	Sanity []string `json:"sanity"`
+	// QualificationTrials and SanityTrials are the numbers of
+	// qualification and sanity trials per participant; 0 means the whole
+	// pool (as designs made before the pools were).
+	QualificationTrials int `json:"qualification_trials,omitempty"`
+	SanityTrials        int `json:"sanity_trials,omitempty"`
 	// QualificationMinCorrect is how many qualification trials must be
 	// answered correctly.
 	QualificationMinCorrect int `json:"qualification_min_correct"`

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -323,14 +324,21 @@ func abandonSilent(ctx context.Context, st experiment.Store, d *experiment.Desig
 // printBuildSummary writes what Build made of the test set. Build's
 // warnings are not repeated: serve prints them as they happen.
 func printBuildSummary(w io.Writer, d *experiment.Design, sum *experiment.BuildSummary) {
-	fmt.Fprintf(w, "design %s (%s, hash %.12s): %d batches × %d views, %d corrupted + %d clean main stimuli, %d practice, %d qualification, %d sanity\n",
-		d.Name, d.Kind, d.Hash, sum.Batches, d.ViewsPerBatch, sum.Corrupted, sum.Clean, sum.Practice, sum.Qualification, sum.Sanity)
+	perParticipant := func(n, pool int) int {
+		if n == 0 {
+			return pool
+		}
+		return n
+	}
+	fmt.Fprintf(w, "design %s (%s, hash %.12s): %d batches × %d views, %d corrupted + %d clean main stimuli, %d practice, %d qualification (of a pool of %d), %d sanity (of a pool of %d) per participant\n",
+		d.Name, d.Kind, d.Hash, sum.Batches, d.ViewsPerBatch, sum.Corrupted, sum.Clean, sum.Practice,
+		perParticipant(d.QualificationTrials, sum.Qualification), sum.Qualification, perParticipant(d.SanityTrials, sum.Sanity), sum.Sanity)
 	fmt.Fprintf(w, "test set: %d rows read; skipped %d (corruption not selected), %d (label outside the task), %d (test-set image missing), %d source images unreadable (not shown clean; see the warnings); clean originals %d written, %d cached\n",
 		sum.Rows, sum.SkippedCorruption, sum.SkippedLabel, sum.SkippedMissing, len(sum.BrokenSources), sum.CleanWritten, sum.CleanCached)
 }
 
 const experimentExportUsage = `
-Usage: vcr experiment export --db exp.sqlite --out trials.csv [--config exp.yaml]
+Usage: vcr experiment export --db exp.sqlite --out trials.csv [--config exp.yaml] [--raw-csv]
 
 Writes every answered trial of the experiment as one CSV row, in the
 human-data format that 'vcr analyze --human' and 'vcr requirements' read
@@ -343,6 +351,14 @@ Rows of excluded, screened-out and abandoned participants (and, if the
 design says so, trials whose stimulus timing missed its target) are
 written with excluded = 1 and the reason; the readers skip them and the
 rows of practice, qualification and sanity trials.
+
+Text cells that begin with = + - @, a tab or a carriage return (a session
+id such as -2-3 or @A1:A9) get a leading single quote, so that a
+spreadsheet shows them as text instead of running them as formulas
+(OWASP's advice against CSV injection); numbers such as -0.5 stay as they
+are, and 'vcr analyze --human' reads the file the same either way.
+--raw-csv writes every cell as it is, for programs that want the exact
+strings (do not open that file in a spreadsheet).
 
 The design is the one recorded in the database; --config rebuilds it from
 the config file instead (it must be the same design). The export can run
@@ -359,6 +375,7 @@ func runExperimentExport(ctx context.Context, args []string, stdout, stderr io.W
 	dsn := fs.String("db", "", "database: SQLite `file` or postgres:// URL")
 	out := fs.String("out", "", "output CSV `file` (- for standard output)")
 	configPath := fs.String("config", "", "experiment config `file` (default: the design recorded in the database)")
+	raw := fs.Bool("raw-csv", false, "write text cells as they are, without the leading ' that keeps spreadsheets from running cells beginning with = + - @ as formulas")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -384,7 +401,7 @@ func runExperimentExport(ctx context.Context, args []string, stdout, stderr io.W
 	var sum experiment.ExportSummary
 	write := func(w io.Writer) error {
 		var err error
-		sum, err = experiment.Export(ctx, st, d, w)
+		sum, err = experiment.ExportWithOptions(ctx, st, d, w, experiment.ExportOptions{RawCSV: *raw})
 		return err
 	}
 	msg := stderr
@@ -442,6 +459,9 @@ data can be shared.
 
 The design is the one recorded in the database unless --config is given.
 --out - writes the JSON to standard output; a table goes to the terminal.
+An --out file ending in .csv gets one CSV row per pair instead (its text
+cells escaped against spreadsheet formulas as 'vcr experiment export'
+escapes them).
 
 Example:
   vcr experiment distinguish --db distinguish.sqlite --out distinguish.json
@@ -486,13 +506,17 @@ func runExperimentDistinguish(ctx context.Context, args []string, stdout, stderr
 		return err
 	}
 	js = append(js, '\n')
+	write := func(w io.Writer) error { _, err := w.Write(js); return err }
+	if strings.EqualFold(filepath.Ext(*out), ".csv") {
+		write = rep.WriteCSV
+	}
 	table := stdout
 	if *out == "-" {
 		if _, err := stdout.Write(js); err != nil {
 			return err
 		}
 		table = stderr
-	} else if err := atomicfile.Write(*out, func(w io.Writer) error { _, err := w.Write(js); return err }); err != nil {
+	} else if err := atomicfile.Write(*out, write); err != nil {
 		return err
 	}
 	fmt.Fprintf(table, "%-40s %6s %6s %7s %9s  %s\n", "pair", "trials", "right", "rate", "p", "verdict")

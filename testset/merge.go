@@ -322,10 +322,10 @@ func (h *recHeap) Pop() any {
 // shard folder dir) to the same place under out. An image already in place
 // (from an interrupted merge) is kept.
 func placeImage(dir, out, rel, mode string, made map[string]bool) error {
-	if rel == "" || filepath.IsAbs(rel) || strings.Contains("/"+rel+"/", "/../") {
-		return fmt.Errorf("%s: image path %q is not inside the folder", filepath.Join(dir, ManifestFile), rel)
+	src, err := LocalPath(dir, rel)
+	if err != nil {
+		return fmt.Errorf("%s: image path: %w", filepath.Join(dir, ManifestFile), err)
 	}
-	src := filepath.Join(dir, filepath.FromSlash(rel))
 	dst := filepath.Join(out, filepath.FromSlash(rel))
 	if d := filepath.Dir(dst); !made[d] {
 		if err := os.MkdirAll(d, 0o755); err != nil {

@@ -49,10 +49,11 @@ func (s *SourceImages) Load(source string) (*imageio.Image, error) {
 	if s.Kind == KindCIFAR10 || s.Kind == KindCIFAR100 {
 		m, err = s.loadCIFAR(source)
 	} else {
-		var p string
-		if p, err = SourceFile(s.Kind, s.Root, source); err == nil {
-			m, err = imageio.Load(p, s.Opt)
+		p, perr := SourceFile(s.Kind, s.Root, source)
+		if perr != nil {
+			return nil, perr
 		}
+		m, err = imageio.Load(p, s.Opt)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("source %s: %w", source, err)
@@ -83,7 +84,7 @@ func SourceFile(kind, root, source string) (string, error) {
 		source, _, _ = strings.Cut(source, "#")
 	}
 	if err := localpath.Check(source); err != nil {
-		return "", fmt.Errorf("%w (a %s dataset names its images relative to its folder)", err, kind)
+		return "", fmt.Errorf("source %w (sources of a %q dataset are relative to its folder)", err, kind)
 	}
 	return filepath.Join(root, filepath.FromSlash(source)), nil
 }

@@ -86,7 +86,7 @@ func examples(dir, kind, root string) (map[string][]example, error) {
 			if root != "" {
 				f, err := dataset.SourceFile(kind, root, p.rec.Source)
 				if err != nil {
-					return nil, fmt.Errorf("%s row with id %d: source %w", filepath.Join(dir, testset.ManifestFile), p.rec.ID, err)
+					return nil, fmt.Errorf("%s row with id %d: %w", filepath.Join(dir, testset.ManifestFile), p.rec.ID, err)
 				}
 				ex.clean, _ = thumbnail(f)
 			}

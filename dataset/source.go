@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/vcr-bench/vcr/imageio"
+	"github.com/vcr-bench/vcr/internal/localpath"
 )
 
 // SourceImages loads the source images of a test set — the images its
@@ -48,9 +49,9 @@ func (s *SourceImages) Load(source string) (*imageio.Image, error) {
 	if s.Kind == KindCIFAR10 || s.Kind == KindCIFAR100 {
 		m, err = s.loadCIFAR(source)
 	} else {
-		p := filepath.FromSlash(source)
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(s.Root, p)
+		p, perr := SourceFile(s.Kind, s.Root, source)
+		if perr != nil {
+			return nil, perr
 		}
 		m, err = imageio.Load(p, s.Opt)
 	}
@@ -61,6 +62,31 @@ func (s *SourceImages) Load(source string) (*imageio.Image, error) {
 		m = imageio.Preprocess(m, s.Resize, s.Crop)
 	}
 	return m, nil
+}
+
+// SourceFile returns the file of source, a source image as a manifest's
+// source column names it, in the dataset of the given kind at root. Image
+// folders and ImageNet validation folders name their files relative to
+// root, so their sources must stay inside it (internal/localpath: relative,
+// clean, no ".."); anything else — an absolute path planted in a crafted
+// manifest — is an error. A list CSV may name any file (absolute, or
+// relative to its folder), so list sources are taken as written. CIFAR
+// sources ("FILE.bin#RECORD") name a batch file inside root.
+func SourceFile(kind, root, source string) (string, error) {
+	switch kind {
+	case KindList:
+		p := filepath.FromSlash(source)
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(root, p)
+		}
+		return p, nil
+	case KindCIFAR10, KindCIFAR100:
+		source, _, _ = strings.Cut(source, "#")
+	}
+	if err := localpath.Check(source); err != nil {
+		return "", fmt.Errorf("source %w (sources of a %q dataset are relative to its folder)", err, kind)
+	}
+	return filepath.Join(root, filepath.FromSlash(source)), nil
 }
 
 // loadCIFAR reads record r of the batch file named by "file#r".
@@ -76,7 +102,11 @@ func (s *SourceImages) loadCIFAR(source string) (*imageio.Image, error) {
 	}
 	const pixels = 32 * 32 * 3
 	size := labelBytes + pixels
-	f, err := os.Open(filepath.Join(s.Root, filepath.FromSlash(file)))
+	p, err := SourceFile(s.Kind, s.Root, file)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.Open(p)
 	if err != nil {
 		return nil, err
 	}

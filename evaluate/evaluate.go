@@ -11,6 +11,7 @@ import (
 	"strconv"
 
 	"github.com/vcr-bench/vcr/imageio"
+	"github.com/vcr-bench/vcr/internal/lock"
 	"github.com/vcr-bench/vcr/internal/version"
 	"github.com/vcr-bench/vcr/model"
 	"github.com/vcr-bench/vcr/task"
@@ -135,6 +136,10 @@ var ErrOutsideTask = errors.New("label is outside the task")
 // nor Force is set.
 var ErrExists = errors.New("results file exists")
 
+// ErrLocked is returned (wrapped) when another process is writing the same
+// Out: Run holds a lock on Out+".lock" (removed at the end) while it runs.
+var ErrLocked = lock.ErrLocked
+
 // Summary describes a finished evaluation.
 type Summary struct {
 	Out  string
@@ -257,6 +262,16 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	for k, v := range cfg.Settings {
 		settings[k] = v
 	}
+	// Two runs appending to one Out.partial would duplicate rows: the
+	// second is refused while the first holds the lock.
+	if err := os.MkdirAll(filepath.Dir(cfg.Out), 0o755); err != nil {
+		return nil, err
+	}
+	release, err := lock.File(cfg.Out)
+	if err != nil {
+		return nil, fmt.Errorf("%w; wait for the other vcr eval to finish (or stop it), then run again with --resume", err)
+	}
+	defer release()
 	if cfg.Resume && !cfg.Force {
 		if err := checkSettings(cfg.Out, settings); err != nil {
 			return nil, err

@@ -65,6 +65,10 @@ type ModelSpec struct {
 	Timeout     time.Duration
 	Retries     int
 	Header      http.Header
+	// MaxResponse caps an inference response in bytes (--max-response;
+	// 0: oip.DefaultMaxResponse of the batch size and the model's class
+	// count).
+	MaxResponse int64
 	// InputName, OutputName and Layout override what the model's metadata
 	// says (--input-name, --output-name, --layout).
 	InputName, OutputName string
@@ -322,7 +326,7 @@ func dialServer(ctx context.Context, spec ModelSpec) (*oip.Client, error) {
 	opt := oip.Options{
 		Version: spec.ModelVersion, InputName: spec.InputName, OutputName: spec.OutputName, Layout: spec.Layout,
 		MaxBatch: spec.BatchSize, Concurrency: spec.Concurrency, Timeout: spec.Timeout, Retries: spec.Retries,
-		Header: spec.Header,
+		Header: spec.Header, MaxResponse: spec.MaxResponse,
 	}
 	if spec.Retries == 0 {
 		opt.Retries = -1

@@ -3,7 +3,6 @@ package evaluate
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 
@@ -184,7 +183,10 @@ func prepare(ctx context.Context, cfg *Config, rows []*testset.Record, b *batch)
 		if t.clean {
 			m, err = cfg.Sources.Load(r.Source, r.SourceIndex)
 		} else {
-			m, err = imageio.Load(filepath.Join(cfg.TestSet, filepath.FromSlash(r.Path)), cfg.Opt)
+			var p string
+			if p, err = testset.LocalPath(cfg.TestSet, r.Path); err == nil {
+				m, err = imageio.Load(p, cfg.Opt)
+			}
 			if err == nil && (m.Width != r.Width || m.Height != r.Height) && r.Width > 0 {
 				err = fmt.Errorf("%s is %d×%d, but the manifest says %d×%d", r.Path, m.Width, m.Height, r.Width, r.Height)
 			}

@@ -230,7 +230,16 @@ func (b *builder) open() error {
 				return nil
 			}
 		}
-		if _, err := os.Stat(filepath.Join(b.dir, filepath.FromSlash(r.Path))); err != nil {
+		// Paths a crafted manifest names outside the test set (or its
+		// dataset) are refused, not served (testset.LocalPath).
+		img, err := testset.LocalPath(b.dir, r.Path)
+		if err == nil {
+			_, err = dataset.SourceFile(b.ri.Dataset.Kind, "", r.Source)
+		}
+		if err != nil {
+			return fmt.Errorf("%s row with id %d: %w", filepath.Join(b.dir, testset.ManifestFile), r.ID, err)
+		}
+		if _, err := os.Stat(img); err != nil {
 			b.sum.SkippedMissing++
 			return nil
 		}

@@ -229,14 +229,20 @@ func ReadICSETrials(r io.Reader, name, vif string) (*Dataset, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	cr.FieldsPerRecord = -1 // checkRow names the line
+	nCols := len(rec)
 	var js []judgement
-	for line := 2; ; line++ {
+	for {
 		rec, err := cr.Read()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		line, _ := cr.FieldPos(0)
+		if err := checkRow(name, line, rec, nCols); err != nil {
+			return nil, err
 		}
 		iqa, err := strconv.ParseFloat(rec[col["IQA"]], 64)
 		if err != nil || math.IsNaN(iqa) {
@@ -304,6 +310,8 @@ func ReadICSEBins(r io.Reader, name string) (robustness.Counts, error) {
 	if err != nil {
 		return c, fmt.Errorf("%s: %w", name, err)
 	}
+	cr.FieldsPerRecord = -1 // checkRow names the line
+	nCols := len(rec)
 	kcol := "Num_Accs"
 	if _, ok := col[kcol]; !ok {
 		kcol = "Num_Pre"
@@ -311,13 +319,17 @@ func ReadICSEBins(r io.Reader, name string) (robustness.Counts, error) {
 	if _, ok := col[kcol]; !ok {
 		return c, fmt.Errorf("%w: %s has neither Num_Accs nor Num_Pre", ErrFormat, name)
 	}
-	for line := 2; ; line++ {
+	for {
 		rec, err := cr.Read()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			return c, fmt.Errorf("%s: %w", name, err)
+		}
+		line, _ := cr.FieldPos(0)
+		if err := checkRow(name, line, rec, nCols); err != nil {
+			return c, err
 		}
 		x, err1 := strconv.ParseFloat(rec[col["IQA"]], 64)
 		n, err2 := strconv.Atoi(rec[col["Count"]])

@@ -54,7 +54,8 @@ func (r *Record) Write(w *csv.Writer) error {
 }
 
 // ReadRecords reads the project's trial CSV. It returns an error naming the
-// line for a missing required column or value, a Δv outside [0, 1], or an
+// line for a missing required column or value, a row with more or fewer
+// fields than the header, a NUL byte, a Δv outside [0, 1], or an
 // is_original or excluded other than 0/1/true/false. It reads the export of
 // vcr experiment directly: source_id is accepted for image_id (when there
 // is no image_id column), rows with excluded 1 are skipped, and so are rows
@@ -80,13 +81,18 @@ func ReadRecords(r io.Reader, name string) ([]Record, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	var out []Record
-	for line := 2; ; line++ {
+	nCols := len(rec)
+	for {
 		rec, err := cr.Read()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		line, _ := cr.FieldPos(0)
+		if err := checkRow(name, line, rec, nCols); err != nil {
+			return nil, err
 		}
 		get := func(c string) string {
 			if i, ok := col[c]; ok && i < len(rec) {
@@ -184,4 +190,20 @@ func ReadTrials(r io.Reader, name string) (*Dataset, error) {
 	}
 	d.Task = task
 	return d, nil
+}
+
+// checkRow returns an ErrFormat error naming the file and line when rec
+// does not have the header's want fields (a cut or merged line; the csv
+// reader's own check is off where this is called) or holds a NUL byte (a
+// damaged or binary file).
+func checkRow(name string, line int, rec []string, want int) error {
+	if len(rec) != want {
+		return fmt.Errorf("%w: %s line %d: %d fields, but the header has %d; was the line cut or two lines merged?", ErrFormat, name, line, len(rec), want)
+	}
+	for _, v := range rec {
+		if strings.IndexByte(v, 0) >= 0 {
+			return fmt.Errorf("%w: %s line %d: a NUL byte; the file is damaged or not a CSV", ErrFormat, name, line)
+		}
+	}
+	return nil
 }

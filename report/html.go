@@ -667,11 +667,12 @@ func (f *found) renderExamples(p *page) {
 		if !t.manifest {
 			continue
 		}
-		root := ""
+		root, kind := "", ""
 		if d, ok := t.run["dataset"].(map[string]any); ok {
 			root, _ = d["root"].(string)
+			kind, _ = d["kind"].(string)
 		}
-		ex, err := examples(t.dir, root)
+		ex, err := examples(t.dir, kind, root)
 		if err != nil {
 			p.missing("Examples of " + esc(t.dir) + " unavailable: " + esc(err.Error()))
 			continue

@@ -3,11 +3,13 @@ package report
 import (
 	"bytes"
 	"encoding/base64"
+	"fmt"
 	"image"
 	"image/jpeg"
 	"math"
 	"path/filepath"
 
+	"github.com/vcr-bench/vcr/dataset"
 	"github.com/vcr-bench/vcr/imageio"
 	"github.com/vcr-bench/vcr/testset"
 )
@@ -30,8 +32,11 @@ type example struct {
 // examples picks, per corruption of the test set in dir, the manifest row
 // nearest to each level of ExampleDV (a row at most once) and returns
 // their thumbnails. root is the dataset's folder (run.json) for the clean
-// sources; may be "".
-func examples(dir, root string) (map[string][]example, error) {
+// sources, of the given kind; may be "". Only images inside the test set
+// (testset.LocalPath) and sources inside the dataset (dataset.SourceFile)
+// are embedded: an image a crafted manifest names elsewhere is an error
+// naming its row.
+func examples(dir, kind, root string) (map[string][]example, error) {
 	type pick struct {
 		rec  testset.Record
 		dist float64
@@ -66,7 +71,11 @@ func examples(dir, root string) (map[string][]example, error) {
 				continue
 			}
 			used[p.rec.ID] = true
-			src, err := thumbnail(filepath.Join(dir, p.rec.Path))
+			img, err := testset.LocalPath(dir, p.rec.Path)
+			if err != nil {
+				return nil, fmt.Errorf("%s row with id %d: %w", filepath.Join(dir, testset.ManifestFile), p.rec.ID, err)
+			}
+			src, err := thumbnail(img)
 			if err != nil {
 				continue // a missing image leaves its cell out
 			}
@@ -75,7 +84,11 @@ func examples(dir, root string) (map[string][]example, error) {
 				ex.label = p.rec.Label
 			}
 			if root != "" {
-				ex.clean, _ = thumbnail(filepath.Join(root, p.rec.Source))
+				f, err := dataset.SourceFile(kind, root, p.rec.Source)
+				if err != nil {
+					return nil, fmt.Errorf("%s row with id %d: %w", filepath.Join(dir, testset.ManifestFile), p.rec.ID, err)
+				}
+				ex.clean, _ = thumbnail(f)
 			}
 			out[c] = append(out[c], ex)
 		}

@@ -65,6 +65,10 @@ var (
 	// ErrNoDVColumn: Options.DVMethod names a flavour that a file neither
 	// holds in its dv column nor in a dv_<flavour> column.
 	ErrNoDVColumn = errors.New("results: no Δv of the requested VIF flavour")
+	// ErrDuplicate: two rows of one file with the same id (and model), as
+	// two evaluations appending to one output leave; analysing them would
+	// count those images twice.
+	ErrDuplicate = errors.New("results: duplicate id")
 )
 
 // Options tune Read.
@@ -152,8 +156,10 @@ func Read(files []File) (*Table, error) { return ReadOptions(files, Options{}) }
 // It returns errors wrapping ErrEmpty (a file without rows), ErrColumns
 // (naming the missing columns), ErrValue (naming the file, line and
 // column), ErrVIFMixed (naming both flavours and where each was first
-// seen) and ErrNoDVColumn (naming the columns the file has); each names the
-// file.
+// seen), ErrNoDVColumn (naming the columns the file has) and ErrDuplicate
+// (naming both lines of an id that occurs twice in one file, per model when
+// the file has a model column); each names the file. A cell holding a NUL
+// byte is an ErrValue.
 func ReadOptions(files []File, opt Options) (*Table, error) {
 	if len(files) == 0 {
 		return nil, fmt.Errorf("results: no files to read")
@@ -319,6 +325,8 @@ func readRows(f File, opt Options, t *Table, series map[key]*acc, vifWhere *stri
 	iCorr, iDV, iVIF := col["corruption"], col["dv"], col["vif_method"]
 	iCC, iCK, iCons := col["correct_clean"], col["correct_corrupted"], col["consistent"]
 	iSrc, iErr, iModel := optional("source"), optional("error"), optional("model")
+	iID := col["id"]
+	idLine := map[string]int{} // id (model NUL id with a model column) → its line
 	rows := 0
 	for {
 		rec, err := cr.Read()
@@ -334,6 +342,19 @@ func readRows(f File, opt Options, t *Table, series map[key]*acc, vifWhere *stri
 		at := func(c string) error {
 			return fmt.Errorf("%s line %d (id %s): %w: %s = %q", f.Path, line, rec[col["id"]], ErrValue, c, rec[col[c]])
 		}
+		for i, v := range rec {
+			if strings.IndexByte(v, 0) >= 0 {
+				return nil, fmt.Errorf("%s line %d: %w: column %s holds a NUL byte; the file is damaged or not a results CSV", f.Path, line, ErrValue, head[min(i, len(head)-1)])
+			}
+		}
+		idKey := rec[iID]
+		if iModel >= 0 {
+			idKey = rec[iModel] + "\x00" + idKey
+		}
+		if first, dup := idLine[idKey]; dup {
+			return nil, fmt.Errorf("%s lines %d and %d: %w %s; were two evaluations writing it at once? Evaluate again with vcr eval --force", f.Path, first, line, ErrDuplicate, rec[iID])
+		}
+		idLine[strings.Clone(idKey)] = line
 		if iErr >= 0 && rec[iErr] != "" {
 			t.Skipped++
 			continue

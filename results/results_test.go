@@ -105,6 +105,10 @@ func TestReadErrors(t *testing.T) {
 		{"missing columns", "id,corruption,dv\n0,blur,0.1\n", ErrColumns, []string{"vif_method", "correct_corrupted", "consistent"}},
 		{"mixed vif", header + good + `1,s2,blur,,{},0.2,vifvec,car,car,car,car,1,1,1,,,` + "\n", ErrVIFMixed, []string{"vifvec", "vcr-py", "line 3", "line 2"}},
 		{"only errors", header + `3,s3,blur,,{},0.7,vcr-py,car,car,,,,,,,,bad image` + "\n", ErrEmpty, nil},
+		// Issue 15: two evaluations appending to one file repeat ids.
+		{"duplicate id", header + good + `1,s2,blur,,{},0.2,vcr-py,car,car,car,car,1,1,1,,,` + "\n" + good, ErrDuplicate, []string{"lines 2 and 4", "id 0", "--force"}},
+		{"duplicate error row", header + `3,s3,blur,,{},0.7,vcr-py,car,car,,,,,,,,bad image` + "\n" + good + `3,s3,blur,,{},0.7,vcr-py,car,car,,,,,,,,bad image` + "\n", ErrDuplicate, []string{"lines 2 and 4", "id 3"}},
+		{"NUL byte", header + good + "1,s2\x00,blur,,{},0.2,vcr-py,car,car,car,car,1,1,1,,,\n", ErrValue, []string{"line 3", "source", "NUL"}},
 	} {
 		p := write(t, dir, tc.name+".csv", tc.body)
 		_, err := Read([]File{{Path: p}})
@@ -123,6 +127,11 @@ func TestReadErrors(t *testing.T) {
 	p2 := write(t, dir, "two.csv", header+`1,s2,blur,,{},0.2,vifvec,car,car,car,car,1,1,1,,,`+"\n")
 	if _, err := Read([]File{{Path: p1}, {Path: p2}}); !errors.Is(err, ErrVIFMixed) || !strings.Contains(err.Error(), "one.csv") || !strings.Contains(err.Error(), "two.csv") {
 		t.Errorf("mixed flavours across files: %v", err)
+	}
+	// The same id under two models of one combined file is no duplicate.
+	pm := write(t, dir, "models.csv", "model,"+header+"a,"+good+"b,"+good)
+	if _, err := Read([]File{{Path: pm}}); err != nil {
+		t.Errorf("one id under two models: %v", err)
 	}
 	if _, err := Read([]File{{Path: filepath.Join(dir, "nope.csv")}}); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing file: %v", err)

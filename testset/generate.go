@@ -20,6 +20,7 @@ import (
 	"github.com/vcr-bench/vcr/corrupt"
 	"github.com/vcr-bench/vcr/imageio"
 	"github.com/vcr-bench/vcr/internal/atomicfile"
+	"github.com/vcr-bench/vcr/internal/lock"
 	"github.com/vcr-bench/vcr/iqa"
 )
 
@@ -110,7 +111,7 @@ type Config struct {
 
 // ErrLocked is returned (wrapped) when another process is writing the
 // output folder.
-var ErrLocked = errors.New("another vcr process is writing this folder")
+var ErrLocked = lock.ErrLocked
 
 // ErrExists is returned (wrapped) when the output folder is not empty and
 // neither Resume nor Force is set.

@@ -36,7 +36,9 @@ const (
 type MergeOptions struct {
 	// Images is ImagesMove (default), ImagesCopy or ImagesLink.
 	Images string
-	// Force replaces an earlier merged manifest in the output folder.
+	// Force replaces a finished merge (status.json complete) or another
+	// run's manifest in the output folder. An interrupted merge of the same
+	// shards is continued without it.
 	Force bool
 	// Progress, if not nil, is called after each row with rows done and total.
 	Progress func(done, total int)
@@ -64,7 +66,9 @@ func ShardDirs(out string) ([]string, error) {
 // status.json says so) and all must come from the same command (their
 // run.json differ only in the shard index, and in the dataset root, which
 // may be mounted elsewhere on another machine). A merge that was interrupted
-// can be run again.
+// (cancelled or killed) is continued by running it again, without Force:
+// the images already in place are kept and the temporary files it left are
+// removed. Merge locks out while it runs (ErrLocked).
 func Merge(ctx context.Context, out string, dirs []string, opt MergeOptions) (*Summary, error) {
 	switch opt.Images {
 	case "":
@@ -118,20 +122,6 @@ func Merge(ctx context.Context, out string, dirs []string, opt MergeOptions) (*S
 		return nil, fmt.Errorf("the run has %d shards but %d folders were given; missing shard(s) %s", n, len(dirs), strings.Join(missing, ", "))
 	}
 
-	if _, err := os.Stat(filepath.Join(out, ManifestFile)); err == nil {
-		if !opt.Force {
-			return nil, fmt.Errorf("%s already holds a %s: %w; pass --force to merge again", out, ManifestFile, ErrExists)
-		}
-		for _, name := range []string{ManifestFile, FailuresFile, RunFile, CoverageFile, StatusFile} {
-			if err := os.Remove(filepath.Join(out, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return nil, err
-			}
-		}
-	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return nil, err
-	}
-
 	if total != infos[0].Rows {
 		return nil, fmt.Errorf("the shards hold %d rows and failures together, but the run has %d; was a shard folder edited?", total, infos[0].Rows)
 	}
@@ -149,6 +139,37 @@ func Merge(ctx context.Context, out string, dirs []string, opt MergeOptions) (*S
 			}
 		}
 	}
+
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return nil, err
+	}
+	release, err := lockDir(out)
+	if err != nil {
+		return nil, fmt.Errorf("%w; wait for the other vcr merge or generate to finish", err)
+	}
+	defer release()
+	if _, err := os.Stat(filepath.Join(out, ManifestFile)); err == nil {
+		// An interrupted merge of these shards wrote run.json first and
+		// status.json last: it continues without Force. A finished merge,
+		// or another run's files, need Force.
+		var st Status
+		stErr := readJSON(filepath.Join(out, StatusFile), &st)
+		have, riErr := readRunInfo(filepath.Join(out, RunFile))
+		interrupted := (stErr != nil || !st.Complete) && riErr == nil && len(diffRunInfo(have, &merged)) == 0
+		if !interrupted && !opt.Force {
+			return nil, fmt.Errorf("%s already holds a %s: %w; pass --force to merge again", out, ManifestFile, ErrExists)
+		}
+		for _, name := range []string{ManifestFile, FailuresFile, RunFile, CoverageFile, StatusFile} {
+			if err := os.Remove(filepath.Join(out, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return nil, err
+			}
+		}
+	}
+	removeTemps(out, true) // a killed merge's; we hold the lock
+	// run.json first: it marks the folder as this merge's (see above).
+	if err := writeJSON(filepath.Join(out, RunFile), &merged); err != nil {
+		return nil, err
+	}
 	dvMethods := make([]iqa.Method, len(merged.DVMethods))
 	for i, m := range merged.DVMethods {
 		dvMethods[i] = iqa.Method(m)
@@ -162,7 +183,7 @@ func Merge(ctx context.Context, out string, dirs []string, opt MergeOptions) (*S
 		}
 	}
 	made := map[string]bool{}
-	err := atomicfile.Write(filepath.Join(out, ManifestFile), func(w io.Writer) error {
+	err = atomicfile.Write(filepath.Join(out, ManifestFile), func(w io.Writer) error {
 		return mergeCSV(ctx, w, dirs, ManifestFile, ManifestColumns(dvMethods), func(dir string, rec []string) error {
 			if err := rb.addRecord(rec, filepath.Join(dir, ManifestFile)); err != nil {
 				return err
@@ -189,9 +210,6 @@ func Merge(ctx context.Context, out string, dirs []string, opt MergeOptions) (*S
 		return nil, err
 	}
 	rep := rb.report(merged.VIFMethod, merged.Sampling)
-	if err := writeJSON(filepath.Join(out, RunFile), &merged); err != nil {
-		return nil, err
-	}
 	if err := writeJSON(filepath.Join(out, CoverageFile), rep); err != nil {
 		return nil, err
 	}
@@ -322,10 +340,10 @@ func (h *recHeap) Pop() any {
 // shard folder dir) to the same place under out. An image already in place
 // (from an interrupted merge) is kept.
 func placeImage(dir, out, rel, mode string, made map[string]bool) error {
-	if rel == "" || filepath.IsAbs(rel) || strings.Contains("/"+rel+"/", "/../") {
-		return fmt.Errorf("%s: image path %q is not inside the folder", filepath.Join(dir, ManifestFile), rel)
+	src, err := LocalPath(dir, rel)
+	if err != nil {
+		return fmt.Errorf("%s: image path: %w", filepath.Join(dir, ManifestFile), err)
 	}
-	src := filepath.Join(dir, filepath.FromSlash(rel))
 	dst := filepath.Join(out, filepath.FromSlash(rel))
 	if d := filepath.Dir(dst); !made[d] {
 		if err := os.MkdirAll(d, 0o755); err != nil {

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/vcr-bench/vcr/internal/localpath"
 	"github.com/vcr-bench/vcr/iqa"
 )
 
@@ -56,7 +57,9 @@ var (
 // ReadManifest streams the rows of the manifest at path (a test set's
 // manifest.csv) to fn in file order. It returns an error naming the file
 // and row for a header other than Columns (followed by per-flavour Δv
-// columns) or a malformed field, and stops at the first error fn returns.
+// columns), a malformed field or a path column that does not name a file
+// inside the test-set folder (LocalPath), and stops at the first error fn
+// returns.
 func ReadManifest(path string, fn func(r *Record) error) error {
 	line := 1
 	return readManifestRecords(path, func(ms []iqa.Method, rec []string) error {
@@ -129,6 +132,9 @@ func parseRecord(rec []string) (*Record, error) {
 	}
 	if r.DV, err = strconv.ParseFloat(rec[colDV], 64); err != nil {
 		return nil, fmt.Errorf("column dv: %q is not a number", rec[colDV])
+	}
+	if err := localpath.Check(r.Path); err != nil {
+		return nil, fmt.Errorf("column path: %w (it must name an image inside the test-set folder)", err)
 	}
 	return r, nil
 }

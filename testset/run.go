@@ -10,6 +10,8 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+
+	"github.com/vcr-bench/vcr/internal/localpath"
 )
 
 // RunInfo is run.json: everything that determines the bytes a run writes.
@@ -141,8 +143,18 @@ func ResolveImages(testsetDir, override string) (path, how string, err error) {
 }
 
 // ImagePath returns the file of a manifest row's corrupted image: its path
-// column, which is relative to the test-set folder dir.
-func ImagePath(dir string, r *Record) string { return filepath.Join(dir, filepath.FromSlash(r.Path)) }
+// column, which is relative to the test-set folder dir (LocalPath).
+func ImagePath(dir string, r *Record) (string, error) { return LocalPath(dir, r.Path) }
+
+// LocalPath is the one check of a path that a test set's files name (a
+// manifest's path column): it returns dir joined with rel, the
+// slash-separated path, or an error when rel is empty, absolute, not
+// clean, climbs out with "..", or leads out of dir through a symbolic
+// link. Every reader that opens, serves, embeds or copies a file a
+// manifest names goes through it (ReadManifest checks the path column as
+// it reads, without following links). The error names rel; callers add
+// the file and row.
+func LocalPath(dir, rel string) (string, error) { return localpath.Join(dir, rel) }
 
 // fingerprint hashes the items of src.
 func fingerprint(src Source) string {

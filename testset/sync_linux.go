@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/vcr-bench/vcr/internal/lock"
 	"golang.org/x/sys/unix"
 )
 
@@ -24,22 +25,6 @@ func syncImages(dir string) error {
 	return nil
 }
 
-// lockDir takes an exclusive lock on the folder dir (flock on the folder
-// itself, so no lock file appears in the output), so that two processes
-// never write one output folder. It returns ErrLocked (wrapped) when another
-// process holds it. File systems without flock (some network file systems)
-// are not locked. release drops the lock.
-func lockDir(dir string) (release func(), err error) {
-	f, err := os.Open(dir)
-	if err != nil {
-		return nil, err
-	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
-		f.Close()
-		if err == unix.EWOULDBLOCK {
-			return nil, fmt.Errorf("%s: %w", dir, ErrLocked)
-		}
-		return func() {}, nil
-	}
-	return func() { f.Close() }, nil
-}
+// lockDir takes an exclusive lock on the folder dir (internal/lock.Dir),
+// so that two processes never write one output folder.
+func lockDir(dir string) (release func(), err error) { return lock.Dir(dir) }

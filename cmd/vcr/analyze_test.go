@@ -513,7 +513,8 @@ func TestAnalyzeBuiltinFlavourColumn(t *testing.T) {
 			// dv_vifvec: the test's stand-in for the other flavour, Δv/2.
 			f := strings.Split(l, ",")
 			v, _ := strconv.ParseFloat(f[5], 64) // the dv cell
-			rows = append(rows, l+","+strconv.FormatFloat(v/2, 'f', 6, 64))
+			f[0] = strconv.Itoa(len(rows) - 1)   // ids unique over the four corruptions
+			rows = append(rows, strings.Join(f, ",")+","+strconv.FormatFloat(v/2, 'f', 6, 64))
 		}
 	}
 	p := filepath.Join(dir, "simnet", "results.csv")

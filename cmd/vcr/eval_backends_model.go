@@ -32,6 +32,7 @@ type evalFlags struct {
 	batch, concurrency            int
 	timeout                       time.Duration
 	retries                       int
+	maxResponse                   int64
 	headers                       stringList
 	inputName, outputName, layout string
 }
@@ -66,6 +67,7 @@ func addModelFlags(fs *flag.FlagSet, f *evalFlags, taskFlag string) {
 	fs.IntVar(&f.concurrency, "concurrency", 4, "--server: requests in flight")
 	fs.DurationVar(&f.timeout, "timeout", 60*time.Second, "--server: time limit per request")
 	fs.IntVar(&f.retries, "retries", 4, "--server: retries of a request after a transient error (connection, 429, 502, 503, 504)")
+	fs.Int64Var(&f.maxResponse, "max-response", 0, "--server: largest inference response in `bytes` (0: 1 MiB + 40 bytes per score of a --batch-size batch, from the model's output shape)")
 	fs.Var(&f.headers, "header", "--server: HTTP `header` 'Name: value' sent with every request (repeatable)")
 	fs.StringVar(&f.inputName, "input-name", "", "the model's input tensor `name` (default: its first input)")
 	fs.StringVar(&f.outputName, "output-name", "", "the model's output tensor `name` (default: its first output)")
@@ -78,8 +80,11 @@ func (f *evalFlags) spec() (evaluate.ModelSpec, error) {
 		Model: f.modelPath, Server: f.server, ModelName: f.modelName, ModelVersion: f.version, Predictions: f.predictions,
 		Preset: f.preset, Config: f.config, Task: f.task, Probabilities: f.probabilities,
 		ONNXRuntimeLib: f.ortLib, CUDA: f.cuda, Threads: f.threads, BatchSize: f.batch,
-		Concurrency: f.concurrency, Timeout: f.timeout, Retries: f.retries,
+		Concurrency: f.concurrency, Timeout: f.timeout, Retries: f.retries, MaxResponse: f.maxResponse,
 		InputName: f.inputName, OutputName: f.outputName, Layout: model.Layout(f.layout),
+	}
+	if f.maxResponse < 0 {
+		return s, usagef("--max-response must be 0 (derived from the model) or a number of bytes (got %d), e.g. --max-response 67108864", f.maxResponse)
 	}
 	if len(f.headers) > 0 {
 		s.Header = http.Header{}

@@ -32,7 +32,9 @@ Images are moved into OUT/images by default (copied when the shards are on
 another file system), leaving the shard folders without images; delete them
 after the merge. --image-transfer copy keeps the shard folders intact;
 --image-transfer link hard-links. An interrupted merge can simply be run
-again. The merged run.json records the dataset path relative to OUT.
+again (without --force): images already in OUT are kept and the temporary
+files it left are removed. The merged run.json records the dataset path
+relative to OUT.
 
 Examples:
   vcr merge vcr-val
@@ -42,7 +44,7 @@ Examples:
 func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("merge", mergeUsage, stderr)
 	images := fs.String("image-transfer", testset.ImagesMove, "how images reach OUT: `move`, copy or link")
-	force := fs.Bool("force", false, "merge again into an OUT that already has a merged manifest.csv")
+	force := fs.Bool("force", false, "merge again into an OUT that holds a finished merge or another run's manifest.csv (an interrupted merge continues without it)")
 	prog := fs.String("progress", "auto", "progress bar on stderr: auto (when stderr is a terminal), always or never")
 	pos, err := parseArgs(fs, args)
 	if err != nil {

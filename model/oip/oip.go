@@ -63,7 +63,44 @@ type Options struct {
 	// HTTPClient sends the requests (default: a client with keep-alive
 	// connections for Concurrency requests).
 	HTTPClient *http.Client
+	// MaxResponse is the largest inference response body in bytes that is
+	// read; a larger one is an error, not retried (default, 0:
+	// DefaultMaxResponse of the request's batch size and the metadata's
+	// class count). Other responses (health, metadata) are read up to
+	// MaxMetaResponse bytes.
+	MaxResponse int64
 }
+
+// Limits on what a server may make the client allocate.
+const (
+	// MaxClasses is the largest class count (last dimension of the output
+	// shape) a model's metadata may declare.
+	MaxClasses = 1 << 20
+	// MaxMetaResponse is the largest health, metadata or index response.
+	MaxMetaResponse = 4 << 20
+	// bytesPerScore bounds one score as JSON text: sign, 9 significant
+	// digits of a float32 (up to 17 of a float64), exponent, separator and
+	// some white space.
+	bytesPerScore = 40
+	// assumedClasses stands for a class count the metadata leaves
+	// variable (−1) in DefaultMaxResponse.
+	assumedClasses = 100_000
+)
+
+// DefaultMaxResponse is the default cap on an inference response for batch
+// images of classes scores each (classes ≤ 0: variable, taken as
+// 100,000): 1 MiB for the response's frame plus 40 bytes per score, e.g.
+// 2.3 MiB for 32 ImageNet images (1,000 classes).
+func DefaultMaxResponse(batch, classes int) int64 {
+	if classes <= 0 {
+		classes = assumedClasses
+	}
+	return 1<<20 + int64(max(batch, 1))*int64(classes)*bytesPerScore
+}
+
+// ErrResponseTooLarge is returned (wrapped) for a response body larger
+// than its cap (Options.MaxResponse, MaxMetaResponse).
+var ErrResponseTooLarge = errors.New("response too large")
 
 func (o *Options) defaults() {
 	if o.MaxBatch <= 0 {
@@ -123,6 +160,8 @@ type Client struct {
 	input   TensorMetadata
 	batched bool // the input has a batch dimension
 	sem     chan struct{}
+	// maxInfer caps an inference response body (Options.MaxResponse).
+	maxInfer int64
 }
 
 // StatusError is an HTTP error response of the server.
@@ -324,7 +363,19 @@ func (c *Client) describe(name string) error {
 	if len(out.Shape) > 0 {
 		info.Classes = dim(out.Shape[len(out.Shape)-1])
 	}
+	if info.Classes > MaxClasses {
+		return fmt.Errorf("output %s has shape %v: %d classes, more than the %d vcr accepts; check the model and --output-name", out.Name, out.Shape, info.Classes, MaxClasses)
+	}
+	for _, d := range in.Shape {
+		if d > 1<<20 {
+			return fmt.Errorf("input %s has shape %v: a dimension over %d; check the model and --input-name", in.Name, in.Shape, 1<<20)
+		}
+	}
 	c.info = info
+	c.maxInfer = c.opt.MaxResponse
+	if c.maxInfer <= 0 {
+		c.maxInfer = DefaultMaxResponse(info.MaxBatch, info.Classes)
+	}
 	return nil
 }
 
@@ -432,6 +483,25 @@ func (c *Client) infer(ctx context.Context, batch []model.Tensor) ([][]float32, 
 	for _, o := range resp.Outputs {
 		if o.Name != c.info.OutputName {
 			continue
+		}
+		// The shape the server claims must be the batch's before anything
+		// is sized from it.
+		if len(o.Shape) > 0 && c.info.Classes > 0 {
+			want := int64(len(batch)) * int64(c.info.Classes)
+			size := int64(1)
+			for _, d := range o.Shape {
+				if d < 0 || d > want {
+					size = -1
+					break
+				}
+				size *= d
+				if size > want {
+					break
+				}
+			}
+			if size != want {
+				return nil, fmt.Errorf("model %s: output %s has shape %v for %d images; the metadata says %d classes", c.info.Name, o.Name, o.Shape, len(batch), c.info.Classes)
+			}
 		}
 		vals, err := parseNumbers(o.Data)
 		if err != nil {
@@ -607,15 +677,53 @@ func (c *Client) once(ctx context.Context, method, path string, body []byte, v a
 		}
 		return se
 	}
+	limit := int64(MaxMetaResponse)
+	if strings.HasSuffix(path, "/infer") && c.maxInfer > 0 {
+		limit = c.maxInfer
+	}
+	rb := &cappedReader{r: resp.Body, left: limit}
 	if v == nil {
-		io.Copy(io.Discard, resp.Body)
+		io.Copy(io.Discard, rb) // the status said all there is to say
 		return nil
 	}
-	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
+	if err := json.NewDecoder(rb).Decode(v); err != nil {
+		if errors.Is(err, ErrResponseTooLarge) {
+			hint := ""
+			if limit == c.maxInfer {
+				hint = fmt.Sprintf(" (the cap for %d images of %d classes; raise it with --max-response if the model's outputs are that large)", c.info.MaxBatch, c.info.Classes)
+			}
+			return fmt.Errorf("%s %s: the response is larger than %d bytes%s: %w", method, u, limit, hint, ErrResponseTooLarge)
+		}
 		if ctx.Err() == nil && rctx.Err() != nil {
 			return fmt.Errorf("%s %s: no answer within %v: %w", method, u, c.opt.Timeout, context.DeadlineExceeded)
 		}
 		return fmt.Errorf("%s %s: reading the response: %w", method, u, err)
 	}
 	return nil
+}
+
+// cappedReader reads at most left bytes of r, then fails with
+// ErrResponseTooLarge, so that an endless body costs a bounded amount of
+// memory.
+type cappedReader struct {
+	r    io.Reader
+	left int64
+}
+
+func (c *cappedReader) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		// One byte more tells a body of exactly the cap from a longer one.
+		var b [1]byte
+		n, err := c.r.Read(b[:])
+		if n > 0 {
+			return 0, ErrResponseTooLarge
+		}
+		return 0, err
+	}
+	if int64(len(p)) > c.left {
+		p = p[:c.left]
+	}
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	return n, err
 }

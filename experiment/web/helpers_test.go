@@ -126,7 +126,9 @@ type env struct {
 func newEnv(t *testing.T, edit func(*experiment.ServerConfig, *experiment.Design)) *env {
 	t.Helper()
 	d := testDesign(t)
-	cfg := experiment.ServerConfig{AdminToken: testAdminToken, Title: "Test study"}
+	// Every test client shares one address: no per-address place limit
+	// unless a test sets one (TestJoinAttack).
+	cfg := experiment.ServerConfig{AdminToken: testAdminToken, Title: "Test study", MaxPlacesPerIP: -1, JoinsPerMinutePerIP: 1e6}
 	if edit != nil {
 		edit(&cfg, d)
 		d.Freeze()
@@ -300,12 +302,28 @@ func wrong(gt string) string {
 	return "cat"
 }
 
+// fetch loads the images and the mask of the state's trial, as the
+// browser does before showing it (the server records it).
+func (c *client) fetch(st *stateJSON) {
+	c.e.t.Helper()
+	if st.Trial == nil {
+		return
+	}
+	for _, u := range append(st.Trial.Images, st.Trial.Mask) {
+		if res, _ := c.get(u); res.StatusCode != 200 {
+			c.e.t.Fatalf("GET %s: %d", u, res.StatusCode)
+		}
+	}
+}
+
 // finish answers every remaining trial (correctly unless bad says
-// otherwise for the trial's phase) and returns the final state.
+// otherwise for the trial's phase), fetching each trial's images first,
+// and returns the final state.
 func (c *client) finish(bad func(phase string) bool) *stateJSON {
 	c.e.t.Helper()
 	st := c.state()
 	for st.Trial != nil {
+		c.fetch(st)
 		resp := c.e.truth(st.Trial.Images[0])
 		if bad != nil && bad(st.Phase) {
 			resp = wrong(resp)

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -79,10 +80,16 @@ type Server struct {
 	// consent and instructions are the researcher's HTML fragments.
 	consent, instructions template.HTML
 
-	adminToken  []byte
-	adminCookie string // the vcr_admin cookie value: HMAC of the token
+	adminToken []byte
 
 	ipLimit, sessionLimit, loginLimit *limiters
+	// joinIP and joinAll limit POST /join per address and over all;
+	// maxPerAddr is the places one address may hold (0: no limit).
+	joinIP, joinAll *limiters
+	maxPerAddr      int
+	swept           atomic.Int64 // UnixNano of the last sweep (Store.Abandon)
+
+	admins *adminSessions
 
 	answers    map[string]bool // valid responses
 	categories []categoryJSON
@@ -117,7 +124,6 @@ func New(cfg experiment.ServerConfig, d *experiment.Design, s experiment.Store, 
 		srv.title = "Image recognition study"
 	}
 	srv.adminToken = []byte(cfg.AdminToken)
-	srv.adminCookie = mac(srv.adminToken, "vcr-admin")
 
 	switch d.Kind {
 	case experiment.KindDistinguish:
@@ -194,6 +200,22 @@ func New(cfg experiment.ServerConfig, d *experiment.Design, s experiment.Store, 
 	srv.ipLimit = newLimiters(rate.Limit(rip), bip)
 	srv.sessionLimit = newLimiters(rate.Limit(rs), bs)
 	srv.loginLimit = newLimiters(rate.Every(loginEvery), loginBurst)
+	jip, jall := cfg.JoinsPerMinutePerIP, cfg.JoinsPerMinute
+	if jip <= 0 {
+		jip = experiment.DefaultJoinsPerMinutePerIP
+	}
+	if jall <= 0 {
+		jall = experiment.DefaultJoinsPerMinute
+	}
+	srv.joinIP = newLimiters(rate.Limit(jip/60), max(1, int(jip)))
+	srv.joinAll = newLimiters(rate.Limit(jall/60), max(1, int(jall)))
+	switch srv.maxPerAddr = cfg.MaxPlacesPerIP; {
+	case srv.maxPerAddr == 0:
+		srv.maxPerAddr = experiment.DefaultMaxPlacesPerIP
+	case srv.maxPerAddr < 0:
+		srv.maxPerAddr = 0
+	}
+	srv.admins = newAdminSessions()
 
 	mux := http.NewServeMux()
 	static, _ := fs.Sub(staticFS, "static")

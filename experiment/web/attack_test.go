@@ -199,7 +199,7 @@ func TestKeepAliveAttack(t *testing.T) {
 // one address filled 50 places in 0.3 s.)
 func TestOneAddressCannotFill(t *testing.T) {
 	e := prolificEnv(t, func(c *experiment.ServerConfig, d *experiment.Design) {
-		c.TrustProxy = true // the test's clients name their address
+		c.TrustProxy = true  // the test's clients name their address
 		d.ViewsPerBatch = 10 // 20 places
 	})
 	from := func(ip string) *client {

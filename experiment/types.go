@@ -240,6 +240,13 @@ type Trial struct {
 	Answer         *Response `json:"answer,omitempty"` // nil until answered
 }
 
+// ServedImage is one image the server sent (Store.Served).
+type ServedImage struct {
+	Token string    // the trial's token
+	Mask  bool      // the mask; false: the (first) stimulus image
+	At    time.Time // when it was served
+}
+
 // JoinRequest asks for a participant.
 type JoinRequest struct {
 	ExternalID string
@@ -342,12 +349,11 @@ type Store interface {
 	// TrialByToken returns the trial with the token, or ErrNotFound.
 	TrialByToken(ctx context.Context, token string) (*Trial, error)
 
-	// Served records that the trial with the token had its first image
-	// (mask false) or its mask (mask true) served at the time at
-	// (Trial.StimulusServed, Trial.MaskServed; a later call replaces an
-	// earlier time). It does not change LastSeen. ErrNotFound for an
-	// unknown token.
-	Served(ctx context.Context, token string, mask bool, at time.Time) error
+	// Served records, in one transaction and in order, that trials had
+	// their first image or their mask served (Trial.StimulusServed,
+	// Trial.MaskServed; a later time replaces an earlier one). Unknown
+	// tokens are skipped. It does not change LastSeen.
+	Served(ctx context.Context, images []ServedImage) error
 
 	// Respond records r as the answer to trial index of the participant
 	// and updates LastSeen. It returns ErrAnswered if that trial has an

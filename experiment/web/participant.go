@@ -609,6 +609,18 @@ func (s *Server) handleRespond(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if idx < len(trials) {
+		// An answer right after its images were served finds them still
+		// queued: write them and read the trials again.
+		flushed, err := s.servedLog.flushFor(r.Context(), trials[idx].Token)
+		if err == nil && flushed {
+			trials, err = s.store.Trials(r.Context(), p.ID)
+		}
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+	}
+	if idx < len(trials) {
 		t := &trials[idx]
 		resp.Implausible = experiment.CheckTiming(s.d.Timing, &resp, t.StimulusServed, t.MaskServed)
 		resp.TimingOK = resp.Implausible == "" && experiment.TimingOK(s.d.Timing, resp.ShownMS, resp.RefreshHz)
@@ -670,13 +682,12 @@ func (s *Server) ownTrial(r *http.Request) (*experiment.Trial, *experiment.Stimu
 // fetch that preceded it.
 const imageCache = "no-store"
 
-// served records that the trial's image or mask is being served now. A
-// failure is logged only: the trial then counts as never fetched, which
-// costs its timing_ok, not the participant's progress.
+// served records that the trial's image or mask is being served now
+// (written in a batch, servedLog). A failure is logged only: the trial
+// then counts as never fetched, which costs its timing_ok, not the
+// participant's progress.
 func (s *Server) served(r *http.Request, t *experiment.Trial, mask bool) {
-	if err := s.store.Served(r.Context(), t.Token, mask, s.now()); err != nil {
-		s.log.Error("record a served image", "err", err)
-	}
+	s.servedLog.add(experiment.ServedImage{Token: t.Token, Mask: mask, At: s.now()})
 }
 
 // handleStimulus is GET /stim/{token}/{n}: image n (0, or 1 for the

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"embed"
@@ -89,7 +90,8 @@ type Server struct {
 	maxPerAddr      int
 	swept           atomic.Int64 // UnixNano of the last sweep (Store.Abandon)
 
-	admins *adminSessions
+	admins    *adminSessions
+	servedLog *servedLog
 
 	answers    map[string]bool // valid responses
 	categories []categoryJSON
@@ -216,6 +218,7 @@ func New(cfg experiment.ServerConfig, d *experiment.Design, s experiment.Store, 
 		srv.maxPerAddr = 0
 	}
 	srv.admins = newAdminSessions()
+	srv.servedLog = newServedLog(s, srv.log)
 
 	mux := http.NewServeMux()
 	static, _ := fs.Sub(staticFS, "static")
@@ -254,8 +257,13 @@ func New(cfg experiment.ServerConfig, d *experiment.Design, s experiment.Store, 
 // ServeHTTP serves the app.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
 
-// Close releases the image folder. It does not close the store.
-func (s *Server) Close() error { return s.images.Close() }
+// Close writes the served images still queued and releases the image
+// folder. It does not close the store.
+func (s *Server) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return errors.Join(s.servedLog.flush(ctx), s.images.Close())
+}
 
 // HTTPServer returns an http.Server for the app on addr with read, write
 // and idle timeouts and a header size limit set.

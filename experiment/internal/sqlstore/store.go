@@ -615,29 +615,27 @@ func (s *Store) Respond(ctx context.Context, participant int64, index int, r exp
 }
 
 // Served implements experiment.Store.
-func (s *Store) Served(ctx context.Context, token string, mask bool, at time.Time) error {
-	query := qServedStim
-	if mask {
-		query = qServedMask
+func (s *Store) Served(ctx context.Context, images []experiment.ServedImage) error {
+	if len(images) == 0 {
+		return nil
 	}
-	at = s.now(at)
 	err := s.write(ctx, false, func(tx *sql.Tx) error {
-		st, err := s.txStmt(ctx, tx, query)
-		if err != nil {
-			return err
-		}
-		res, err := st.ExecContext(ctx, s.d.Time(at), token)
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil {
-			return err
-		} else if n == 0 {
-			return experiment.ErrNotFound
+		for _, im := range images {
+			query := qServedStim
+			if im.Mask {
+				query = qServedMask
+			}
+			st, err := s.txStmt(ctx, tx, query)
+			if err != nil {
+				return err
+			}
+			if _, err := st.ExecContext(ctx, s.d.Time(s.now(im.At)), im.Token); err != nil {
+				return err
+			}
 		}
 		return nil
 	})
-	return s.wrap("record a served image", err)
+	return s.wrap(fmt.Sprintf("record %d served images", len(images)), err)
 }
 
 var statuses = []experiment.Status{experiment.StatusActive, experiment.StatusCompleted, experiment.StatusScreenedOut,

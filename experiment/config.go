@@ -591,7 +591,7 @@ func (c *Config) validateJoin() error {
 		v    float64
 	}{{"joins_per_minute", sc.JoinsPerMinute}, {"joins_per_minute_per_ip", sc.JoinsPerMinutePerIP}} {
 		if !(f.v >= 0 && f.v <= 1e6) {
-			return bad(f.name, "must be in (0, 1000000] joins per minute (got %v)", f.v)
+			return bad(f.name, "must be in [0, 1000000] joins per minute, 0 for the default (got %v)", f.v)
 		}
 	}
 	if sc.AllowAnonymous && c.Completion.Platform == "" {

@@ -475,6 +475,9 @@ func (c *Config) Validate() error {
 	if err := c.validateCompletion(); err != nil {
 		return err
 	}
+	if err := c.validateJoin(); err != nil {
+		return err
+	}
 	if err := c.validateTask(); err != nil {
 		return err
 	}
@@ -603,6 +606,31 @@ func (c *Config) validateCompletion() error {
 	}
 	if cc.Platform == PlatformMTurk && (cc.RedirectURL != "" || cc.ScreenOutURL != "") {
 		return bad("redirect_url", "must be empty with platform mturk: the web app submits the assignment to Mechanical Turk")
+	}
+	return nil
+}
+
+// validateJoin checks the server's join limits and copies
+// completion.platform to Server.Platform.
+func (c *Config) validateJoin() error {
+	sc := &c.Server
+	bad := func(field, format string, a ...any) error {
+		return &ConfigError{File: c.Path, Field: "server." + field, Msg: fmt.Sprintf(format, a...)}
+	}
+	sc.Platform = c.Completion.Platform
+	if v := sc.MaxPlacesPerIP; v < -1 || v > 1_000_000 {
+		return bad("max_places_per_ip", "must be in [1, 1000000], or -1 for no limit (got %d)", v)
+	}
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"joins_per_minute", sc.JoinsPerMinute}, {"joins_per_minute_per_ip", sc.JoinsPerMinutePerIP}} {
+		if !(f.v >= 0 && f.v <= 1e6) {
+			return bad(f.name, "must be in [0, 1000000] joins per minute, 0 for the default (got %v)", f.v)
+		}
+	}
+	if sc.AllowAnonymous && c.Completion.Platform == "" {
+		return bad("allow_anonymous", "only with completion.platform (without a platform every participant may join with ?pid= or without an id)")
 	}
 	return nil
 }

@@ -74,6 +74,9 @@ func exclusion(d *Design, p *Participant, a *Response) (bool, string) {
 		}
 		return true, reason
 	}
+	if a.Implausible != "" {
+		return true, a.Implausible
+	}
 	if d.ExcludeTimingMisses && !a.TimingOK {
 		return true, fmt.Sprintf("timing: stimulus shown %s ms at %s Hz, target %d ms", fnum(a.ShownMS), fnum(a.RefreshHz), d.Timing.Stimulus.Milliseconds())
 	}

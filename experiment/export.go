@@ -101,8 +101,9 @@ func Export(ctx context.Context, s Store, d *Design, w io.Writer) (ExportSummary
 
 // ExportWithOptions writes every answered trial of the store as one CSV row
 // (ExportColumns) to w. A row is excluded when its participant is
-// excluded, screened out or abandoned, or, with d.ExcludeTimingMisses,
-// when its stimulus timing missed the target; excluded rows are written
+// excluded, screened out or abandoned, when the server found its timing
+// claims implausible (Response.Implausible, CheckTiming), or, with
+// d.ExcludeTimingMisses, when its stimulus timing missed the target; excluded rows are written
 // too, with the reason. Active participants' rows are included (they may
 // still be excluded later). It returns an error for a trial whose stimulus
 // the design lacks (the store holds another design). Text cells are

@@ -219,9 +219,15 @@ type Response struct {
 	Frames    int     `json:"frames"` // display frames the stimulus was on
 	// TimingOK is false when ShownMS missed Timing.Stimulus by more than
 	// Timing.ToleranceFrames frames (decided by the server).
-	TimingOK bool      `json:"timing_ok"`
-	Input    string    `json:"input"` // "key" or "mouse"
-	At       time.Time `json:"at"`
+	TimingOK bool `json:"timing_ok"`
+	// Implausible says why the server did not believe the client's
+	// timing claims (CheckTiming): the stimulus or mask never fetched,
+	// claims that contradict each other or the server's clock. Empty when
+	// plausible. An implausible trial has TimingOK false and is always
+	// excluded from analysis.
+	Implausible string    `json:"implausible,omitempty"`
+	Input       string    `json:"input"` // "key" or "mouse"
+	At          time.Time `json:"at"`    // when the answer reached the server
 }
 
 // Trial is one planned trial of a participant and, once answered, the
@@ -235,8 +241,19 @@ type Trial struct {
 	// this trial's image(s); it says nothing about the stimulus.
 	Token string `json:"-"`
 	// Mask selects the noise mask (an index into the server's masks).
-	Mask   int       `json:"mask"`
-	Answer *Response `json:"answer,omitempty"` // nil until answered
+	Mask int `json:"mask"`
+	// StimulusServed and MaskServed are when the server last served the
+	// trial's (first) image and its mask (Store.Served); zero if never.
+	StimulusServed time.Time `json:"stimulus_served,omitzero"`
+	MaskServed     time.Time `json:"mask_served,omitzero"`
+	Answer         *Response `json:"answer,omitempty"` // nil until answered
+}
+
+// ServedImage is one image the server sent (Store.Served).
+type ServedImage struct {
+	Token string    // the trial's token
+	Mask  bool      // the mask; false: the (first) stimulus image
+	At    time.Time // when it was served
 }
 
 // JoinRequest asks for a participant.
@@ -250,7 +267,14 @@ type JoinRequest struct {
 	// store keeps only the hash. Joining again with a known ExternalID
 	// replaces it (the participant resumes from another browser).
 	SessionHash []byte
-	Now         time.Time
+	// Addr is a pseudonym of the client address that joins (e.g. a keyed
+	// hash); "" for none. With MaxPerAddr > 0, a new participant is
+	// refused with ErrAddrLimit when MaxPerAddr places (active or
+	// completed-not-excluded participants) are held by participants that
+	// joined from Addr.
+	Addr       string
+	MaxPerAddr int
+	Now        time.Time
 }
 
 // BatchProgress is how far one batch is.
@@ -295,6 +319,9 @@ var (
 	ErrDesignMismatch = errors.New("the database holds a different experiment design")
 	// ErrClosed: the participant is no longer active.
 	ErrClosed = errors.New("participant is not active")
+	// ErrAddrLimit: the client address holds JoinRequest.MaxPerAddr places
+	// already.
+	ErrAddrLimit = errors.New("this address holds its share of places already")
 )
 
 // Store keeps the design, participants, plans and responses. Every method
@@ -314,8 +341,10 @@ type Store interface {
 	// participants; ties to the lowest ID) among those with fewer than
 	// ViewsPerBatch holders, and its plan d.Plan(batch, seq) as trial rows
 	// with fresh random tokens. It returns ErrFull when no batch has room
-	// (a design without batches never fills). For a known participant it
-	// replaces the session hash, updates LastSeen and returns created false.
+	// (a design without batches never fills) and ErrAddrLimit when req.Addr
+	// holds req.MaxPerAddr places already. For a known participant it
+	// replaces the session hash and returns created false; it does not
+	// change LastSeen: rejoining is no progress and must not hold a place.
 	Join(ctx context.Context, req JoinRequest) (p *Participant, created bool, err error)
 
 	// BySession returns the participant whose session hash is h, or
@@ -328,6 +357,12 @@ type Store interface {
 
 	// TrialByToken returns the trial with the token, or ErrNotFound.
 	TrialByToken(ctx context.Context, token string) (*Trial, error)
+
+	// Served records, in one transaction and in order, that trials had
+	// their first image or their mask served (Trial.StimulusServed,
+	// Trial.MaskServed; a later time replaces an earlier one). Unknown
+	// tokens are skipped. It does not change LastSeen.
+	Served(ctx context.Context, images []ServedImage) error
 
 	// Respond records r as the answer to trial index of the participant
 	// and updates LastSeen. It returns ErrAnswered if that trial has an
@@ -396,4 +431,39 @@ type ServerConfig struct {
 	// TrustProxy takes the client address from X-Forwarded-For (behind a
 	// reverse proxy only).
 	TrustProxy bool `json:"trust_proxy,omitempty"`
+
+	// AllowAnonymous lets participants without the recruitment platform's
+	// id join (the server makes one up) when completion.platform is set;
+	// they never receive the platform's completion code. Without a
+	// platform everyone joins with ?pid= or a made-up id anyway.
+	AllowAnonymous bool `json:"allow_anonymous,omitempty"`
+	// MaxPlacesPerIP is the most places (active or completed-not-excluded
+	// participants) that participants joining from one client address may
+	// hold (default DefaultMaxPlacesPerIP; −1: no limit, e.g. a lab behind
+	// one address).
+	MaxPlacesPerIP int `json:"max_places_per_ip,omitempty"`
+	// JoinsPerMinute limits POST /join over all clients and
+	// JoinsPerMinutePerIP per client address (defaults
+	// DefaultJoinsPerMinute, DefaultJoinsPerMinutePerIP); the burst is the
+	// same number.
+	JoinsPerMinute      float64 `json:"joins_per_minute,omitempty"`
+	JoinsPerMinutePerIP float64 `json:"joins_per_minute_per_ip,omitempty"`
+
+	// Platform is completion.platform ("prolific", "mturk" or ""), copied
+	// here by Config.Validate: with a platform, POST /join requires and
+	// validates its participant id unless AllowAnonymous.
+	Platform string `json:"-"`
 }
+
+// Defaults of the join limits (ServerConfig).
+const (
+	// DefaultMaxPlacesPerIP: two places per address allows two people of
+	// one household, and keeps one address from filling a study.
+	DefaultMaxPlacesPerIP = 2
+	// DefaultJoinsPerMinute admits a crowd platform's launch burst (a few
+	// hundred people in the first minutes) while no script can take a
+	// study's places in well under a minute.
+	DefaultJoinsPerMinute = 120
+	// DefaultJoinsPerMinutePerIP allows reopening the link a few times.
+	DefaultJoinsPerMinutePerIP = 5
+)

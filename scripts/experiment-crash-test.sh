@@ -57,6 +57,9 @@ server:
   burst_per_ip: 1000000
   rate_per_session: 10000
   burst_per_session: 10000
+  max_places_per_ip: -1
+  joins_per_minute: 1000000
+  joins_per_minute_per_ip: 1000000
 EOF
 
 server=

@@ -173,9 +173,15 @@ Participant links (paste into the recruiting platform):
   MTurk     URL/?workerId=…&assignmentId=…&hitId=…&turkSubmitTo=… (a link that
             opens in a new tab; the app refuses to run inside a frame)
   other     URL/?pid=PARTICIPANT_ID, or URL/ (an id is made up)
+With completion.platform set, its ids are required and checked (Prolific:
+24 hex digits; MTurk: worker, assignment and HIT ids) unless
+server.allow_anonymous; one address holds at most server.max_places_per_ip
+places (default 2), and joins are rate limited (docs/experiment-serve.md,
+"Threat model").
 
-Participants silent for longer than the config's abandon time are marked
-abandoned every minute, which frees their batch for someone else.
+Participants who answer no trial for longer than the config's abandon time
+are marked abandoned every minute (and on their next request), which frees
+their batch for someone else; rejoining or reloading does not hold a place.
 Behind a reverse proxy that terminates HTTPS, set server.secure_cookies
 and server.trust_proxy, and pass --public-url https://study.example.org
 so the printed links are right (docs/experiment-serve.md).

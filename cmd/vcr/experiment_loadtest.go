@@ -27,7 +27,9 @@ Simulates participants against a running 'vcr experiment serve', over HTTP
 as a browser does: the consent page and its form, the app page, then for
 every trial the state, the images and the noise mask, and the answer, until
 the completion page. Each participant has its own cookie jar and id
-(PREFIX-N with --id-prefix, passed as the pid parameter). Answers and response times
+(PREFIX-N with --id-prefix, passed as the pid parameter; with --platform
+prolific or mturk, well-formed platform ids derived from it, as a server
+whose config sets completion.platform requires). Answers and response times
 are random (seeded by --seed). A 409 makes a participant refetch its state,
 a 429 waits Retry-After, and network errors and 5xx are retried with
 backoff for --retry-for, so a server that is killed and restarted during
@@ -41,8 +43,9 @@ the design the database recorded), no batch has more than its views, no
 participant saw a source image twice, and every participant with
 acknowledged answers completed its run (or was screened out).
 
-Give the server high rate limits for a load test (server.rate_per_ip and
-friends in the config): 500 participants share one client address.
+Give the server high rate and join limits for a load test
+(server.rate_per_ip, server.joins_per_minute_per_ip, server.max_places_per_ip: -1
+and friends in the config): 500 participants share one client address.
 
 It exits 1 when a participant gave up or the check fails.
 
@@ -58,6 +61,7 @@ func runExperimentLoadtest(ctx context.Context, args []string, stdout, stderr io
 	participants := fs.Int("participants", 500, "participants to simulate")
 	concurrency := fs.Int("concurrency", 0, "participants running at once (0: all)")
 	prefix := fs.String("id-prefix", "", "participant id `prefix` (default: load + the start time)")
+	platform := fs.String("platform", "", "the participants' ids: `name` prolific, mturk, or empty for the pid parameter (match the server's completion.platform)")
 	think := fs.Duration("think", 0, "pause before each answer")
 	skipImages := fs.Bool("skip-images", false, "do not download the trial images and masks")
 	seed := fs.Uint64("seed", 1, "seed of the simulated answers and response times")
@@ -79,6 +83,9 @@ func runExperimentLoadtest(ctx context.Context, args []string, stdout, stderr io
 	if *config != "" && *db == "" {
 		return usagef("--config is for checking the database: give --db too")
 	}
+	if *platform != "" && *platform != "prolific" && *platform != "mturk" {
+		return usagef("--platform must be prolific, mturk or empty (got %q)", *platform)
+	}
 	if *retryFor <= 0 || *timeout <= 0 {
 		return usagef("--retry-for and --timeout must be positive (got %v and %v)", *retryFor, *timeout)
 	}
@@ -92,6 +99,7 @@ func runExperimentLoadtest(ctx context.Context, args []string, stdout, stderr io
 		Participants:   *participants,
 		Concurrency:    *concurrency,
 		IDPrefix:       *prefix,
+		Platform:       *platform,
 		Think:          *think,
 		SkipImages:     *skipImages,
 		RequestTimeout: *timeout,

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -138,8 +139,16 @@ func startServe(t *testing.T, args ...string) (base string, stop func() (int, st
 
 // participate runs one participant through the study over HTTP, always
 // answering the first category, and returns the number of answers.
-func participate(t *testing.T, base, pid string) int {
+// prolificID is a well-formed Prolific id (24 hex digits) named by name:
+// the fixture's config sets completion.platform prolific.
+func prolificID(name string) string {
+	h := sha256.Sum256([]byte(name))
+	return hex.EncodeToString(h[:12])
+}
+
+func participate(t *testing.T, base, name string) int {
 	t.Helper()
+	pid := prolificID(name)
 	jar, _ := cookiejar.New(nil)
 	c := &http.Client{Jar: jar}
 	get := func(path string) string {
@@ -497,14 +506,14 @@ func TestExperimentAbandon(t *testing.T) {
 	participate(t, base, "ab-done") // completed: never abandoned
 	jar, _ := cookiejar.New(nil)
 	c := &http.Client{Jar: jar}
-	res, err := c.Get(base + "/?pid=ab-silent")
+	res, err := c.Get(base + "/?PROLIFIC_PID=" + prolificID("ab-silent"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	b, _ := io.ReadAll(res.Body)
 	res.Body.Close()
 	m := regexp.MustCompile(`name="csrf" value="([^"]+)"`).FindSubmatch(b)
-	if res, err = c.PostForm(base+"/join", url.Values{"csrf": {string(m[1])}, "pid": {"ab-silent"}, "consent": {"yes"}}); err != nil {
+	if res, err = c.PostForm(base+"/join", url.Values{"csrf": {string(m[1])}, "PROLIFIC_PID": {prolificID("ab-silent")}, "consent": {"yes"}}); err != nil {
 		t.Fatal(err)
 	}
 	res.Body.Close()
@@ -524,7 +533,7 @@ func TestExperimentAbandon(t *testing.T) {
 	}
 	got := map[string]experiment.Status{}
 	st.Participants(context.Background(), func(p *experiment.Participant) error { got[p.ExternalID] = p.Status; return nil })
-	if got["ab-done"] != experiment.StatusCompleted || got["ab-silent"] != experiment.StatusAbandoned {
+	if got[prolificID("ab-done")] != experiment.StatusCompleted || got[prolificID("ab-silent")] != experiment.StatusAbandoned {
 		t.Errorf("statuses %v", got)
 	}
 }

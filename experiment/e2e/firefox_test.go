@@ -341,6 +341,11 @@ func TestFirefox(t *testing.T) {
 		if r := 1000 / a.RefreshHz / probeMeanMS; r < 0.995 || r > 1.005 {
 			t.Errorf("trial %d: refresh_hz %.2f, the probe's mean frame interval %.3f ms (%.2f Hz): off by more than 0.5%%", tr.Index, a.RefreshHz, probeMeanMS, 1000/probeMeanMS)
 		}
+		// A real browser's claims agree with the server's record of the
+		// image fetches (experiment.CheckTiming).
+		if a.Implausible != "" {
+			t.Errorf("trial %d: an honest browser's timing judged %q", tr.Index, a.Implausible)
+		}
 		frameMS := 1000 / a.RefreshHz
 		if a.TimingOK != experiment.TimingOK(d.Timing, a.ShownMS, a.RefreshHz) {
 			t.Errorf("trial %d: timing_ok %v for shown_ms %.2f at %.2f Hz", tr.Index, a.TimingOK, a.ShownMS, a.RefreshHz)

@@ -15,16 +15,20 @@ import (
 // AdminToken is the admin token of the test servers.
 const AdminToken = "e2e-admin-token-0123456789"
 
-// LoadTestServerConfig is a server section with rate limits high enough
-// for hundreds of simulated participants sharing one client address.
+// LoadTestServerConfig is a server section with rate and join limits
+// high enough for hundreds of simulated participants sharing one client
+// address (no per-address place limit).
 func LoadTestServerConfig() experiment.ServerConfig {
 	return experiment.ServerConfig{
-		AdminToken:      AdminToken,
-		Title:           "vcr e2e study",
-		RatePerIP:       1e6,
-		BurstPerIP:      1e6,
-		RatePerSession:  1e4,
-		BurstPerSession: 1e4,
+		AdminToken:          AdminToken,
+		Title:               "vcr e2e study",
+		RatePerIP:           1e6,
+		BurstPerIP:          1e6,
+		RatePerSession:      1e4,
+		BurstPerSession:     1e4,
+		MaxPlacesPerIP:      -1,
+		JoinsPerMinute:      1e6,
+		JoinsPerMinutePerIP: 1e6,
 	}
 }
 

@@ -2,6 +2,8 @@ package loadtest
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -29,8 +31,14 @@ type Config struct {
 	Concurrency int
 	// IDPrefix prefixes the participants' external ids, passed as the pid
 	// URL parameter: IDPrefix + "-" + number (default "load" and the start
-	// time, so that repeated runs create new participants).
+	// time, so that repeated runs create new participants). With Platform
+	// set, the ids are derived from it instead (PlatformIDs).
 	IDPrefix string
+	// Platform is the recruitment platform whose ids the participants
+	// bring: "" (the pid parameter), "prolific" (PROLIFIC_PID, 24 hex
+	// digits) or "mturk" (workerId, assignmentId, hitId), as a server
+	// with that completion.platform requires.
+	Platform string
 	// Think is a pause before each answer (default 0: as fast as the server
 	// allows).
 	Think time.Duration
@@ -263,6 +271,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if cfg.IDPrefix == "" {
 		cfg.IDPrefix = fmt.Sprintf("load%d", time.Now().UnixNano())
 	}
+	switch cfg.Platform {
+	case "", "prolific", "mturk":
+	default:
+		return nil, fmt.Errorf(`loadtest: platform must be "", "prolific" or "mturk" (got %q)`, cfg.Platform)
+	}
 	if cfg.RequestTimeout <= 0 {
 		cfg.RequestTimeout = 30 * time.Second
 	}
@@ -384,12 +397,14 @@ type participant struct {
 	client *http.Client
 	rec    *recorder
 	rng    *rand.Rand
-	id     string
+	id     string // the external id the server records
+	query  string // the consent page's query: the platform ids
 	csrf   string
 }
 
 func newParticipant(cfg *Config, base *url.URL, tr http.RoundTripper, rec *recorder, i int64) *participant {
 	jar, _ := cookiejar.New(nil) // never fails without options
+	query, ext := PlatformIDs(cfg.Platform, fmt.Sprintf("%s-%d", cfg.IDPrefix, i))
 	return &participant{
 		cfg:  cfg,
 		base: base,
@@ -400,10 +415,30 @@ func newParticipant(cfg *Config, base *url.URL, tr http.RoundTripper, rec *recor
 			// Redirects are requests of their own, timed separately.
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		},
-		rec: rec,
-		rng: rand.New(rand.NewPCG(cfg.Seed, uint64(i)+1)),
-		id:  fmt.Sprintf("%s-%d", cfg.IDPrefix, i),
+		rec:   rec,
+		rng:   rand.New(rand.NewPCG(cfg.Seed, uint64(i)+1)),
+		id:    ext,
+		query: query,
 	}
+}
+
+// PlatformIDs returns the consent URL query of simulated participant id
+// for platform ("", "prolific" or "mturk") and the external id the server
+// records: well-formed platform ids (Prolific: 24 hex digits; MTurk:
+// upper-case worker, assignment and HIT ids) derived from id by SHA-256,
+// so that a run's ids are new and repeatable.
+func PlatformIDs(platform, id string) (query, external string) {
+	h := sha256.Sum256([]byte(id))
+	x := strings.ToUpper(hex.EncodeToString(h[:]))
+	switch platform {
+	case "prolific":
+		ext := strings.ToLower(x[:24])
+		return "PROLIFIC_PID=" + ext + "&STUDY_ID=" + strings.ToLower(x[24:48]) + "&SESSION_ID=" + strings.ToLower(x[40:64]), ext
+	case "mturk":
+		ext := "A" + x[:13]
+		return "workerId=" + ext + "&assignmentId=" + x[13:43] + "&hitId=" + x[34:64], ext
+	}
+	return "pid=" + url.QueryEscape(id), id
 }
 
 // run takes the participant through the whole experiment and returns its
@@ -482,7 +517,7 @@ func (p *participant) run(ctx context.Context) (outcome, code string, err error)
 // join opens the consent page, posts its form and opens the app page,
 // keeping the CSRF token.
 func (p *participant) join(ctx context.Context) error {
-	page, err := p.do(ctx, "GET /", "GET", "/?pid="+url.QueryEscape(p.id), nil, nil)
+	page, err := p.do(ctx, "GET /", "GET", "/?"+p.query, nil, nil)
 	if err != nil {
 		return fmt.Errorf("consent page: %w", err)
 	}

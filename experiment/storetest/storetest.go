@@ -39,6 +39,9 @@ func Run(t *testing.T, open Open) {
 		{"RespondErrors", testRespondErrors},
 		{"SetStatus", testSetStatus},
 		{"Abandon", testAbandon},
+		{"RejoinHoldsNothing", testRejoinHoldsNothing},
+		{"AddrLimit", testAddrLimit},
+		{"Served", testServed},
 		{"Progress", testProgress},
 		{"Iterators", testIterators},
 		{"Reopen", testReopen},
@@ -229,8 +232,8 @@ func testJoinKnown(t *testing.T, open Open) {
 	if err != nil || created {
 		t.Fatalf("Join again: created %v, %v", created, err)
 	}
+	// Rejoining replaces the session but is no progress: LastSeen stays.
 	want := *p
-	want.LastSeen = at(60)
 	sameParticipant(t, "rejoined", q, &want)
 	if _, err := s.BySession(ctx, hash("cookie alice")); !errors.Is(err, experiment.ErrNotFound) {
 		t.Errorf("old session hash still finds the participant: %v", err)
@@ -498,6 +501,121 @@ func testAbandon(t *testing.T, open Open) {
 	}
 	if n, err := s.Abandon(ctx, at(1000)); err != nil || n != 1 {
 		t.Errorf("Abandon(1000 s): %d, %v; want 1 (c only)", n, err)
+	}
+}
+
+// testRejoinHoldsNothing: rejoining every few seconds (the keep-alive
+// attack of issue 15) does not keep a silent participant from being
+// abandoned; an answer does.
+func testRejoinHoldsNothing(t *testing.T, open Open) {
+	ctx := context.Background()
+	s := initStore(t, open, NewDesign("keepalive", 2, 2, 1))
+	join(t, s, "a", at(0))
+	b := join(t, s, "b", at(0))
+	for sec := 10.0; sec <= 100; sec += 10 {
+		if _, created, err := s.Join(ctx, experiment.JoinRequest{ExternalID: "a", SessionHash: hash("cookie a"), Now: at(sec)}); err != nil || created {
+			t.Fatalf("rejoin at %v s: created %v, %v", sec, created, err)
+		}
+	}
+	if err := s.Respond(ctx, b.ID, 0, experiment.Response{Response: "cat", At: at(90)}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.Abandon(ctx, at(60)); err != nil || n != 1 {
+		t.Fatalf("Abandon(60 s) after rejoins of a until 100 s: %d, %v; want 1 (a)", n, err)
+	}
+	if got, _ := s.BySession(ctx, hash("cookie a")); got.Status != experiment.StatusAbandoned {
+		t.Errorf("a, rejoining but never answering, is %s, want abandoned", got.Status)
+	}
+	if got, _ := s.BySession(ctx, hash("cookie b")); got.Status != experiment.StatusActive || !got.LastSeen.Equal(at(90)) {
+		t.Errorf("b, answering at 90 s: %s, last seen %v", got.Status, got.LastSeen)
+	}
+}
+
+// testAddrLimit: an address holds at most MaxPerAddr places; places it
+// gives up (abandoned, screened out) count no more; other addresses and
+// rejoins are not limited.
+func testAddrLimit(t *testing.T, open Open) {
+	ctx := context.Background()
+	s := initStore(t, open, NewDesign("addr", 10, 2, 1))
+	jr := func(id, addr string, sec float64) experiment.JoinRequest {
+		return experiment.JoinRequest{ExternalID: id, SessionHash: hash("cookie " + id), Addr: addr, MaxPerAddr: 2, Now: at(sec)}
+	}
+	var ps []*experiment.Participant
+	for i, id := range []string{"x1", "x2"} {
+		p, _, err := s.Join(ctx, jr(id, "net-x", float64(i)))
+		if err != nil {
+			t.Fatalf("Join %s: %v", id, err)
+		}
+		ps = append(ps, p)
+	}
+	if _, _, err := s.Join(ctx, jr("x3", "net-x", 3)); !errors.Is(err, experiment.ErrAddrLimit) {
+		t.Fatalf("third Join from one address: %v, want ErrAddrLimit", err)
+	}
+	if _, created, err := s.Join(ctx, jr("x1", "net-x", 4)); err != nil || created {
+		t.Errorf("rejoin from a full address: created %v, %v", created, err)
+	}
+	if _, _, err := s.Join(ctx, jr("y1", "net-y", 5)); err != nil {
+		t.Errorf("Join from another address: %v", err)
+	}
+	if _, _, err := s.Join(ctx, jr("z1", "", 5)); err != nil {
+		t.Errorf("Join without an address: %v", err)
+	}
+	if err := s.SetStatus(ctx, ps[0].ID, experiment.StatusScreenedOut, "qualification", at(6)); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.Join(ctx, jr("x3", "net-x", 7)); err != nil {
+		t.Errorf("Join after the address gave a place up: %v", err)
+	}
+	if _, _, err := s.Join(ctx, jr("x4", "net-x", 8)); !errors.Is(err, experiment.ErrAddrLimit) {
+		t.Errorf("Join x4: %v, want ErrAddrLimit", err)
+	}
+	n := 0
+	s.Participants(ctx, func(*experiment.Participant) error { n++; return nil })
+	if n != 5 {
+		t.Errorf("%d participants, want 5 (refused joins take no place)", n)
+	}
+}
+
+// testServed: Served records the last time each image was served, by
+// token, skipping unknown tokens, without touching LastSeen.
+func testServed(t *testing.T, open Open) {
+	ctx := context.Background()
+	s := initStore(t, open, NewDesign("served", 2, 2, 1))
+	p := join(t, s, "a", at(0))
+	tr := trials(t, s, p.ID)
+	if !tr[0].StimulusServed.IsZero() || !tr[0].MaskServed.IsZero() {
+		t.Fatalf("new trial served at %v / %v", tr[0].StimulusServed, tr[0].MaskServed)
+	}
+	if err := s.Served(ctx, []experiment.ServedImage{{Token: tr[0].Token, At: at(1.25)}, {Token: tr[0].Token, Mask: true, At: at(1.5)},
+		{Token: "no-such-token-000000000", At: at(1.75)}}); err != nil {
+		t.Fatalf("Served: %v", err)
+	}
+	if err := s.Served(ctx, []experiment.ServedImage{{Token: tr[0].Token, At: at(2.125)}}); err != nil {
+		t.Fatalf("Served again: %v", err)
+	}
+	if err := s.Served(ctx, nil); err != nil {
+		t.Fatalf("Served(nil): %v", err)
+	}
+	got, err := s.TrialByToken(ctx, tr[0].Token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.StimulusServed.Equal(at(2.125)) || !got.MaskServed.Equal(at(1.5)) {
+		t.Errorf("served at %v / %v, want %v / %v", got.StimulusServed, got.MaskServed, at(2.125), at(1.5))
+	}
+	if !trials(t, s, p.ID)[0].MaskServed.Equal(at(1.5)) {
+		t.Errorf("Trials does not report MaskServed")
+	}
+	r := answer(1)
+	r.Implausible = "implausible timing: the mask was never fetched"
+	if err := s.Respond(ctx, p.ID, 0, r); err != nil {
+		t.Fatal(err)
+	}
+	if got := trials(t, s, p.ID)[0].Answer; got == nil || got.Implausible != r.Implausible {
+		t.Errorf("Implausible not stored: %+v", got)
+	}
+	if q, _ := s.BySession(ctx, hash("cookie a")); !q.LastSeen.Equal(r.At) {
+		t.Errorf("LastSeen %v, want the answer's %v", q.LastSeen, r.At)
 	}
 }
 

@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"net/http"
@@ -30,7 +31,7 @@ func (s *Server) admin(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
 		c, err := r.Cookie(adminCookie)
-		if err != nil || !equal(c.Value, s.adminCookie) {
+		if err != nil || !s.admins.valid(c.Value, s.now()) {
 			if r.URL.Path == "/admin" {
 				http.Redirect(w, r, "/admin/login", http.StatusSeeOther)
 				return
@@ -40,6 +41,58 @@ func (s *Server) admin(next http.HandlerFunc) http.HandlerFunc {
 		}
 		next(w, r)
 	}
+}
+
+// adminSessionTTL is how long an admin login lasts (docs/experiment-serve.md).
+const adminSessionTTL = 12 * time.Hour
+
+// adminSessions are the admin logins, kept in the server's memory: the
+// cookie holds a random secret, the server its hash and expiry; logout
+// deletes it. Memory, not the store, because a session must die with its
+// secret's only copy: a restart logs every admin out (they log in again),
+// and with several server processes each keeps its own logins, so the
+// admin pages need one process (or sticky sessions) behind a balancer.
+type adminSessions struct {
+	mu     sync.Mutex
+	m      map[[32]byte]time.Time // hash of the secret → expiry
+	pruned time.Time
+}
+
+func newAdminSessions() *adminSessions { return &adminSessions{m: map[[32]byte]time.Time{}} }
+
+// create starts a session at now and returns the cookie value.
+func (a *adminSessions) create(now time.Time) string {
+	v := randomToken()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if now.Sub(a.pruned) > time.Hour {
+		for k, exp := range a.m {
+			if !now.Before(exp) {
+				delete(a.m, k)
+			}
+		}
+		a.pruned = now
+	}
+	a.m[sha256.Sum256([]byte(v))] = now.Add(adminSessionTTL)
+	return v
+}
+
+// valid reports whether v is the cookie of a session not expired at now.
+func (a *adminSessions) valid(v string, now time.Time) bool {
+	if !validToken(v) {
+		return false
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	exp, ok := a.m[sha256.Sum256([]byte(v))]
+	return ok && now.Before(exp)
+}
+
+// revoke ends the session of cookie value v.
+func (a *adminSessions) revoke(v string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	delete(a.m, sha256.Sum256([]byte(v)))
 }
 
 // handleAdminLoginPage is GET /admin/login.
@@ -70,8 +123,8 @@ func (s *Server) handleAdminLogin(w http.ResponseWriter, r *http.Request) {
 		s.page(w, http.StatusUnauthorized, "admin_login", pageData{CSRF: s.csrfToken(w, r), Error: "Wrong token."})
 		return
 	}
-	http.SetCookie(w, &http.Cookie{Name: adminCookie, Value: s.adminCookie, Path: "/admin", HttpOnly: true,
-		Secure: s.cfg.SecureCookies, SameSite: http.SameSiteStrictMode, MaxAge: 12 * 3600})
+	http.SetCookie(w, &http.Cookie{Name: adminCookie, Value: s.admins.create(s.now()), Path: "/admin", HttpOnly: true,
+		Secure: s.cfg.SecureCookies, SameSite: http.SameSiteStrictMode, MaxAge: int(adminSessionTTL.Seconds())})
 	s.log.Info("admin logged in", "ip", ip)
 	http.Redirect(w, r, "/admin", http.StatusSeeOther)
 }
@@ -86,6 +139,9 @@ func (s *Server) handleAdminLogout(w http.ResponseWriter, r *http.Request) {
 	if err := checkForm(r); err != nil {
 		s.fail(w, r, err)
 		return
+	}
+	if c, err := r.Cookie(adminCookie); err == nil {
+		s.admins.revoke(c.Value)
 	}
 	http.SetCookie(w, &http.Cookie{Name: adminCookie, Value: "", Path: "/admin", HttpOnly: true,
 		Secure: s.cfg.SecureCookies, SameSite: http.SameSiteStrictMode, MaxAge: -1})
@@ -245,7 +301,7 @@ func (s *Server) binCurves(ctx context.Context) (*curveData, error) {
 	}
 	err = s.store.Answered(ctx, func(t *experiment.Trial) error {
 		if t.Role != experiment.RoleMain || drop[t.Participant] || t.Answer == nil ||
-			(s.d.ExcludeTimingMisses && !t.Answer.TimingOK) {
+			t.Answer.Implausible != "" || (s.d.ExcludeTimingMisses && !t.Answer.TimingOK) {
 			return nil
 		}
 		st := s.d.Stimulus(t.StimulusID)

@@ -12,7 +12,8 @@
 // requestAnimationFrame after measuring the refresh interval (the mean of
 // 90 frame deltas within ±50% of their median), and reports the measured on-screen duration of
 // every stimulus; the server decides whether it met its target
-// (experiment.TimingOK).
+// (experiment.TimingOK) and whether the claims agree with when the server
+// served the trial's images (experiment.CheckTiming).
 //
 // Security: participants are identified by a random session cookie whose
 // SHA-256 the store keeps; every state-changing request carries a CSRF
@@ -22,7 +23,12 @@
 // site. Stimuli are served only to the participant whose trial they
 // belong to, under random per-trial tokens; nothing else about a stimulus
 // (ground truth, corruption, parameters, Δv, its role) reaches the
-// browser. Admin pages need the admin token. Every client address and
+// browser. Admin pages need a login with the admin token (a server-side
+// session of 12 hours, ended by logout). With a recruitment platform
+// configured, joining needs its participant id; one client address holds
+// at most ServerConfig.MaxPlacesPerIP places, joins are rate limited per
+// address and over all, and a place is held only by answering trials
+// (docs/experiment-serve.md, "Threat model"). Every client address and
 // every session is rate limited (token buckets); every response carries a
 // strict Content-Security-Policy and the usual hardening headers; panics
 // become a plain 500 page and are logged, never shown.

@@ -53,6 +53,8 @@ func status(err error) (int, string) {
 		return http.StatusNotFound, "Not found."
 	case errors.Is(err, experiment.ErrFull):
 		return http.StatusServiceUnavailable, "This study is full: every place has been taken. Thank you for your interest; please return the study."
+	case errors.Is(err, experiment.ErrAddrLimit):
+		return http.StatusForbidden, "Enough people have joined this study from your network already. Thank you for your interest; please return the study."
 	case errors.Is(err, experiment.ErrAnswered):
 		return http.StatusConflict, "This trial was answered already."
 	case errors.Is(err, experiment.ErrOutOfOrder):

@@ -19,6 +19,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -120,13 +121,20 @@ type env struct {
 	srv   *Server
 	ts    *httptest.Server
 	log   *logBuffer
+	// skew is added to the server's clock (advance moves it on).
+	skew *atomic.Int64
 }
+
+// advance moves the server's clock on by d.
+func (e *env) advance(d time.Duration) { e.skew.Add(int64(d)) }
 
 // newEnv starts the app on a test server; edit changes the server config.
 func newEnv(t *testing.T, edit func(*experiment.ServerConfig, *experiment.Design)) *env {
 	t.Helper()
 	d := testDesign(t)
-	cfg := experiment.ServerConfig{AdminToken: testAdminToken, Title: "Test study"}
+	// Every test client shares one address: no per-address place limit
+	// unless a test sets one (TestJoinAttack).
+	cfg := experiment.ServerConfig{AdminToken: testAdminToken, Title: "Test study", MaxPlacesPerIP: -1, JoinsPerMinutePerIP: 1e6}
 	if edit != nil {
 		edit(&cfg, d)
 		d.Freeze()
@@ -137,14 +145,16 @@ func newEnv(t *testing.T, edit func(*experiment.ServerConfig, *experiment.Design
 func newEnvWith(t *testing.T, cfg experiment.ServerConfig, d *experiment.Design, st experiment.Store) *env {
 	t.Helper()
 	lb := &logBuffer{}
-	srv, err := New(cfg, d, st, Options{Logger: slog.New(slog.NewTextHandler(lb, nil))})
+	skew := &atomic.Int64{}
+	now := func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }
+	srv, err := New(cfg, d, st, Options{Logger: slog.New(slog.NewTextHandler(lb, nil)), Now: now})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ts := httptest.NewServer(srv)
 	t.Cleanup(func() { ts.Close(); srv.Close() })
 	ms, _ := st.(*testStore)
-	return &env{t: t, d: d, store: ms, st: st, srv: srv, ts: ts, log: lb}
+	return &env{t: t, d: d, store: ms, st: st, srv: srv, ts: ts, log: lb, skew: skew}
 }
 
 // client is a browser: a cookie jar, no automatic redirects; it records
@@ -154,6 +164,8 @@ type client struct {
 	c      *http.Client
 	csrf   string // X-CSRF-Token from /run
 	bodies []string
+	// hdr are headers sent with every request (e.g. X-Forwarded-For).
+	hdr map[string]string
 }
 
 func (e *env) client() *client {
@@ -163,6 +175,9 @@ func (e *env) client() *client {
 
 func (c *client) do(req *http.Request) (*http.Response, string) {
 	c.e.t.Helper()
+	for k, v := range c.hdr {
+		req.Header.Set(k, v)
+	}
 	res, err := c.c.Do(req)
 	if err != nil {
 		c.e.t.Fatal(err)
@@ -300,12 +315,28 @@ func wrong(gt string) string {
 	return "cat"
 }
 
+// fetch loads the images and the mask of the state's trial, as the
+// browser does before showing it (the server records it).
+func (c *client) fetch(st *stateJSON) {
+	c.e.t.Helper()
+	if st.Trial == nil {
+		return
+	}
+	for _, u := range append(st.Trial.Images, st.Trial.Mask) {
+		if res, _ := c.get(u); res.StatusCode != 200 {
+			c.e.t.Fatalf("GET %s: %d", u, res.StatusCode)
+		}
+	}
+}
+
 // finish answers every remaining trial (correctly unless bad says
-// otherwise for the trial's phase) and returns the final state.
+// otherwise for the trial's phase), fetching each trial's images first,
+// and returns the final state.
 func (c *client) finish(bad func(phase string) bool) *stateJSON {
 	c.e.t.Helper()
 	st := c.state()
 	for st.Trial != nil {
+		c.fetch(st)
 		resp := c.e.truth(st.Trial.Images[0])
 		if bad != nil && bad(st.Phase) {
 			resp = wrong(resp)

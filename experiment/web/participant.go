@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/vcr-bench/vcr/experiment"
 )
@@ -25,6 +26,16 @@ var mturkHosts = map[string]bool{"https://www.mturk.com": true, "https://workers
 
 // idPattern is what a platform id may look like.
 var idPattern = regexp.MustCompile(`^[A-Za-z0-9_.:@-]{1,128}$`)
+
+// The ids of a configured platform (ServerConfig.Platform). Prolific ids
+// are 24 hexadecimal digits (MongoDB object ids); MTurk's are upper-case
+// letters and digits: worker ids start with "A" (about 14 characters),
+// assignment and HIT ids are about 30 characters; we accept up to 64.
+var (
+	prolificID  = regexp.MustCompile(`^[0-9a-fA-F]{24}$`)
+	mturkWorker = regexp.MustCompile(`^A[0-9A-Z]{1,63}$`)
+	mturkID     = regexp.MustCompile(`^[0-9A-Z]{1,64}$`)
+)
 
 // tokenPattern is what a trial token may look like.
 var tokenPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{16,128}$`)
@@ -123,6 +134,15 @@ func (s *Server) handleConsent(w http.ResponseWriter, r *http.Request) {
 		s.page(w, http.StatusOK, "preview", pageData{Instructions: s.instructions, Timing: s.d.Timing, Kind: s.d.Kind})
 		return
 	}
+	if _, err := s.checkPlatform(v); err != nil {
+		if p, _, serr := s.session(r); serr == nil && p.ExternalID != "" {
+			// A participant who joined already may reopen the bare URL.
+			http.Redirect(w, r, "/run", http.StatusSeeOther)
+			return
+		}
+		s.fail(w, r, err)
+		return
+	}
 	if s.cfg.RefuseMobile && mobileUA.MatchString(r.UserAgent()) {
 		s.page(w, http.StatusOK, "refuse", pageData{Message: "This study needs a desktop or laptop computer with a keyboard. Please open the study link on a computer."})
 		return
@@ -170,6 +190,21 @@ func (s *Server) handleJoin(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, badRequest("Please accept the HIT before starting."))
 		return
 	}
+	if v, err = s.checkPlatform(v); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	// The join limits come after the checks that cost nothing, so that a
+	// refused malformed join does not use up an honest neighbour's share.
+	addr := addrKey(s.clientIP(r))
+	if wait, ok := s.joinIP.allow(addr, s.now()); !ok {
+		s.fail(w, r, &limitedError{wait})
+		return
+	}
+	if wait, ok := s.joinAll.allow("", s.now()); !ok {
+		s.fail(w, r, &limitedError{wait})
+		return
+	}
 	if v.external == "" {
 		v.external = "direct-" + randomToken()[:22]
 	}
@@ -177,10 +212,12 @@ func (s *Server) handleJoin(w http.ResponseWriter, r *http.Request) {
 	if len(ua) > 256 {
 		ua = ua[:256]
 	}
+	s.sweep(r.Context())
 	secret := randomToken()
 	if _, _, err := s.store.Join(r.Context(), experiment.JoinRequest{
 		ExternalID: v.external, Platform: v.platform, StudyID: v.study, SessionID: v.session,
 		UserAgent: ua, SessionHash: sessionHash(secret), Now: s.now(),
+		Addr: mac(s.adminToken, "addr "+addr)[:22], MaxPerAddr: s.maxPerAddr,
 	}); err != nil {
 		s.fail(w, r, err)
 		return
@@ -312,6 +349,9 @@ type pstate struct {
 // sync loads the participant's trials, derives the state and records a
 // status change (completed, excluded, screened out) in the store.
 func (s *Server) sync(ctx context.Context, p *experiment.Participant) (pstate, error) {
+	if err := s.expire(ctx, p); err != nil {
+		return pstate{}, err
+	}
 	trials, err := s.store.Trials(ctx, p.ID)
 	if err != nil {
 		return pstate{}, err
@@ -332,8 +372,83 @@ func (s *Server) sync(ctx context.Context, p *experiment.Participant) (pstate, e
 	return out, nil
 }
 
-// completion returns where a finished participant goes.
+// expire marks p abandoned when it is active and has made no progress
+// (LastSeen: joined or last answer) for longer than the design's Abandon,
+// whatever it sends now: only answers hold a place.
+func (s *Server) expire(ctx context.Context, p *experiment.Participant) error {
+	if p.Status != experiment.StatusActive || s.d.Abandon <= 0 || s.now().Sub(p.LastSeen) <= s.d.Abandon {
+		return nil
+	}
+	if err := s.store.SetStatus(ctx, p.ID, experiment.StatusAbandoned, abandonReason, s.now()); err != nil {
+		return err
+	}
+	p.Status, p.Reason = experiment.StatusAbandoned, abandonReason
+	return nil
+}
+
+// abandonReason is the Reason of a participant expire abandoned (the
+// store's Abandon records the same).
+const abandonReason = "abandoned"
+
+// sweep marks the idle holders of every participant abandoned
+// (Store.Abandon) before a join, at most once per sweepEvery, so that a
+// newcomer never finds the study full of idle places.
+func (s *Server) sweep(ctx context.Context) {
+	if s.d.Abandon <= 0 {
+		return
+	}
+	now := s.now()
+	last := s.swept.Load()
+	if now.UnixNano()-last < int64(sweepEvery) || !s.swept.CompareAndSwap(last, now.UnixNano()) {
+		return
+	}
+	if _, err := s.store.Abandon(ctx, now.Add(-s.d.Abandon)); err != nil {
+		s.log.Error("abandon idle participants", "err", err)
+	}
+}
+
+const sweepEvery = 5 * time.Second
+
+// checkPlatform applies the configured recruitment platform's rules to the
+// ids of a join: with a platform, its participant id is required in its
+// format (prolificID, mturkWorker…), unless the config allows anonymous
+// entry, and then only ids of no platform are accepted besides.
+func (s *Server) checkPlatform(v ids) (ids, error) {
+	switch s.cfg.Platform {
+	case "":
+		return v, nil
+	case experiment.PlatformProlific:
+		if v.platform == experiment.PlatformProlific {
+			if !prolificID.MatchString(v.external) {
+				return v, badRequest("The Prolific id (PROLIFIC_PID) must be 24 hexadecimal characters. Please open the study from Prolific.")
+			}
+			return v, nil
+		}
+	case experiment.PlatformMTurk:
+		if v.platform == experiment.PlatformMTurk {
+			if !mturkWorker.MatchString(v.external) || !mturkID.MatchString(v.session) || !mturkID.MatchString(v.study) {
+				return v, badRequest("The MTurk workerId, assignmentId or hitId is missing or malformed. Please open the HIT from Mechanical Turk.")
+			}
+			return v, nil
+		}
+	}
+	if s.cfg.AllowAnonymous && v.platform == "direct" {
+		return v, nil
+	}
+	name := "Prolific"
+	if s.cfg.Platform == experiment.PlatformMTurk {
+		name = "Mechanical Turk"
+	}
+	return v, badRequest("This study takes participants from " + name + " only: please open it from there (the link carries your participant id).")
+}
+
+// completion returns where a finished participant goes; nil for a
+// participant who came without the configured platform's id (allowed
+// anonymously): the platform's code is for its participants only.
 func (s *Server) completion(r *http.Request, p *experiment.Participant, phase string) *completionJSON {
+	if s.cfg.Platform != "" && p.Platform != s.cfg.Platform {
+		return nil
+	}
 	c := s.d.Completion
 	out := &completionJSON{Code: c.Code, RedirectURL: c.RedirectURL}
 	if phase == experiment.PhaseScreenedOut {
@@ -484,6 +599,32 @@ func (s *Server) handleRespond(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
+	if err := s.expire(r.Context(), p); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	trials, err := s.store.Trials(r.Context(), p.ID)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if idx < len(trials) {
+		// An answer right after its images were served finds them still
+		// queued: write them and read the trials again.
+		flushed, err := s.servedLog.flushFor(r.Context(), trials[idx].Token)
+		if err == nil && flushed {
+			trials, err = s.store.Trials(r.Context(), p.ID)
+		}
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+	}
+	if idx < len(trials) {
+		t := &trials[idx]
+		resp.Implausible = experiment.CheckTiming(s.d.Timing, &resp, t.StimulusServed, t.MaskServed)
+		resp.TimingOK = resp.Implausible == "" && experiment.TimingOK(s.d.Timing, resp.ShownMS, resp.RefreshHz)
+	}
 	if err := s.store.Respond(r.Context(), p.ID, idx, resp); err != nil {
 		s.fail(w, r, err)
 		return
@@ -536,13 +677,23 @@ func (s *Server) ownTrial(r *http.Request) (*experiment.Trial, *experiment.Stimu
 	return t, stim, nil
 }
 
-// imageCache is how long browsers may keep a trial's image.
-const imageCache = "private, max-age=3600"
+// imageCache keeps trial images out of caches: the server must see every
+// fetch (Store.Served), so that the answer's timing is judged against the
+// fetch that preceded it.
+const imageCache = "no-store"
+
+// served records that the trial's image or mask is being served now
+// (written in a batch, servedLog). A failure is logged only: the trial
+// then counts as never fetched, which costs its timing_ok, not the
+// participant's progress.
+func (s *Server) served(r *http.Request, t *experiment.Trial, mask bool) {
+	s.servedLog.add(experiment.ServedImage{Token: t.Token, Mask: mask, At: s.now()})
+}
 
 // handleStimulus is GET /stim/{token}/{n}: image n (0, or 1 for the
 // second image of a pair) of the participant's own trial.
 func (s *Server) handleStimulus(w http.ResponseWriter, r *http.Request) {
-	_, stim, err := s.ownTrial(r)
+	t, stim, err := s.ownTrial(r)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -563,6 +714,9 @@ func (s *Server) handleStimulus(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		s.fail(w, r, err)
 		return
+	}
+	if r.PathValue("n") == "0" {
+		s.served(r, t, false)
 	}
 	w.Header().Set("Cache-Control", imageCache)
 	w.Header().Set("Content-Type", imageType(b))
@@ -587,6 +741,7 @@ func (s *Server) handleMask(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	b := s.mask(t.Mask, wh[0], wh[1])
+	s.served(r, t, true)
 	w.Header().Set("Cache-Control", imageCache)
 	w.Header().Set("Content-Type", "image/png")
 	w.Write(b)

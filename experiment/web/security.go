@@ -19,7 +19,7 @@ import (
 const (
 	sessionCookie = "vcr_session" // the participant's session secret
 	csrfCookie    = "vcr_csrf"    // double-submit token of the join and login forms
-	adminCookie   = "vcr_admin"   // HMAC of the admin token
+	adminCookie   = "vcr_admin"   // an admin session secret (adminSessions)
 	turkCookie    = "vcr_turk"    // MTurk's turkSubmitTo (validated)
 )
 
@@ -105,6 +105,17 @@ func (s *Server) clientIP(r *http.Request) string {
 		return r.RemoteAddr
 	}
 	return host
+}
+
+// addrKey is the key of a client address for the join limits: the
+// address itself for IPv4, its /64 network for IPv6 (one subscriber
+// usually holds a whole /64, so single IPv6 addresses cost nothing).
+func addrKey(ip string) string {
+	a := net.ParseIP(ip)
+	if a == nil || a.To4() != nil {
+		return ip
+	}
+	return a.Mask(net.CIDRMask(64, 128)).String() + "/64"
 }
 
 // limiters is a set of token buckets keyed by client address or session;

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"embed"
@@ -15,6 +16,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -79,10 +81,17 @@ type Server struct {
 	// consent and instructions are the researcher's HTML fragments.
 	consent, instructions template.HTML
 
-	adminToken  []byte
-	adminCookie string // the vcr_admin cookie value: HMAC of the token
+	adminToken []byte
 
 	ipLimit, sessionLimit, loginLimit *limiters
+	// joinIP and joinAll limit POST /join per address and over all;
+	// maxPerAddr is the places one address may hold (0: no limit).
+	joinIP, joinAll *limiters
+	maxPerAddr      int
+	swept           atomic.Int64 // UnixNano of the last sweep (Store.Abandon)
+
+	admins    *adminSessions
+	servedLog *servedLog
 
 	answers    map[string]bool // valid responses
 	categories []categoryJSON
@@ -117,7 +126,6 @@ func New(cfg experiment.ServerConfig, d *experiment.Design, s experiment.Store, 
 		srv.title = "Image recognition study"
 	}
 	srv.adminToken = []byte(cfg.AdminToken)
-	srv.adminCookie = mac(srv.adminToken, "vcr-admin")
 
 	switch d.Kind {
 	case experiment.KindDistinguish:
@@ -194,6 +202,23 @@ func New(cfg experiment.ServerConfig, d *experiment.Design, s experiment.Store, 
 	srv.ipLimit = newLimiters(rate.Limit(rip), bip)
 	srv.sessionLimit = newLimiters(rate.Limit(rs), bs)
 	srv.loginLimit = newLimiters(rate.Every(loginEvery), loginBurst)
+	jip, jall := cfg.JoinsPerMinutePerIP, cfg.JoinsPerMinute
+	if jip <= 0 {
+		jip = experiment.DefaultJoinsPerMinutePerIP
+	}
+	if jall <= 0 {
+		jall = experiment.DefaultJoinsPerMinute
+	}
+	srv.joinIP = newLimiters(rate.Limit(jip/60), max(1, int(jip)))
+	srv.joinAll = newLimiters(rate.Limit(jall/60), max(1, int(jall)))
+	switch srv.maxPerAddr = cfg.MaxPlacesPerIP; {
+	case srv.maxPerAddr == 0:
+		srv.maxPerAddr = experiment.DefaultMaxPlacesPerIP
+	case srv.maxPerAddr < 0:
+		srv.maxPerAddr = 0
+	}
+	srv.admins = newAdminSessions()
+	srv.servedLog = newServedLog(s, srv.log)
 
 	mux := http.NewServeMux()
 	static, _ := fs.Sub(staticFS, "static")
@@ -232,8 +257,13 @@ func New(cfg experiment.ServerConfig, d *experiment.Design, s experiment.Store, 
 // ServeHTTP serves the app.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
 
-// Close releases the image folder. It does not close the store.
-func (s *Server) Close() error { return s.images.Close() }
+// Close writes the served images still queued and releases the image
+// folder. It does not close the store.
+func (s *Server) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return errors.Join(s.servedLog.flush(ctx), s.images.Close())
+}
 
 // HTTPServer returns an http.Server for the app on addr with read, write
 // and idle timeouts and a header size limit set.

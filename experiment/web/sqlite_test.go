@@ -25,7 +25,7 @@ func TestSQLite(t *testing.T) {
 	if err := st.Init(context.Background(), d); err != nil {
 		t.Fatal(err)
 	}
-	e := newEnvWith(t, experiment.ServerConfig{AdminToken: testAdminToken}, d, st)
+	e := newEnvWith(t, experiment.ServerConfig{AdminToken: testAdminToken, MaxPlacesPerIP: -1, JoinsPerMinutePerIP: 1e6}, d, st)
 
 	a := e.client()
 	a.join("PROLIFIC_PID=sq1")

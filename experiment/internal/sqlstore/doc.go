@@ -11,9 +11,13 @@
 //	design        the one recorded design: hash, name, canonical JSON
 //	batches       one row per design batch (id, number of stimuli)
 //	participants  id, unique seq, unique external_id, batch (NULL = none),
-//	              status, reason, session_hash, created, last_seen, …
+//	              status, reason, session_hash, created, last_seen
+//	              (moved by answers only), join_addr (the keyed address
+//	              Join counts places by), …
 //	trials        (participant, idx) primary key, role, stimulus_id,
-//	              unique token, mask, answer columns (NULL until answered)
+//	              unique token, mask, stimulus_served, mask_served (when
+//	              the server sent the images), answer columns and
+//	              implausible (NULL until answered)
 //
 // Assignment (Join), status changes (SetStatus, Abandon) and Init run in
 // write transactions that the dialect serialises: SQLite through its single

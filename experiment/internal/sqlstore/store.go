@@ -232,7 +232,8 @@ func (s *Store) Init(ctx context.Context, d *experiment.Design) error {
 	for _, q := range []struct {
 		db    *sql.DB
 		query string
-	}{{s.w, respondTouch}, {s.w, respondCheck}, {s.w, respondUpdate}, {s.r, qBySession}, {s.r, qTrials}, {s.r, qByToken}} {
+	}{{s.w, respondTouch}, {s.w, respondCheck}, {s.w, respondUpdate}, {s.w, qServedStim}, {s.w, qServedMask},
+		{s.r, qBySession}, {s.r, qTrials}, {s.r, qByToken}} {
 		if _, err := s.stmt(ctx, q.db, q.query); err != nil {
 			return s.wrap("prepare", err)
 		}
@@ -337,16 +338,23 @@ func (s *Store) Join(ctx context.Context, req experiment.JoinRequest) (*experime
 		p, created = nil, false
 		old, err := scanParticipant(tx.QueryRowContext(ctx, s.q(qByExternalID), req.ExternalID))
 		if err == nil {
-			if _, err := tx.ExecContext(ctx, s.q(qRejoin),
-				req.SessionHash, s.d.Time(now), old.ID); err != nil {
+			if _, err := tx.ExecContext(ctx, s.q(qRejoin), req.SessionHash, old.ID); err != nil {
 				return err
 			}
-			old.LastSeen = now
 			p = old
 			return nil
 		}
 		if !errors.Is(err, sql.ErrNoRows) {
 			return err
+		}
+		if req.Addr != "" && req.MaxPerAddr > 0 {
+			var held int
+			if err := tx.QueryRowContext(ctx, s.q(qAddrHolders), req.Addr).Scan(&held); err != nil {
+				return err
+			}
+			if held >= req.MaxPerAddr {
+				return experiment.ErrAddrLimit
+			}
 		}
 		batch, err := s.pickBatch(ctx, tx, d)
 		if err != nil {
@@ -362,10 +370,10 @@ func (s *Store) Join(ctx context.Context, req experiment.JoinRequest) (*experime
 		if batch >= 0 {
 			dbBatch = batch
 		}
-		if err := tx.QueryRowContext(ctx, s.q(`INSERT INTO participants (seq, external_id, platform, study_id, session_id, batch, status, reason, user_agent, session_hash, created, last_seen)
-			VALUES (?, ?, ?, ?, ?, ?, ?, '', ?, ?, ?, ?) RETURNING id`),
+		if err := tx.QueryRowContext(ctx, s.q(`INSERT INTO participants (seq, external_id, platform, study_id, session_id, batch, status, reason, user_agent, session_hash, created, last_seen, join_addr)
+			VALUES (?, ?, ?, ?, ?, ?, ?, '', ?, ?, ?, ?, ?) RETURNING id`),
 			np.Seq, np.ExternalID, np.Platform, np.StudyID, np.SessionID, dbBatch, string(np.Status), np.UserAgent,
-			req.SessionHash, s.d.Time(now), s.d.Time(now)).Scan(&np.ID); err != nil {
+			req.SessionHash, s.d.Time(now), s.d.Time(now), req.Addr).Scan(&np.ID); err != nil {
 			return err
 		}
 		if err := s.insertPlan(ctx, tx, np.ID, d.Plan(batch, np.Seq)); err != nil {
@@ -468,26 +476,28 @@ func one[T any](ctx context.Context, s *Store, op, query string, scan func(scann
 	return v, s.wrap(op, err)
 }
 
-const trialCols = `participant, idx, role, stimulus_id, token, mask, response, rt_ms, shown_ms, mask_ms, refresh_hz, frames, timing_ok, input, answered_at`
+const trialCols = `participant, idx, role, stimulus_id, token, mask, response, rt_ms, shown_ms, mask_ms, refresh_hz, frames, timing_ok, input, answered_at,
+	stimulus_served, mask_served, implausible`
 
 func scanTrial(row scanner) (*experiment.Trial, error) {
 	var t experiment.Trial
 	var role string
-	var resp, input sql.NullString
+	var resp, input, implausible sql.NullString
 	var rt, shown, mask, hz sql.NullFloat64
 	var frames sql.NullInt64
 	var ok sql.NullBool
 	var at time.Time
 	atc := timeCol{t: &at}
 	if err := row.Scan(&t.Participant, &t.Index, &role, &t.StimulusID, &t.Token, &t.Mask,
-		&resp, &rt, &shown, &mask, &hz, &frames, &ok, &input, &atc); err != nil {
+		&resp, &rt, &shown, &mask, &hz, &frames, &ok, &input, &atc,
+		&timeCol{t: &t.StimulusServed}, &timeCol{t: &t.MaskServed}, &implausible); err != nil {
 		return nil, err
 	}
 	t.Role = experiment.Role(role)
 	if atc.valid {
 		t.Answer = &experiment.Response{Response: resp.String, RTms: rt.Float64, ShownMS: shown.Float64,
 			MaskMS: mask.Float64, RefreshHz: hz.Float64, Frames: int(frames.Int64), TimingOK: ok.Bool,
-			Input: input.String, At: at}
+			Implausible: implausible.String, Input: input.String, At: at}
 	}
 	return &t, nil
 }
@@ -588,7 +598,7 @@ func (s *Store) Respond(ctx context.Context, participant int64, index int, r exp
 			return err
 		}
 		res, err := upd.ExecContext(ctx, r.Response, r.RTms, r.ShownMS, r.MaskMS, r.RefreshHz, r.Frames, r.TimingOK,
-			r.Input, s.d.Time(at), participant, index)
+			r.Implausible, r.Input, s.d.Time(at), participant, index)
 		if err != nil {
 			return err
 		}
@@ -602,6 +612,30 @@ func (s *Store) Respond(ctx context.Context, participant int64, index int, r exp
 		return nil
 	})
 	return s.wrap(op, err)
+}
+
+// Served implements experiment.Store.
+func (s *Store) Served(ctx context.Context, images []experiment.ServedImage) error {
+	if len(images) == 0 {
+		return nil
+	}
+	err := s.write(ctx, false, func(tx *sql.Tx) error {
+		for _, im := range images {
+			query := qServedStim
+			if im.Mask {
+				query = qServedMask
+			}
+			st, err := s.txStmt(ctx, tx, query)
+			if err != nil {
+				return err
+			}
+			if _, err := st.ExecContext(ctx, s.d.Time(s.now(im.At)), im.Token); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return s.wrap(fmt.Sprintf("record %d served images", len(images)), err)
 }
 
 var statuses = []experiment.Status{experiment.StatusActive, experiment.StatusCompleted, experiment.StatusScreenedOut,

@@ -311,11 +311,13 @@
     const t = state.trial;
     const timing = state.timing;
     makeButtons(state.categories);
-    // Preload and decode everything before the fixation point.
+    // Preload and decode everything before the fixation point, once the
+    // page is visible: the server judges the timing against when it
+    // served the images (experiment.CheckTiming).
+    await waitVisible();
     const imgs = await Promise.all(t.images.map(loadImage));
     const mask = await loadImage(t.mask);
     setLayout(imgs[0].naturalWidth, imgs[0].naturalHeight, imgs.length);
-    await waitVisible();
 
     // Fixation.
     drawFixation();

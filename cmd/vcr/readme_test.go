@@ -356,6 +356,10 @@ sanity_max_failures: 1
 server:
   admin_token: readme-admin-token-0123456789
   rate_per_ip: 100000
+  # every simulated participant of the load test comes from this one address
+  max_places_per_ip: -1
+  joins_per_minute: 100000
+  joins_per_minute_per_ip: 100000
 `
 	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)

@@ -177,6 +177,17 @@ func fitCounts(c Counts, minN int, anchor float64, opt *Options, used []bool) (*
 	return spline.FitMonotone(x, y, w, mo)
 }
 
+// FitCurve fits one curve as Fit does (the monotone non-increasing
+// spline on [0, 1], weighted by the bins' trials, anchored at anchor
+// unless it is NaN) to the bins of c with at least minCount trials, with
+// the default smoothing (Options' zero Lambda and Segments). It returns
+// ErrNoData when no bin qualifies. It serves live views of partial data
+// (the experiment's admin page) that must draw the curve the analysis
+// will fit.
+func FitCurve(c Counts, minCount int, anchor float64) (*spline.Monotone, error) {
+	return fitCounts(c, minCount, anchor, &Options{}, nil)
+}
+
 // Fit estimates the VCR curves of s: binning (Algorithm 1), anchored
 // monotone splines, R̂a and R̂p, and, unless opt.Replicates < 0, the
 // bootstrap bands and intervals. It returns ErrDV for a Δv outside [0, 1],

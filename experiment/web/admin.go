@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"slices"
 	"strings"
@@ -15,7 +16,6 @@ import (
 	"github.com/vcr-bench/vcr/experiment"
 	"github.com/vcr-bench/vcr/plot"
 	"github.com/vcr-bench/vcr/robustness"
-	"github.com/vcr-bench/vcr/spline"
 )
 
 // adminData is what the admin page shows of the design.
@@ -379,29 +379,32 @@ func (s *Server) handleCurve(w http.ResponseWriter, r *http.Request) {
 func curveChart(c *curveSeries, cleanN, cleanK int) plot.Chart {
 	ch := plot.Chart{Title: fmt.Sprintf("%s (%d trials)", c.name, c.trials), XLabel: "Δv = max(0, 1 − VIF)", YLabel: "human accuracy"}
 	cv := plot.Curve{Name: "humans", Human: true}
-	var x, y, wt []float64
+	var bins robustness.Counts
+	anchor := math.NaN()
 	if cleanN > 0 {
-		cv.Points = append(cv.Points, plot.Point{X: 0, Y: float64(cleanK) / float64(cleanN), N: cleanN})
+		anchor = float64(cleanK) / float64(cleanN)
+		cv.Points = append(cv.Points, plot.Point{X: 0, Y: anchor, N: cleanN})
 	}
+	usable := 0
 	for b := range c.n {
 		if c.n[b] == 0 {
 			continue
 		}
 		xb := (float64(b) + 0.5) / curveBins
-		yb := float64(c.k[b]) / float64(c.n[b])
-		cv.Points = append(cv.Points, plot.Point{X: xb, Y: yb, N: c.n[b]})
+		cv.Points = append(cv.Points, plot.Point{X: xb, Y: float64(c.k[b]) / float64(c.n[b]), N: c.n[b]})
+		bins.X, bins.N, bins.K = append(bins.X, xb), append(bins.N, c.n[b]), append(bins.K, c.k[b])
 		if c.n[b] >= curveMinBin {
-			x, y, wt = append(x, xb), append(y, yb), append(wt, float64(c.n[b]))
+			usable++
 		}
 	}
-	opt := spline.MonotoneOptions{Domain: [2]float64{0, 1}, Clamp: true}
-	if cleanN > 0 {
-		a := float64(cleanK) / float64(cleanN)
-		opt.Anchor = &a
-	}
-	if len(x) >= curveMinFit {
-		if f, err := spline.FitMonotone(x, y, wt, opt); err == nil {
-			hi := x[len(x)-1]
+	if usable >= curveMinFit {
+		if f, err := robustness.FitCurve(bins, curveMinBin, anchor); err == nil {
+			hi := 0.0
+			for i, x := range bins.X {
+				if bins.N[i] >= curveMinBin {
+					hi = x
+				}
+			}
 			for i := 0; float64(i)/100 <= hi+1e-9; i++ {
 				v := float64(i) / 100
 				cv.X, cv.Y = append(cv.X, v), append(cv.Y, f.Eval(v))

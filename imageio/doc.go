@@ -23,6 +23,7 @@
 // differ slightly) rather than up to ~40 levels off at colour edges. A GIF
 // whose first frame does not cover the logical screen is drawn on a canvas of
 // the screen's size filled with the background colour; only the first frame
-// is used. A decoder panic on malformed data is returned as an error wrapping
+// is decoded (an animation's other frames are never expanded, whatever their
+// number). A decoder panic on malformed data is returned as an error wrapping
 // ErrDecoderPanic.
 package imageio

@@ -25,16 +25,19 @@ import (
 // they bound the live memory from above) by TestBytesPerPixel; see
 // docs/performance.md ("Memory").
 const (
-	// DecodeBytesPerPixel bounds what decoding a source image (and
-	// resizing it) allocates per source pixel, the file's bytes aside:
-	// 13–16 bytes for GIF, JPEG and 8-bit PNG, 20 for 16-bit PNG, 24 for
-	// TIFF, 36 for 16-bit TIFF, 37 for a progressive JPEG.
-	DecodeBytesPerPixel = 40
+	// DecodeBytesPerPixel bounds what decoding a source image and
+	// resizing it allocate per source pixel, the file's bytes aside: 13–16
+	// bytes for GIF, JPEG, BMP and 8-bit PNG, 20 for 16-bit PNG, 24 for
+	// TIFF, 36 for 16-bit TIFF, and 4.6 more with --resize 256 --crop 224;
+	// a progressive JPEG keeps its DCT coefficients, up to 12 bytes per
+	// pixel, besides (about 32 in all).
+	DecodeBytesPerPixel = 48
 	// PipelineBytesPerPixel bounds what one draw allocates per pixel of
 	// the (preprocessed) image it corrupts and scores: the image (12
 	// bytes), the corrupted copy (12), the 8-bit copy (3), the grey planes
-	// (16), the corruption's scratch and the VIF workspaces of all five
-	// flavours; 150–175 bytes per pixel measured, whatever the corruption.
+	// (16), the corruption's scratch, the VIF workspaces of all five
+	// flavours and the encoder's buffer; 162–187 bytes per pixel measured,
+	// depending on the corruption.
 	PipelineBytesPerPixel = 200
 	// ProgramReserve is what a run needs beside its images: the program
 	// and the Go runtime (30 MB of resident memory for vcr generate over
@@ -47,7 +50,7 @@ const (
 
 // ErrOverBudget is wrapped by the error of a source image that needs more
 // memory than the run's budget allows for one image.
-var ErrOverBudget = errors.New("image needs more memory than the budget allows")
+var ErrOverBudget = errors.New("too large for the memory budget")
 
 // DefaultMaxMemory returns the memory budget of a run whose
 // Config.MaxMemory is 0: three quarters of SystemMemory, or 4 GiB where
@@ -338,13 +341,14 @@ func (st *runState) need(idx int) (n, px int64, err error) {
 	return n, int64(pw) * int64(ph), nil
 }
 
-// overBudget describes an image whose draw needs n bytes, more than the budget.
+// overBudget describes an image whose draw needs n bytes, more than the
+// budget leaves for one image.
 func (st *runState) overBudget(h imageio.Header, pw, ph int, n int64) error {
 	proc := ""
 	if pw != h.Width || ph != h.Height {
-		proc = fmt.Sprintf(", %dx%d after --resize/--crop", pw, ph)
+		proc = fmt.Sprintf(" (%dx%d after resize and crop)", pw, ph)
 	}
-	return fmt.Errorf("%dx%d = %.1f megapixels%s: a draw from it needs about %s (file, decoding at %d bytes per pixel, corrupting and scoring at %d), more than the %s left for one image by --max-memory %s; raise --max-memory to at least %s to use it: %w",
-		h.Width, h.Height, float64(h.Pixels())/1e6, proc, FormatBytes(n), DecodeBytesPerPixel, PipelineBytesPerPixel,
-		FormatBytes(st.mem.cap), FormatBytes(st.mem.total), FormatBytes(n+st.mem.total-st.mem.cap), ErrOverBudget)
+	return fmt.Errorf("%w: %dx%d = %.1f megapixels%s needs about %s to decode (%d bytes per pixel), corrupt and score (%d), but --max-memory %s leaves %s for one image; raise --max-memory to at least %s to use it",
+		ErrOverBudget, h.Width, h.Height, float64(h.Pixels())/1e6, proc, FormatBytes(n), DecodeBytesPerPixel, PipelineBytesPerPixel,
+		FormatBytes(st.mem.total), FormatBytes(st.mem.cap), FormatBytes(n+ProgramReserve))
 }

@@ -91,7 +91,7 @@ uninterrupted run. An existing, non-empty OUT is refused unless --resume or
 
 Memory: the workers share the budget --max-memory (default: 3/4 of the
 machine's memory, or of the cgroup limit of a container or batch job). A
-draw needs about 40 bytes per source pixel to decode and 200 per pixel
+draw needs about 48 bytes per source pixel to decode and 200 per pixel
 (after --resize/--crop) to corrupt and score, read from the image's header
 before decoding; a worker waits while the others hold the memory, and a
 source that needs more than the whole budget is listed in failures.csv

@@ -210,6 +210,7 @@ type memBudget struct {
 	mu    sync.Mutex
 	free  int64
 	queue []*memWaiter
+	sig   chan struct{} // closed when a waiter queues (see waiting)
 }
 
 type memWaiter struct {
@@ -228,6 +229,10 @@ func (b *memBudget) acquire(ctx context.Context, n int64) error {
 	}
 	w := &memWaiter{n: n, ready: make(chan struct{})}
 	b.queue = append(b.queue, w)
+	if b.sig != nil {
+		close(b.sig)
+		b.sig = nil
+	}
 	b.mu.Unlock()
 	select {
 	case <-w.ready:
@@ -273,6 +278,23 @@ func (b *memBudget) grant() {
 	}
 }
 
+// closed is a closed channel.
+var closed = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
+// waiting returns a channel that is closed once a worker waits for memory
+// (at once if one waits now).
+func (b *memBudget) waiting() <-chan struct{} {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.queue) > 0 {
+		return closed
+	}
+	if b.sig == nil {
+		b.sig = make(chan struct{})
+	}
+	return b.sig
+}
+
 // contended reports whether a worker waits for memory.
 func (b *memBudget) contended() bool {
 	b.mu.Lock()
@@ -280,8 +302,9 @@ func (b *memBudget) contended() bool {
 	return len(b.queue) > 0
 }
 
-// minImageMemory is the least a budget must leave for images.
-const minImageMemory = 32 << 20
+// MinMaxMemory is the smallest budget Config.MaxMemory accepts:
+// ProgramReserve and 32 MiB for images.
+const MinMaxMemory = ProgramReserve + 32<<20
 
 // newMemBudget returns the budget of a run of total bytes: ProgramReserve
 // for the program, the rest for images; nil when total < 0 (no budget).
@@ -290,9 +313,9 @@ func newMemBudget(total int64) (*memBudget, error) {
 	if total < 0 {
 		return nil, nil
 	}
-	if total < ProgramReserve+minImageMemory {
+	if total < MinMaxMemory {
 		return nil, fmt.Errorf("a memory budget of %s is too small: the program needs %s before any image; give at least --max-memory %s",
-			FormatBytes(total), FormatBytes(ProgramReserve), FormatBytes(ProgramReserve+minImageMemory))
+			FormatBytes(total), FormatBytes(ProgramReserve), FormatBytes(MinMaxMemory))
 	}
 	c := total - ProgramReserve
 	return &memBudget{total: total, cap: c, free: c}, nil

@@ -189,15 +189,18 @@ func (w *worker) yield() {
 	}
 }
 
-// receive receives the next job from jobs; before waiting for one, w drops
-// its scratch, so that an idle worker holds no memory another needs.
+// receive receives the next job from jobs. A worker waiting for a job
+// keeps its scratch memory until another worker waits for memory, and then
+// drops it, so that an idle worker holds nothing another needs.
 func receive[T any](w *worker, jobs <-chan T) (T, bool) {
-	select {
-	case t, ok := <-jobs:
-		return t, ok
-	default:
+	if w.st.mem != nil && w.held > 0 {
+		select {
+		case t, ok := <-jobs:
+			return t, ok
+		case <-w.st.mem.waiting():
+			w.drop()
+		}
 	}
-	w.drop()
 	t, ok := <-jobs
 	return t, ok
 }

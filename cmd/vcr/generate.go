@@ -234,6 +234,10 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		if budget == 0 {
 			return usagef("--max-memory must be positive (got %q), e.g. --max-memory 4GiB; 'none' runs without a budget", *maxMemory)
 		}
+		if budget < testset.MinMaxMemory {
+			return usagef("--max-memory %s is too small: the program itself needs %s; give at least --max-memory %s",
+				testset.FormatBytes(budget), testset.FormatBytes(testset.ProgramReserve), testset.FormatBytes(testset.MinMaxMemory))
+		}
 	}
 	dir := shard.Dir(*out)
 	if err := checkOutDir("--out", dir); err != nil {

@@ -162,3 +162,27 @@ func TestGenerateMemoryBudget(t *testing.T) {
 		t.Error("manifest.csv or failures.csv after --resume differ from the first run's")
 	}
 }
+
+// TestGenerateMaxMemoryFlag checks --max-memory's parsing: sizes with
+// units, none, and the usage errors of a bad or too small value.
+func TestGenerateMaxMemoryFlag(t *testing.T) {
+	data := genDataset(t)
+	base := []string{"generate", "--images", data, "--corruptions", "gaussian_noise", "--n", "3", "--vif-method", "pixel", "--progress", "never"}
+	for _, tc := range []struct {
+		value string
+		code  int
+		want  string
+	}{
+		{"512MiB", exitOK, ""},
+		{"none", exitOK, "no memory budget"},
+		{"auto", exitOK, "memory budget"},
+		{"lots", exitUsage, "--max-memory: \"lots\" is not a memory size"},
+		{"0", exitUsage, "--max-memory must be positive"},
+		{"64MiB", exitUsage, "give at least --max-memory 128 MiB"},
+	} {
+		code, _, errOut := runCmd(t, append(base, "--max-memory", tc.value, "--out", filepath.Join(t.TempDir(), "o"))...)
+		if code != tc.code || !strings.Contains(errOut, tc.want) {
+			t.Errorf("--max-memory %s: exit %d, want %d with %q:\n%s", tc.value, code, tc.code, tc.want, errOut)
+		}
+	}
+}

@@ -97,7 +97,7 @@ func TestGenerateMemoryBudget(t *testing.T) {
 	os.WriteFile(filepath.Join(big, "zero.png"), bomb, 0o644)
 	os.WriteFile(filepath.Join(big, "frames.gif"), animatedGIF(t, 500, 500, 1000), 0o644)
 	for i := range 2 {
-		if err := imageio.Save(filepath.Join(big, fmt.Sprintf("large%d.png", i)), testimg.Natural(640, 480, uint64(i)), imageio.EncodeOptions{}); err != nil {
+		if err := imageio.Save(filepath.Join(big, fmt.Sprintf("large%d.png", i)), testimg.Natural(800, 600, uint64(i)), imageio.EncodeOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}

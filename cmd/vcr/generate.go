@@ -112,6 +112,7 @@ Examples:
   vcr generate --images val/ --corruptions shot_noise --n 5000 --sampling targeted --out targeted
   vcr generate --images val/ --corruptions gaussian_noise,contrast --n 1000 --imagenet-c --out inc
   vcr generate --images val/ --corruptions gaussian_noise --n 50000 --out vcr-val --shard 3/8
+  vcr generate --images photos/ --corruptions all --n 500 --out p --max-memory 8GiB
   vcr generate … --resume        # continue an interrupted run
 `
 

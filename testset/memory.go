@@ -221,8 +221,11 @@ type memWaiter struct {
 // acquire reserves n ≤ cap bytes, waiting for them; it returns ctx.Err()
 // if ctx ends first.
 func (b *memBudget) acquire(ctx context.Context, n int64) error {
+	if b.tryAcquire(n) {
+		return nil
+	}
 	b.mu.Lock()
-	if len(b.queue) == 0 && b.free >= n {
+	if len(b.queue) == 0 && b.free >= n { // freed meanwhile
 		b.free -= n
 		b.mu.Unlock()
 		return nil
@@ -255,6 +258,17 @@ func (b *memBudget) acquire(ctx context.Context, n int64) error {
 		}
 		return ctx.Err()
 	}
+}
+
+// tryAcquire reserves n bytes if they are free and no one waits.
+func (b *memBudget) tryAcquire(n int64) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.queue) == 0 && b.free >= n {
+		b.free -= n
+		return true
+	}
+	return false
 }
 
 // release returns n bytes.

@@ -244,9 +244,11 @@ type noHeaders struct{ Source }
 
 // TestGenerateOverBudget runs Generate with a budget of 128 MiB (32 MiB
 // for images, about 135,000 pixels a draw) over the test dataset plus a
-// 400×400 PNG and a 30000×30000 header: both are failure rows naming
-// ErrOverBudget and the budget, every other draw is in the manifest, and
-// the outcome does not depend on the number of workers. A Source that
+// 400×400 PNG, a 30000×30000 header and six 300×300 PNGs that fit only one
+// at a time: the first two are failure rows naming ErrOverBudget and the
+// budget, every other draw is in the manifest (the workers take turns with
+// the 300×300 ones), and the outcome does not depend on the number of
+// workers. A Source that
 // cannot read headers is checked after decoding, with the same result.
 func TestGenerateOverBudget(t *testing.T) {
 	data := t.TempDir()
@@ -255,6 +257,13 @@ func TestGenerateOverBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(data, "dog", "bomb.png"), headerOnlyPNG(30000, 30000), 0o644)
+	// 300×300 images reserve 21 MiB each: they fit, but one at a time.
+	mids := []string{"fish/mid0.png", "dog/mid1.png", "cat/mid2.png", "fish/mid3.png", "dog/mid4.png", "cat/mid5.png"}
+	for _, p := range mids {
+		if err := imageio.Save(filepath.Join(data, p), testimg.Natural(300, 300, 6), imageio.EncodeOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	var manifests [][]byte
 	for i, workers := range []int{1, 3, 2} {
 		cfg := testConfig(t, data, filepath.Join(t.TempDir(), "out"))
@@ -283,12 +292,17 @@ func TestGenerateOverBudget(t *testing.T) {
 		if over["cat/large.png"] == 0 || (i < 2) != (over["dog/bomb.png"] > 0) || len(over) != 2-i/2 {
 			t.Errorf("workers %d, source %T: over-budget failures %v", workers, cfg.Source, over)
 		}
-		if sum.Rows+sum.Failures != 80 {
-			t.Errorf("workers %d: %d rows + %d failures, want 80", workers, sum.Rows, sum.Failures)
-		}
 		m, err := os.ReadFile(filepath.Join(cfg.Out, ManifestFile))
 		if err != nil {
 			t.Fatal(err)
+		}
+		for _, mid := range mids {
+			if !bytes.Contains(m, []byte(mid)) {
+				t.Errorf("workers %d: no manifest row from %s, which fits the budget", workers, mid)
+			}
+		}
+		if sum.Rows+sum.Failures != 80 {
+			t.Errorf("workers %d: %d rows + %d failures, want 80", workers, sum.Rows, sum.Failures)
 		}
 		manifests = append(manifests, m)
 	}

@@ -205,10 +205,15 @@ func receive[T any](w *worker, jobs <-chan T) (T, bool) {
 	return t, ok
 }
 
-// reserve makes w hold at least n bytes of the budget, dropping its
-// scratch first when it must wait for more.
+// reserve makes w hold at least n bytes of the budget: it takes the
+// difference at once when it is free and no one waits, else it drops its
+// scratch and waits for n in turn.
 func (w *worker) reserve(n int64) error {
 	if w.st.mem == nil || n <= w.held {
+		return nil
+	}
+	if w.st.mem.tryAcquire(n - w.held) {
+		w.held = n
 		return nil
 	}
 	w.drop()

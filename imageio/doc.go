@@ -12,6 +12,9 @@
 //
 // Decompression bombs: Decode reads the header first and refuses images with
 // more than Options.MaxPixels pixels before allocating the pixel buffer.
+// ReadHeader reads a file's header alone, so that a caller can budget the
+// memory an image will need before decoding it (vcr generate's
+// --max-memory).
 //
 // Format notes. Lossy WebP is converted from its limited-range BT.601 YUV
 // exactly as libwebp (and so Pillow) does, with libwebp's default "fancy"

@@ -342,6 +342,13 @@ func (d *CIFAR) CoarseLabel(i int) int {
 	return int(d.coarse[i])
 }
 
+// Header returns the size of record i: every CIFAR image is 32×32, read
+// as one record of a few kilobytes.
+func (d *CIFAR) Header(i int) (imageio.Header, error) {
+	d.Item(i) // range check
+	return imageio.Header{Width: cifarSide, Height: cifarSide, Format: "cifar", FileSize: int64(d.recordSize())}, nil
+}
+
 // Load reads record i from its batch file and returns it as a 32×32 image.
 func (d *CIFAR) Load(i int) (*imageio.Image, error) {
 	f, r := d.locate(i)

@@ -46,6 +46,14 @@ type Dataset interface {
 	Root() string
 }
 
+// HeaderReader is implemented by the datasets that can tell an element's
+// size before decoding it: every Dataset that Open returns. Header
+// returns the size element i's header declares, and its file size; it
+// reads no pixels. It panics if i is out of range.
+type HeaderReader interface {
+	Header(i int) (imageio.Header, error)
+}
+
 // Kinds of dataset accepted by Spec.Kind.
 const (
 	KindAuto        = "auto"
@@ -208,6 +216,17 @@ func (d *files) Load(i int) (*imageio.Image, error) {
 		return nil, fmt.Errorf("dataset: %w", err)
 	}
 	return m, nil
+}
+
+// Header reads the header of element i's file without decoding its pixels
+// (imageio.ReadHeader), so that a caller can refuse an image too large for
+// its memory before decoding it.
+func (d *files) Header(i int) (imageio.Header, error) {
+	h, err := imageio.ReadHeader(d.Path(i))
+	if err != nil {
+		return h, fmt.Errorf("dataset: %w", err)
+	}
+	return h, nil
 }
 
 func (d *files) check(i int) int {

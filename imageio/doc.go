@@ -12,6 +12,9 @@
 //
 // Decompression bombs: Decode reads the header first and refuses images with
 // more than Options.MaxPixels pixels before allocating the pixel buffer.
+// ReadHeader reads a file's header alone, so that a caller can budget the
+// memory an image will need before decoding it (vcr generate's
+// --max-memory).
 //
 // Format notes. Lossy WebP is converted from its limited-range BT.601 YUV
 // exactly as libwebp (and so Pillow) does, with libwebp's default "fancy"
@@ -23,6 +26,7 @@
 // differ slightly) rather than up to ~40 levels off at colour edges. A GIF
 // whose first frame does not cover the logical screen is drawn on a canvas of
 // the screen's size filled with the background colour; only the first frame
-// is used. A decoder panic on malformed data is returned as an error wrapping
+// is decoded (an animation's other frames are never expanded, whatever their
+// number). A decoder panic on malformed data is returned as an error wrapping
 // ErrDecoderPanic.
 package imageio

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"sync"
@@ -99,6 +100,20 @@ type Config struct {
 	Resume, Force bool
 	// Workers is the number of images processed in parallel (default GOMAXPROCS).
 	Workers int
+	// MaxMemory is the run's memory budget in bytes: 0 means
+	// DefaultMaxMemory() (three quarters of the machine's or the control
+	// group's memory), a negative value no budget. Every worker reserves
+	// what its draw's image needs (imageNeed: the file, DecodeBytesPerPixel
+	// per source pixel, PipelineBytesPerPixel per pixel after Resize and
+	// Crop) from the budget before decoding it, read from the image's
+	// header, and waits while the other workers hold the rest; an image
+	// that needs more than the budget leaves for one image (the budget less
+	// what the program itself holds) is a failure (ErrOverBudget) and the
+	// run goes on. Generate also sets the Go runtime's soft memory limit
+	// (runtime/debug.SetMemoryLimit) to the budget for the run's duration.
+	// The budget is not recorded in run.json: a resumed run may give
+	// another. Which images fail depends on it, not on Workers.
+	MaxMemory int64
 	// Version is recorded in run.json.
 	Version string
 	// Progress, if not nil, is called once before the first draw and after
@@ -147,6 +162,18 @@ func Generate(ctx context.Context, cfg Config) (*Summary, error) {
 	st, err := newRunState(cfg)
 	if err != nil {
 		return nil, err
+	}
+	if st.mem != nil {
+		// The soft limit makes the garbage collector return the memory of
+		// finished draws before the heap grows past the budget; file-backed
+		// pages (the program's code) count against the budget but not
+		// against the Go heap.
+		_, file := processMemory()
+		limit := st.mem.total - file
+		if old := debug.SetMemoryLimit(-1); old < limit {
+			limit = old
+		}
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(limit))
 	}
 	if err := os.MkdirAll(st.cfg.Out, 0o755); err != nil {
 		return nil, err
@@ -201,6 +228,7 @@ type runState struct {
 	enc         imageio.EncodeOptions
 	dirs        sync.Map // folders already created
 	resumedRows int
+	mem         *memBudget // nil: no budget
 }
 
 func newRunState(cfg Config) (*runState, error) {
@@ -225,7 +253,17 @@ func newRunState(cfg Config) (*runState, error) {
 	if _, err := iqa.ParseMethod(string(cfg.Method)); err != nil {
 		return nil, err
 	}
-	dvMethods, err := resolveDVMethods(cfg)
+	if cfg.Workers <= 0 {
+		cfg.Workers = runtime.GOMAXPROCS(0)
+	}
+	if cfg.MaxMemory == 0 {
+		cfg.MaxMemory = DefaultMaxMemory()
+	}
+	mem, err := newMemBudget(cfg.MaxMemory)
+	if err != nil {
+		return nil, err
+	}
+	dvMethods, err := resolveDVMethods(cfg, mem)
 	if err != nil {
 		return nil, err
 	}
@@ -259,7 +297,7 @@ func newRunState(cfg Config) (*runState, error) {
 	if cfg.Layout != LayoutFlat && cfg.Layout != LayoutImageFolder {
 		return nil, fmt.Errorf("unknown layout %q; choose %s or %s", cfg.Layout, LayoutFlat, LayoutImageFolder)
 	}
-	st := &runState{perDraw: 1}
+	st := &runState{perDraw: 1, mem: mem}
 	switch cfg.Format {
 	case "", "png":
 		cfg.Format, st.ext = "png", ".png"
@@ -281,9 +319,6 @@ func newRunState(cfg Config) (*runState, error) {
 	}
 	if !cfg.Shard.Valid() {
 		return nil, fmt.Errorf("invalid shard %s", cfg.Shard)
-	}
-	if cfg.Workers <= 0 {
-		cfg.Workers = runtime.GOMAXPROCS(0)
 	}
 	seen := map[string]bool{}
 	for _, c := range cfg.Corruptions {
@@ -360,13 +395,21 @@ func DefaultDVMethods(side int) []iqa.Method {
 }
 
 // resolveDVMethods returns the run's per-flavour Δv methods: cfg.DVMethods
-// (or DefaultDVMethods for the size of the first source image that loads)
-// with cfg.Method added, in the order of iqa.Methods.
-func resolveDVMethods(cfg Config) ([]iqa.Method, error) {
+// (or DefaultDVMethods for the size of the first source image that loads
+// within the memory budget mem) with cfg.Method added, in the order of
+// iqa.Methods.
+func resolveDVMethods(cfg Config, mem *memBudget) ([]iqa.Method, error) {
 	want := cfg.DVMethods
 	if want == nil {
 		side := cfg.Crop
+		st := &runState{cfg: cfg, mem: mem}
 		for i := 0; side == 0 && i < min(cfg.Source.Len(), 10); i++ {
+			if mem != nil {
+				// Nothing else runs yet: the header check is enough.
+				if _, _, err := st.need(i); err != nil {
+					continue
+				}
+			}
 			img, err := cfg.Source.Load(i)
 			if err != nil {
 				continue // a broken first image says nothing about the size
@@ -591,13 +634,19 @@ func (st *runState) generate(parent context.Context, start int) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w := st.newWorker()
-			for t := range jobs {
+			w := st.newWorker(ctx)
+			defer w.drop()
+			for {
+				t, ok := receive(w, jobs)
+				if !ok {
+					break
+				}
 				if ctx.Err() != nil {
 					results <- result{pos: t.pos, skipped: true}
 					continue
 				}
 				results <- w.process(t)
+				w.yield()
 			}
 		}()
 	}

@@ -2,6 +2,7 @@ package testset
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -72,21 +73,25 @@ func (st *runState) pilot(ctx context.Context, ci int, s ParamSampler, from, to 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w := st.newWorker()
-			for j := range next {
+			w := st.newWorker(ctx)
+			defer w.drop()
+			for {
+				j, more := receive(w, next)
+				if !more {
+					break
+				}
 				ps := corrupt.NewRand(st.nameSeed[ci]^pilotSalt, uint64(from+j)).Uint64()
 				sel := corrupt.NewRand(ps, 1)
 				idx := sel.IntN(st.cfg.Source.Len())
 				p := s.Sample(sel)
-				img, err := st.load(idx)
-				if err != nil {
-					continue
+				img, err := w.load(idx)
+				if err == nil {
+					var res iqa.Result
+					if res, err = w.score(st.cs[ci], img, p, ps); err == nil {
+						pts[j], ok[j] = PilotPoint{Params: p, DV: res.DV}, true
+					}
 				}
-				res, err := w.score(st.cs[ci], img, p, ps)
-				if err != nil {
-					continue
-				}
-				pts[j], ok[j] = PilotPoint{Params: p, DV: res.DV}, true
+				w.yield()
 			}
 		}()
 	}
@@ -122,9 +127,12 @@ func (st *runState) load(idx int) (*imageio.Image, error) {
 	return img, nil
 }
 
-// worker owns the scratch memory of one goroutine.
+// worker owns the scratch memory of one goroutine, and the part of the
+// run's memory budget that covers it (held).
 type worker struct {
-	st *runState
+	st   *runState
+	ctx  context.Context
+	held int64 // bytes reserved from st.mem
 	// multi scores the primary flavour (first) and the other per-flavour
 	// Δv methods; one scores the primary alone (the pilot draws).
 	multi     *iqa.MultiScorer
@@ -137,23 +145,126 @@ type worker struct {
 	rgb       []byte // w.dst in 8 bit, interleaved RGB
 }
 
-func (st *runState) newWorker() *worker {
+func (st *runState) newWorker(ctx context.Context) *worker {
+	w := &worker{st: st, ctx: ctx}
+	w.newScorers()
+	return w
+}
+
+// newScorers gives w fresh VIF scorers (their workspaces grow to the
+// largest image scored and stay).
+func (w *worker) newScorers() {
+	st := w.st
 	methods := []iqa.Method{st.cfg.Method}
 	for _, m := range st.dvMethods {
 		if m != st.cfg.Method {
 			methods = append(methods, m)
 		}
 	}
-	w := &worker{st: st, multi: iqa.NewMultiScorer(methods...), one: iqa.NewScorer(st.cfg.Method)}
+	w.multi, w.one, w.dvIndex = iqa.NewMultiScorer(methods...), iqa.NewScorer(st.cfg.Method), nil
 	for _, m := range st.dvMethods {
 		w.dvIndex = append(w.dvIndex, slices.Index(methods, m))
 	}
-	return w
+}
+
+// drop lets go of w's scratch memory and gives its reservation back to
+// the budget.
+func (w *worker) drop() {
+	if w.st.mem == nil || w.held == 0 {
+		return
+	}
+	w.dst, w.ref, w.dist, w.rgb, w.res = nil, nil, nil, nil, nil
+	w.png = imageio.PNGEncoder{}
+	w.newScorers()
+	w.st.mem.release(w.held)
+	w.held = 0
+}
+
+// yield drops w's scratch when another worker waits for memory: a worker
+// keeps its scratch (and reservation) from draw to draw only while no one
+// else needs the memory.
+func (w *worker) yield() {
+	if w.st.mem != nil && w.held > 0 && w.st.mem.contended() {
+		w.drop()
+	}
+}
+
+// receive receives the next job from jobs. A worker waiting for a job
+// keeps its scratch memory until another worker waits for memory, and then
+// drops it, so that an idle worker holds nothing another needs.
+func receive[T any](w *worker, jobs <-chan T) (T, bool) {
+	if w.st.mem != nil && w.held > 0 {
+		select {
+		case t, ok := <-jobs:
+			return t, ok
+		case <-w.st.mem.waiting():
+			w.drop()
+		}
+	}
+	t, ok := <-jobs
+	return t, ok
+}
+
+// reserve makes w hold at least n bytes of the budget: it takes the
+// difference at once when it is free and no one waits, else it drops its
+// scratch and waits for n in turn.
+func (w *worker) reserve(n int64) error {
+	if w.st.mem == nil || n <= w.held {
+		return nil
+	}
+	if w.st.mem.tryAcquire(n - w.held) {
+		w.held = n
+		return nil
+	}
+	w.drop()
+	if err := w.st.mem.acquire(w.ctx, n); err != nil {
+		return err
+	}
+	w.held = n
+	return nil
+}
+
+// load decodes and preprocesses source image idx within the memory
+// budget: it reads the image's header, refuses (ErrOverBudget) an image
+// that needs more than the budget holds for one image, and reserves what
+// it needs before decoding it. It returns w.ctx's error when the run is
+// cancelled while w waits for memory.
+func (w *worker) load(idx int) (*imageio.Image, error) {
+	st := w.st
+	if st.mem == nil {
+		return st.load(idx)
+	}
+	n, px, err := st.need(idx)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.reserve(n); err != nil {
+		return nil, err
+	}
+	img, err := st.load(idx)
+	if err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		// A Source without headers: checked after decoding.
+		h := imageio.Header{Width: img.Width, Height: img.Height}
+		if n = imageNeed(h, img.Width, img.Height); n > st.mem.cap {
+			return nil, st.overBudget(h, img.Width, img.Height, n)
+		}
+		if err := w.reserve(n); err != nil {
+			return nil, err
+		}
+	} else if int64(img.Pixels()) > px {
+		// Config.Preprocess made more pixels than Resize and Crop say.
+		return nil, fmt.Errorf("preprocessing gave a %dx%d image, more pixels than Config.Resize and Crop foretold (%d)", img.Width, img.Height, px)
+	}
+	return img, nil
 }
 
 // prepare sizes the scratch images for img and computes its grey version.
 func (w *worker) prepare(img *imageio.Image) {
 	if w.dst == nil || !w.dst.SameSize(img) {
+		w.dst, w.ref, w.dist, w.rgb = nil, nil, nil, nil // the old size's go before the new are made
 		w.dst = imageio.New(img.Width, img.Height)
 		w.ref = iqa.NewGray(img.Width, img.Height)
 		w.dist = iqa.NewGray(img.Width, img.Height)
@@ -260,7 +371,11 @@ func (w *worker) process(t task) result {
 		}
 	}
 	firstID := t.draw * st.perDraw
-	img, err := st.load(idx)
+	img, err := w.load(idx)
+	if err != nil && w.ctx.Err() != nil && errors.Is(err, w.ctx.Err()) {
+		r.skipped = true
+		return r
+	}
 	if err != nil {
 		msg := st.relError(err)
 		for s := range st.perDraw {

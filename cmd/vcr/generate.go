@@ -89,6 +89,15 @@ the same command plus --resume, and ends with exactly the rows of an
 uninterrupted run. An existing, non-empty OUT is refused unless --resume or
 --force (which deletes the earlier output) is given.
 
+Memory: the workers share the budget --max-memory (default: 3/4 of the
+machine's memory, or of the cgroup limit of a container or batch job). A
+draw needs about 48 bytes per source pixel to decode and 200 per pixel
+(after --resize/--crop) to corrupt and score, read from the image's header
+before decoding; a worker waits while the others hold the memory, and a
+source that needs more than the whole budget is listed in failures.csv
+(with its size and the --max-memory it would need) and the run goes on.
+See docs/performance.md.
+
 Sharding: --shard i/n runs draws i, i+n, i+2n, … into OUT/shard-i-of-n;
 'vcr merge OUT' then writes OUT exactly as one run would. Without --shard the
 shard comes from SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT (counted from
@@ -103,6 +112,7 @@ Examples:
   vcr generate --images val/ --corruptions shot_noise --n 5000 --sampling targeted --out targeted
   vcr generate --images val/ --corruptions gaussian_noise,contrast --n 1000 --imagenet-c --out inc
   vcr generate --images val/ --corruptions gaussian_noise --n 50000 --out vcr-val --shard 3/8
+  vcr generate --images photos/ --corruptions all --n 500 --out p --max-memory 8GiB
   vcr generate … --resume        # continue an interrupted run
 `
 
@@ -140,6 +150,7 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	force := fs.Bool("force", false, "delete OUT's earlier output and start over")
 	prog := fs.String("progress", "auto", "progress on stderr: auto (a bar on a terminal, else a log line every 10 s), always (bar) or never")
 	maxPixels := fs.Int("max-pixels", imageio.DefaultMaxPixels, "skip (as failures) source images with more `pixels` than this")
+	maxMemory := fs.String("max-memory", "auto", "memory `budget` of the run, e.g. 4GiB or 512MiB: workers share it, and a source image that needs more is skipped as a failure (auto: 3/4 of the machine's or the cgroup's memory; none: no budget)")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -212,6 +223,23 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if *resize < 0 || *crop < 0 {
 		return usagef("--resize and --crop must be ≥ 0 (got %d, %d)", *resize, *crop)
 	}
+	var budget int64 // 0: testset.DefaultMaxMemory
+	switch *maxMemory {
+	case "auto", "":
+	case "none":
+		budget = -1
+	default:
+		if budget, err = testset.ParseBytes(*maxMemory); err != nil {
+			return usageError{fmt.Errorf("--max-memory: %w", err)}
+		}
+		if budget == 0 {
+			return usagef("--max-memory must be positive (got %q), e.g. --max-memory 4GiB; 'none' runs without a budget", *maxMemory)
+		}
+		if budget < testset.MinMaxMemory {
+			return usagef("--max-memory %s is too small: the program itself needs %s; give at least --max-memory %s",
+				testset.FormatBytes(budget), testset.FormatBytes(testset.ProgramReserve), testset.FormatBytes(testset.MinMaxMemory))
+		}
+	}
 	dir := shard.Dir(*out)
 	if err := checkOutDir("--out", dir); err != nil {
 		return err
@@ -254,7 +282,7 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	cfg := testset.Config{
 		Source: src, Corruptions: cs, N: *n, Seed: *seed, Method: m, DVMethods: dvs, Bins: *bins, MinPerBin: *minPerBin, Sampling: *sampling, Pilot: *pilot,
 		ImageNetC: *imagenetC, Rounding: rounding, Layout: *layout, Format: *format, JPEGQuality: *quality,
-		Shard: shard, Out: dir, Resume: *resume, Force: *force, Workers: *workers, Version: version.String(),
+		Shard: shard, Out: dir, Resume: *resume, Force: *force, Workers: *workers, MaxMemory: budget, Version: version.String(),
 		Progress: rep.update, Warn: warn,
 		Resize: *resize, Crop: *crop, Preprocess: preprocess,
 	}
@@ -266,6 +294,17 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		what += fmt.Sprintf(", shard %s", shard)
 	}
 	fmt.Fprintf(stderr, "vcr generate: %s into %s with %d workers\n", what, dir, *workers)
+	switch {
+	case budget < 0:
+		fmt.Fprintf(stderr, "vcr generate: no memory budget (--max-memory none)\n")
+	case budget == 0:
+		total, from := testset.SystemMemory()
+		if total > 0 {
+			fmt.Fprintf(stderr, "vcr generate: memory budget %s (3/4 of %s, %s; --max-memory changes it)\n", testset.FormatBytes(testset.DefaultMaxMemory()), testset.FormatBytes(total), from)
+		} else {
+			fmt.Fprintf(stderr, "vcr generate: memory budget %s (the machine's memory is unknown; --max-memory changes it)\n", testset.FormatBytes(testset.DefaultMaxMemory()))
+		}
+	}
 	if *sampling == testset.SamplingTargeted {
 		fmt.Fprintf(stderr, "vcr generate: pilot of %d draws per corruption for targeted sampling\n", *pilot)
 	}

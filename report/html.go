@@ -348,7 +348,7 @@ func (f *found) renderCoverage(p *page) error {
 				continue
 			}
 			var b bytes.Buffer
-			if err := plot.HistogramSVG(&b, cc.Histogram("Δv coverage: "+cc.Corruption)); err != nil {
+			if err := plot.HistogramSVG(&b, CoverageChart(cc.Coverage, "Δv coverage: "+cc.Corruption)); err != nil {
 				return fmt.Errorf("coverage of %s: %w", cc.Corruption, err)
 			}
 			p.f("<figure>%s</figure>\n", svgImg(b.Bytes(), "Δv histogram of "+cc.Corruption))

@@ -45,10 +45,17 @@ const (
 // Δv-targeted sampling.
 const DefaultPilot = 200
 
+// PlotWriter draws a coverage report's plots into dir.
+type PlotWriter func(r *CoverageReport, dir string) error
+
 // Config describes one run (or one shard of a run) of Generate.
 type Config struct {
 	// Source is the dataset images are drawn from.
 	Source Source
+	// CoveragePlots, if not nil, draws the Δv coverage histograms into the
+	// run's CoverageDir at the end (report.WriteCoveragePlots; testset
+	// computes coverage, it draws nothing itself).
+	CoveragePlots PlotWriter
 	// Resize and Crop record the preprocessing Preprocess applies (0: none);
 	// they go into run.json only.
 	Resize, Crop int
@@ -745,8 +752,10 @@ func (st *runState) finish(sum *Summary) (*Summary, error) {
 	if err := writeJSON(st.path(CoverageFile), rep); err != nil {
 		return nil, err
 	}
-	if err := rep.WritePlots(st.path(CoverageDir)); err != nil {
-		return nil, err
+	if st.cfg.CoveragePlots != nil {
+		if err := st.cfg.CoveragePlots(rep, st.path(CoverageDir)); err != nil {
+			return nil, err
+		}
 	}
 	sum.Rows, sum.Failures, sum.Coverage = rep.Overall.N, nf, rep
 	if err := writeJSON(st.path(StatusFile), Status{Complete: true, Rows: sum.Rows, Failures: nf}); err != nil {

@@ -42,6 +42,9 @@ type MergeOptions struct {
 	Force bool
 	// Progress, if not nil, is called after each row with rows done and total.
 	Progress func(done, total int)
+	// CoveragePlots, if not nil, draws the coverage plots into the merged
+	// run's CoverageDir, as Config.CoveragePlots does for one run.
+	CoveragePlots PlotWriter
 }
 
 // ShardDirs returns the shard folders (shard-*-of-*) inside out, sorted.
@@ -213,8 +216,10 @@ func Merge(ctx context.Context, out string, dirs []string, opt MergeOptions) (*S
 	if err := writeJSON(filepath.Join(out, CoverageFile), rep); err != nil {
 		return nil, err
 	}
-	if err := rep.WritePlots(filepath.Join(out, CoverageDir)); err != nil {
-		return nil, err
+	if opt.CoveragePlots != nil {
+		if err := opt.CoveragePlots(rep, filepath.Join(out, CoverageDir)); err != nil {
+			return nil, err
+		}
 	}
 	if err := writeJSON(filepath.Join(out, StatusFile), Status{Complete: true, Rows: rep.Overall.N, Failures: nf}); err != nil {
 		return nil, err

@@ -3,11 +3,9 @@ package testset
 import (
 	"os"
 	"path/filepath"
-	"slices"
 
 	"encoding/json"
 	"fmt"
-	"github.com/vcr-bench/vcr/plot"
 	"io"
 	"math"
 	"strconv"
@@ -180,28 +178,6 @@ func (r *CoverageReport) WriteTable(w io.Writer) error {
 	return err
 }
 
-// WritePlots writes, into dir, a Δv histogram of every corruption as
-// <corruption>.svg and <corruption>.png, with the per-bin minimum of the
-// coverage definition drawn as a threshold line. Files appear atomically.
-func (r *CoverageReport) WritePlots(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	for _, c := range r.Corruptions {
-		title := fmt.Sprintf("%s: Δv coverage %.0f%% (%d of %d bins with ≥ %d images; %s, %s)",
-			c.Corruption, 100*c.Fraction, c.Covered, c.Bins, c.MinPerBin, r.Sampling, r.VIFMethod)
-		h := c.Histogram(title)
-		base := filepath.Join(dir, c.Corruption)
-		if err := atomicfile.Write(base+".svg", func(w io.Writer) error { return plot.HistogramSVG(w, h) }); err != nil {
-			return err
-		}
-		if err := atomicfile.Write(base+".png", func(w io.Writer) error { return plot.HistogramPNG(w, h, 800, 400) }); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // ReadCoverageReport reads a run's coverage.json.
 func ReadCoverageReport(path string) (*CoverageReport, error) {
 	data, err := os.ReadFile(path)
@@ -222,77 +198,4 @@ func ReadCoverageReport(path string) (*CoverageReport, error) {
 type Named struct {
 	Name   string
 	Report *CoverageReport
-}
-
-// CompareCoverage writes, for every corruption present in all reports, an
-// overlay histogram of the runs side by side (<corruption>.svg and .png in
-// dir) and prints a table with one coverage column per run. Reports whose
-// Δv comes from different VIF methods are refused: their axes differ.
-func CompareCoverage(w io.Writer, dir string, runs []Named) error {
-	if len(runs) < 2 {
-		return fmt.Errorf("need at least two runs to compare (got %d)", len(runs))
-	}
-	for _, r := range runs[1:] {
-		if r.Report.Bins != runs[0].Report.Bins || r.Report.MinPerBin != runs[0].Report.MinPerBin {
-			return fmt.Errorf("%s counts coverage in %d bins of ≥ %d rows but %s in %d bins of ≥ %d; compare them with the same settings",
-				runs[0].Name, runs[0].Report.Bins, runs[0].Report.MinPerBin, r.Name, r.Report.Bins, r.Report.MinPerBin)
-		}
-		if r.Report.VIFMethod != runs[0].Report.VIFMethod {
-			return fmt.Errorf("%s measures Δv with %s but %s with %s; coverage on different Δv axes cannot be compared",
-				runs[0].Name, runs[0].Report.VIFMethod, r.Name, r.Report.VIFMethod)
-		}
-	}
-	var names []string
-	for _, c := range runs[0].Report.Corruptions {
-		ok := true
-		for _, r := range runs[1:] {
-			ok = ok && slices.ContainsFunc(r.Report.Corruptions, func(x CorruptionCoverage) bool { return x.Corruption == c.Corruption })
-		}
-		if ok {
-			names = append(names, c.Corruption)
-		}
-	}
-	if len(names) == 0 {
-		return fmt.Errorf("the runs have no corruption in common")
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprint(tw, "corruption")
-	for _, r := range runs {
-		fmt.Fprintf(tw, "\t%s", r.Name)
-	}
-	fmt.Fprintln(tw)
-	labels := make([]string, len(runs))
-	for i, r := range runs {
-		labels[i] = r.Name
-	}
-	for _, n := range names {
-		covs := make([]Coverage, len(runs))
-		fmt.Fprint(tw, n)
-		for i, r := range runs {
-			j := slices.IndexFunc(r.Report.Corruptions, func(x CorruptionCoverage) bool { return x.Corruption == n })
-			covs[i] = r.Report.Corruptions[j].Coverage
-			fmt.Fprintf(tw, "\t%.1f%% (%d rows)", 100*covs[i].Fraction, covs[i].N)
-		}
-		fmt.Fprintln(tw)
-		h, err := OverlayHistogram(fmt.Sprintf("%s: Δv coverage (%s)", n, runs[0].Report.VIFMethod), labels, covs...)
-		if err != nil {
-			return err
-		}
-		base := filepath.Join(dir, n)
-		if err := atomicfile.Write(base+".svg", func(w io.Writer) error { return plot.HistogramSVG(w, h) }); err != nil {
-			return err
-		}
-		if err := atomicfile.Write(base+".png", func(w io.Writer) error { return plot.HistogramPNG(w, h, 900, 420) }); err != nil {
-			return err
-		}
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	_, err := fmt.Fprintf(w, "(Δv in %d equal bins (--bins); a bin is covered with ≥ %d rows (--min-per-bin); Δv by %s)\n",
-		runs[0].Report.Bins, runs[0].Report.MinPerBin, runs[0].Report.VIFMethod)
-	return err
 }

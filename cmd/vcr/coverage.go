@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/vcr-bench/vcr/report"
 	"github.com/vcr-bench/vcr/testset"
 )
 
@@ -93,7 +94,7 @@ func runCoverage(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		}
 		runs = append(runs, testset.Named{Name: name, Report: rep})
 	}
-	if err := testset.CompareCoverage(stdout, *out, runs); err != nil {
+	if err := report.CompareCoverage(stdout, *out, runs); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "vcr coverage: overlay histograms in %s\n", *out)

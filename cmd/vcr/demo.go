@@ -143,7 +143,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 		cs = append(cs, c)
 	}
-	gen, err := testset.Generate(ctx, testset.Config{
+	gen, err := testset.Generate(ctx, testset.Config{CoveragePlots: report.WriteCoveragePlots,
 		Source: src, Corruptions: cs, N: *n, Seed: 1, Method: iqa.VIFVec, Sampling: *sampling, Pilot: testset.DefaultPilot,
 		Bins: testset.DefaultBins, MinPerBin: testset.DefaultMinPerBin, Rounding: imageio.Round, Layout: testset.LayoutFlat,
 		Format: "png", JPEGQuality: 95, Shard: testset.Whole, Out: testSet, Workers: runtime.GOMAXPROCS(0),

@@ -18,6 +18,7 @@ import (
 	"github.com/vcr-bench/vcr/internal/progress"
 	"github.com/vcr-bench/vcr/internal/version"
 	"github.com/vcr-bench/vcr/iqa"
+	"github.com/vcr-bench/vcr/report"
 	"github.com/vcr-bench/vcr/testset"
 )
 
@@ -279,7 +280,7 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		fmt.Fprintf(stderr, "vcr generate: %s\n", msg)
 	}
 	rep := newReporter(stderr, "generating", showBar, showLog)
-	cfg := testset.Config{
+	cfg := testset.Config{CoveragePlots: report.WriteCoveragePlots,
 		Source: src, Corruptions: cs, N: *n, Seed: *seed, Method: m, DVMethods: dvs, Bins: *bins, MinPerBin: *minPerBin, Sampling: *sampling, Pilot: *pilot,
 		ImageNetC: *imagenetC, Rounding: rounding, Layout: *layout, Format: *format, JPEGQuality: *quality,
 		Shard: shard, Out: dir, Resume: *resume, Force: *force, Workers: *workers, MaxMemory: budget, Version: version.String(),

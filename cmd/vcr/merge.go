@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/vcr-bench/vcr/internal/progress"
+	"github.com/vcr-bench/vcr/report"
 	"github.com/vcr-bench/vcr/testset"
 )
 
@@ -82,7 +83,7 @@ func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	fmt.Fprintf(stderr, "vcr merge: %d shards into %s (%s images)\n", len(dirs), out, *images)
 	rep := newReporter(stderr, "merging", showBar, false)
-	opt := testset.MergeOptions{Images: *images, Force: *force, Progress: func(done, total int) {
+	opt := testset.MergeOptions{Images: *images, Force: *force, CoveragePlots: report.WriteCoveragePlots, Progress: func(done, total int) {
 		if done == 1 {
 			rep.update(0, total)
 		}

@@ -188,4 +188,3 @@ func runVIF(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	return nil
 }
-

@@ -1,4 +1,4 @@
-package testset
+package report
 
 import (
 	"bytes"
@@ -6,12 +6,13 @@ import (
 	"testing"
 
 	"github.com/vcr-bench/vcr/plot"
+	"github.com/vcr-bench/vcr/testset"
 )
 
-func TestCoverageHistogram(t *testing.T) {
+func TestCoverageChart(t *testing.T) {
 	dvs := []float64{0, 0.01, 0.3, 0.31, 0.99, 1}
-	c := ComputeCoverage(dvs, 40, 2)
-	h := c.Histogram("gaussian_noise")
+	c := testset.ComputeCoverage(dvs, 40, 2)
+	h := CoverageChart(c, "gaussian_noise")
 	if h.Bins() != 40 || h.Edges[0] != 0 || h.Edges[40] != 1 || h.Edges[20] != 0.5 || h.Threshold != 2 || len(h.Series) != 1 {
 		t.Fatalf("histogram = %+v", h)
 	}
@@ -27,18 +28,18 @@ func TestCoverageHistogram(t *testing.T) {
 		t.Errorf("SVG lacks the expected bar tooltips")
 	}
 
-	u := ComputeCoverage([]float64{0.5, 0.5}, 40, 2)
-	o, err := OverlayHistogram("cmp", []string{"targeted", "uniform"}, c, u)
+	u := testset.ComputeCoverage([]float64{0.5, 0.5}, 40, 2)
+	o, err := CoverageOverlay("cmp", []string{"targeted", "uniform"}, c, u)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(o.Series) != 2 || o.Series[0].Name != "targeted (7.5%)" || o.Series[1].Name != "uniform (2.5%)" {
 		t.Errorf("overlay series = %+v", o.Series)
 	}
-	if _, err := OverlayHistogram("bad", []string{"a", "b"}, c, ComputeCoverage(dvs, 39, 2)); err == nil {
+	if _, err := CoverageOverlay("bad", []string{"a", "b"}, c, testset.ComputeCoverage(dvs, 39, 2)); err == nil {
 		t.Error("overlay of 40 and 39 bins: no error")
 	}
-	if _, err := OverlayHistogram("bad", []string{"a"}, c, u); err == nil {
+	if _, err := CoverageOverlay("bad", []string{"a"}, c, u); err == nil {
 		t.Error("overlay with 1 name for 2 coverages: no error")
 	}
 }

@@ -35,6 +35,8 @@ func init() {
 			{0.65, 0.3, 1, 0.65, 1.5, 1},
 			{0.67, 0.4, 1, 0.65, 1.5, 1},
 		},
+		// A field of zeros (loc = scale = 0) holds no liquid.
+		Identity: []float64{0, 0, 1, 0.65, 0.5, 0},
 		Doc: "Spatter (ImageNet-C extra corruption; bethgelab/imagecorruptions and hendrycks/robustness `spatter`): " +
 			"a single-channel field N(loc, scale²) is Gaussian-filtered with σ = `sigma` (scikit-image semantics: " +
 			"radius ⌊4σ + 0.5⌋, edges replicated) and values below `threshold` are set to 0. " +
@@ -207,7 +209,6 @@ func canny(edge, src []int32, w, h int, low, high int32, tmp []int32) {
 	// OpenCV's fixed-point tan(22.5°)·2^15.
 	const tg22 = 13573
 	// 0: not an edge, 1: weak candidate, 2: strong edge.
-	var stack []int
 	for y := range h {
 		for x := range w {
 			i := y*w + x
@@ -237,21 +238,28 @@ func canny(edge, src []int32, w, h int, low, high int32, tmp []int32) {
 			}
 			if mv > high {
 				edge[i] = 2
-				stack = append(stack, i)
 			} else {
 				edge[i] = 1
 			}
 		}
 	}
+	// Hysteresis. Every pixel enters the stack at most once, so dx (no
+	// longer needed) holds it.
+	stack := dx[:0]
+	for i, e := range edge {
+		if e == 2 {
+			stack = append(stack, int32(i))
+		}
+	}
 	for len(stack) > 0 {
-		i := stack[len(stack)-1]
+		i := int(stack[len(stack)-1])
 		stack = stack[:len(stack)-1]
 		x, y := i%w, i/w
 		for ny := max(y-1, 0); ny <= min(y+1, h-1); ny++ {
 			for nx := max(x-1, 0); nx <= min(x+1, w-1); nx++ {
 				if j := ny*w + nx; edge[j] == 1 {
 					edge[j] = 2
-					stack = append(stack, j)
+					stack = append(stack, int32(j))
 				}
 			}
 		}

@@ -85,6 +85,28 @@ func Kind(c string) string {
 	return "other"
 }
 
+// Order sorts corruption names in place as reports list them, Benchmark
+// first (in its order), then Extra, then the others by name, and returns
+// names.
+func Order(names []string) []string {
+	rank := func(c string) int {
+		if i := slices.Index(Benchmark, c); i >= 0 {
+			return i
+		}
+		if i := slices.Index(Extra, c); i >= 0 {
+			return len(Benchmark) + i
+		}
+		return len(Benchmark) + len(Extra)
+	}
+	slices.SortFunc(names, func(a, b string) int {
+		if d := rank(a) - rank(b); d != 0 {
+			return d
+		}
+		return strings.Compare(a, b)
+	})
+	return names
+}
+
 // Count is the top-1 outcome of one model on one corruption at one
 // severity: N labelled images, Errors of them misclassified.
 type Count struct {
@@ -174,21 +196,7 @@ func Compute(m Model) Result {
 	for c := range cells {
 		names = append(names, c)
 	}
-	order := func(c string) int {
-		if i := slices.Index(Benchmark, c); i >= 0 {
-			return i
-		}
-		if i := slices.Index(Extra, c); i >= 0 {
-			return len(Benchmark) + i
-		}
-		return len(Benchmark) + len(Extra)
-	}
-	slices.SortFunc(names, func(a, b string) int {
-		if d := order(a) - order(b); d != 0 {
-			return d
-		}
-		return strings.Compare(a, b)
-	})
+	names = Order(names)
 
 	r := Result{Model: m.Name, CleanN: m.CleanN, CleanErrors: m.CleanErrors, CE: map[string]float64{}}
 	var clean *big.Rat

@@ -129,8 +129,11 @@ func (a *Analysis) WriteImageNetCTable(w io.Writer) error {
 	if r == nil || len(r.Models) == 0 {
 		return nil
 	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprint(tw, "\nImageNet-C (CE in % of AlexNet's error; mCE over the 15 benchmark corruptions)\t")
+	if _, err := fmt.Fprintln(w, "\nImageNet-C: CE in % of AlexNet's top-1 error (100 = AlexNet); mCE = mean CE over the 15 benchmark corruptions"); err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprint(tw, "\t")
 	for _, m := range r.Models {
 		fmt.Fprintf(tw, "%s\t", m.Model)
 	}

@@ -123,7 +123,8 @@ func findCorruption(m imagenetc.Result, name string) *imagenetc.Corruption {
 
 // WriteImageNetCTable writes a plain-text table of the ImageNet-C metrics
 // for the terminal, one column per model: mCE, relative mCE, clean error,
-// then the CE of every benchmark corruption. It writes nothing without them.
+// the CE of every benchmark corruption, then the mean error of the extra
+// and other corruptions. It writes nothing without them.
 func (a *Analysis) WriteImageNetCTable(w io.Writer) error {
 	r := a.ImageNetC
 	if r == nil || len(r.Models) == 0 {
@@ -152,6 +153,22 @@ func (a *Analysis) WriteImageNetCTable(w io.Writer) error {
 		line("CE "+c, func(m imagenetc.Result) string {
 			if v, ok := m.CE[c]; ok {
 				return fmt.Sprintf("%.1f", v)
+			}
+			return "—"
+		})
+	}
+	var others []string
+	for _, m := range r.Models {
+		for _, c := range m.Corruptions {
+			if c.Kind != "benchmark" && !slices.Contains(others, c.Corruption) {
+				others = append(others, c.Corruption)
+			}
+		}
+	}
+	for _, name := range imagenetc.Order(others) {
+		line("mean error "+name+" ("+imagenetc.Kind(name)+", not averaged)", func(m imagenetc.Result) string {
+			if c := findCorruption(m, name); c != nil {
+				return fnum(c.MeanError)
 			}
 			return "—"
 		})

@@ -22,6 +22,7 @@ package analysis
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -32,6 +33,7 @@ import (
 	"strings"
 
 	"github.com/vcr-bench/vcr/human"
+	"github.com/vcr-bench/vcr/imagenetc"
 	"github.com/vcr-bench/vcr/internal/atomicfile"
 	"github.com/vcr-bench/vcr/iqa"
 	"github.com/vcr-bench/vcr/report"
@@ -266,6 +268,9 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	for _, w := range tab.Warnings {
 		warn = append(warn, w.Error())
 	}
+	if tab.Severities != nil {
+		a.ImageNetC = imageNetC(tab, &warn)
+	}
 
 	// Match model corruptions with human ones.
 	humanFor := map[string]int{} // canonical corruption → index in humans
@@ -390,12 +395,71 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 		}
 		res.Files = append(res.Files, p)
 	}
+	if a.ImageNetC != nil {
+		for _, f := range []struct {
+			name string
+			fill func(io.Writer) error
+		}{
+			{ImageNetCJSON, func(w io.Writer) error {
+				enc := json.NewEncoder(w)
+				enc.SetIndent("", "  ")
+				return enc.Encode(a.ImageNetC)
+			}},
+			{ImageNetCCSV, a.ImageNetC.WriteCSV},
+		} {
+			p := filepath.Join(opt.Out, f.name)
+			if err := atomicfile.Write(p, f.fill); err != nil {
+				return nil, fmt.Errorf("write %s: %w", p, err)
+			}
+			res.Files = append(res.Files, p)
+		}
+	}
 	plots, err := a.WritePlots(opt.Out)
 	res.Files = append(res.Files, plots...)
 	if err != nil {
 		return nil, err
 	}
 	return res, nil
+}
+
+// Files of the ImageNet-C metrics, written when the results have a
+// severity column with values.
+const (
+	ImageNetCJSON = "imagenet_c.json"
+	ImageNetCCSV  = "imagenet_c.csv"
+)
+
+// CleanErrorMethod says how the ImageNet-C clean error of a model is
+// measured from its results (imagenetc.Report.CleanErrorMethod).
+const CleanErrorMethod = "1 - mean of correct_clean over the distinct source images of the model's labelled rows with a severity (over those rows when the results have no source column)"
+
+// imageNetC computes the ImageNet-C metrics of every model with severity
+// rows, and warns about models without an mCE and about tasks other than
+// ImageNet's 1000 classes (AlexNet's errors are 1000-class top-1 errors).
+func imageNetC(tab *results.Table, warn *[]string) *imagenetc.Report {
+	var models []imagenetc.Model
+	for _, c := range tab.Severities {
+		if len(models) == 0 || models[len(models)-1].Name != c.Model {
+			cl := tab.SeverityClean[c.Model]
+			models = append(models, imagenetc.Model{Name: c.Model, CleanN: cl.N, CleanErrors: cl.N - cl.Correct})
+		}
+		m := &models[len(models)-1]
+		m.Counts = append(m.Counts, imagenetc.Count{Corruption: c.Corruption, Severity: c.Severity, N: c.N, Errors: c.N - c.Correct})
+	}
+	rep := imagenetc.NewReport(models, CleanErrorMethod)
+	for i := range rep.Models {
+		r := &rep.Models[i]
+		if t, ok := tab.Tasks[r.Model]; ok && len(t.Classes) > 0 && len(t.Classes) != 1000 {
+			note := fmt.Sprintf("task %s has %d classes, but AlexNet's reference errors are ImageNet 1000-class top-1 errors: CE and mCE compare different questions", t.Name, len(t.Classes))
+			r.Notes = append(r.Notes, note)
+			*warn = append(*warn, "ImageNet-C, model "+r.Model+": "+note)
+		}
+		if len(r.Missing) > 0 {
+			*warn = append(*warn, fmt.Sprintf("ImageNet-C, model %s: no mCE: the results lack benchmark corruption(s) %s at all five severities (the mCE averages all %d)",
+				r.Model, strings.Join(r.Missing, ", "), len(imagenetc.Benchmark)))
+		}
+	}
+	return rep
 }
 
 // readResults reads the results files on the humans' Δv axis when the

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/vcr-bench/vcr/imagenetc"
 	"github.com/vcr-bench/vcr/internal/version"
 	"github.com/vcr-bench/vcr/results"
 	"github.com/vcr-bench/vcr/robustness"
@@ -75,6 +76,9 @@ type Analysis struct {
 	SimilarAccuracy, SimilarConsistency *robustness.SimilarityTable
 	// Warnings are caveats (skipped rows, sparse bins, …).
 	Warnings []string
+	// ImageNetC holds the ImageNet-C metrics (CE, mCE, per-severity errors)
+	// of the models whose results have severities; nil without.
+	ImageNetC *imagenetc.Report
 	// Families maps model names to model families (e.g. "cnn", "vit"):
 	// plots colour a family alike. Models without one get their own colour.
 	Families map[string]string
@@ -119,7 +123,11 @@ type Summary struct {
 	Humans             []SubjectSummary   `json:"humans,omitempty"`
 	SimilarAccuracy    *SimilaritySummary `json:"similar_accuracy,omitempty"`
 	SimilarConsistency *SimilaritySummary `json:"similar_consistency,omitempty"`
-	Warnings           []string           `json:"warnings,omitempty"`
+	// ImageNetC is the ImageNet-C section (mce, relative_mce, per-corruption
+	// ce and per-severity errors per model), present when the results have
+	// severities.
+	ImageNetC *imagenetc.Report `json:"imagenet_c,omitempty"`
+	Warnings  []string          `json:"warnings,omitempty"`
 }
 
 // SubjectSummary is one estimate (a model or humans on one corruption).
@@ -263,7 +271,7 @@ func (a *Analysis) Summary() Summary {
 		Results: a.Results, Human: a.Human, VIFMethod: a.VIFMethod, HumanVIFMethod: a.HumanVIFMethod,
 		ResultsVIFMethod: a.ResultsVIFMethod, DVMethod: a.DVMethod, HumanTask: a.HumanTask,
 		VIFMismatch: a.VIFMismatch, Bins: a.Bins, MinPerBin: a.MinPerBin, Bootstrap: a.Bootstrap, Seed: a.Seed,
-		Lambda: a.Lambda, Families: a.Families, Models: []ModelSummary{}, Warnings: a.Warnings,
+		Lambda: a.Lambda, Families: a.Families, Models: []ModelSummary{}, Warnings: a.Warnings, ImageNetC: a.ImageNetC,
 		SimilarAccuracy: similaritySummary(a.SimilarAccuracy), SimilarConsistency: similaritySummary(a.SimilarConsistency),
 	}
 	var tasks []results.Task

@@ -219,6 +219,9 @@ func (f *found) render(w io.Writer) error {
 	for _, id := range HTMLSections {
 		p.f("<li><a href=\"#%s\">%s</a></li>\n", id, esc(sectionTitles[id]))
 	}
+	if f.hasImageNetC() {
+		p.f("<li><a href=\"#%s\">ImageNet-C</a></li>\n", ImageNetCSection)
+	}
 	if len(f.contrasts) > 0 {
 		p.f("<li><a href=\"#%s\">Colour contrast</a></li>\n", ContrastSection)
 	}
@@ -230,6 +233,7 @@ func (f *found) render(w io.Writer) error {
 	f.renderCurves(p)
 	f.renderRobustness(p)
 	f.renderHuman(p)
+	f.renderImageNetC(p)
 	f.renderContrast(p)
 	f.renderRequirements(p)
 	f.renderExamples(p)

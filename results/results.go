@@ -15,7 +15,8 @@
 //	correct_corrupted  1 or 0; empty when the label is outside the task
 //	consistent         1 if pred_corrupted = pred_clean, else 0
 //
-// and optionally source (the clean source image; the clean accuracy is
+// and optionally severity (the ImageNet-C severity 1…5 of rows made by
+// 'vcr generate --imagenet-c', empty otherwise: Table.Severities), source (the clean source image; the clean accuracy is
 // averaged over distinct sources), error (rows with an error have no
 // predictions and are skipped), model (the model's name, for tables that
 // hold several models) and per-flavour Δv columns dv_<flavour>
@@ -109,11 +110,47 @@ type Table struct {
 	// Tasks maps each model to the task its results file records (models
 	// of files without a settings file or task are absent).
 	Tasks map[string]Task
+	// Severities counts, per model, corruption and ImageNet-C severity, the
+	// labelled rows whose severity cell is not empty, sorted by model,
+	// corruption and severity; nil when no row has a severity.
+	// SeverityClean holds per model the clean outcomes of those rows: the
+	// distinct sources and how many of them have correct_clean = 1 (rows,
+	// for a file without a source column).
+	Severities    []SeverityCount
+	SeverityClean map[string]CleanCount
 	// Rows counts the data rows read; Skipped the rows with an error;
 	// Unlabelled the rows whose label is outside the task.
 	Rows, Skipped, Unlabelled int
 	// Warnings are caveats that are not failures (skipped rows).
 	Warnings []error
+}
+
+// SeverityCount counts a model's labelled rows of one corruption at one
+// ImageNet-C severity: N rows, Correct of them with correct_corrupted = 1.
+type SeverityCount struct {
+	Model, Corruption string
+	Severity          int // 1…5
+	N, Correct        int
+}
+
+// CleanCount counts clean outcomes: N images, Correct of them classified
+// correctly.
+type CleanCount struct{ N, Correct int }
+
+// MaxSeverity is the largest ImageNet-C severity a severity cell may hold.
+const MaxSeverity = 5
+
+// sevKey is a (model, corruption, severity) triple.
+type sevKey struct {
+	model, corruption string
+	severity          int
+}
+
+// sevAcc accumulates the severity rows.
+type sevAcc struct {
+	counts  map[sevKey]*SeverityCount
+	sources map[string]map[string]bool // model → source → correct_clean (first seen)
+	clean   map[string]*CleanCount     // model → rows without a source column
 }
 
 // File is one results file to read.
@@ -166,10 +203,11 @@ func ReadOptions(files []File, opt Options) (*Table, error) {
 	}
 	t := &Table{VIFMethod: opt.DVMethod}
 	series := map[key]*acc{}
+	sev := &sevAcc{counts: map[sevKey]*SeverityCount{}, sources: map[string]map[string]bool{}, clean: map[string]*CleanCount{}}
 	var vifWhere string
 	var dvSets [][]string
 	for _, f := range files {
-		have, err := readFile(f, opt, t, series, &vifWhere)
+		have, err := readFile(f, opt, t, series, sev, &vifWhere)
 		if err != nil {
 			return nil, err
 		}
@@ -209,6 +247,7 @@ func ReadOptions(files []File, opt Options) (*Table, error) {
 		}
 		t.Series = append(t.Series, s)
 	}
+	t.Severities, t.SeverityClean = sev.table()
 	if t.Skipped > 0 {
 		t.Warnings = append(t.Warnings, fmt.Errorf("%d rows with an error (unreadable images) were skipped", t.Skipped))
 	}
@@ -247,8 +286,8 @@ func ReadTask(path string) (Task, bool, error) {
 
 // readFile reads one file into t and series and returns the flavours
 // whose dv_<flavour> column it has.
-func readFile(f File, opt Options, t *Table, series map[key]*acc, vifWhere *string) ([]string, error) {
-	have, err := readRows(f, opt, t, series, vifWhere)
+func readFile(f File, opt Options, t *Table, series map[key]*acc, sev *sevAcc, vifWhere *string) ([]string, error) {
+	have, err := readRows(f, opt, t, series, sev, vifWhere)
 	if err != nil {
 		return nil, err
 	}
@@ -269,7 +308,7 @@ func readFile(f File, opt Options, t *Table, series map[key]*acc, vifWhere *stri
 	return have, nil
 }
 
-func readRows(f File, opt Options, t *Table, series map[key]*acc, vifWhere *string) ([]string, error) {
+func readRows(f File, opt Options, t *Table, series map[key]*acc, sev *sevAcc, vifWhere *string) ([]string, error) {
 	fh, err := os.Open(f.Path)
 	if err != nil {
 		return nil, err
@@ -324,7 +363,7 @@ func readRows(f File, opt Options, t *Table, series map[key]*acc, vifWhere *stri
 	}
 	iCorr, iDV, iVIF := col["corruption"], col["dv"], col["vif_method"]
 	iCC, iCK, iCons := col["correct_clean"], col["correct_corrupted"], col["consistent"]
-	iSrc, iErr, iModel := optional("source"), optional("error"), optional("model")
+	iSrc, iErr, iModel, iSev := optional("source"), optional("error"), optional("model"), optional("severity")
 	iID := col["id"]
 	idLine := map[string]int{} // id (model NUL id with a model column) → its line
 	rows := 0
@@ -388,6 +427,14 @@ func readRows(f File, opt Options, t *Table, series map[key]*acc, vifWhere *stri
 		if !ok {
 			return nil, at("consistent")
 		}
+		severity := 0
+		if iSev >= 0 && strings.TrimSpace(rec[iSev]) != "" {
+			v, err := strconv.Atoi(strings.TrimSpace(rec[iSev]))
+			if err != nil || v < 1 || v > MaxSeverity {
+				return nil, fmt.Errorf("%s line %d (id %s): %w: severity = %q (an ImageNet-C severity is 1…%d, or empty for sampled rows)", f.Path, line, rec[iID], ErrValue, rec[iSev], MaxSeverity)
+			}
+			severity = v
+		}
 		cc, okc := bit(rec[iCC])
 		ck, okk := bit(rec[iCK])
 		if rec[iCC] == "" && rec[iCK] == "" {
@@ -415,6 +462,9 @@ func readRows(f File, opt Options, t *Table, series map[key]*acc, vifWhere *stri
 			series[k] = a
 		}
 		a.trials = append(a.trials, robustness.Trial{DV: dv, Correct: ck, Consistent: cons})
+		if severity > 0 {
+			sev.add(k.model, k.corruption, severity, ck, cc, iSrc >= 0, rec, iSrc)
+		}
 		if a.sources != nil {
 			if _, seen := a.sources[rec[iSrc]]; !seen {
 				a.sources[strings.Clone(rec[iSrc])] = cc
@@ -453,4 +503,69 @@ func bit(s string) (v, ok bool) {
 		return false, true
 	}
 	return false, false
+}
+
+// add counts one labelled row with a severity.
+func (s *sevAcc) add(model, corruption string, severity int, correct, cleanCorrect, hasSource bool, rec []string, iSrc int) {
+	k := sevKey{model, corruption, severity}
+	c := s.counts[k]
+	if c == nil {
+		k = sevKey{strings.Clone(model), strings.Clone(corruption), severity}
+		c = &SeverityCount{Model: k.model, Corruption: k.corruption, Severity: severity}
+		s.counts[k] = c
+	}
+	c.N++
+	if correct {
+		c.Correct++
+	}
+	if hasSource {
+		m := s.sources[model]
+		if m == nil {
+			m = map[string]bool{}
+			s.sources[strings.Clone(model)] = m
+		}
+		if _, seen := m[rec[iSrc]]; !seen {
+			m[strings.Clone(rec[iSrc])] = cleanCorrect
+		}
+		return
+	}
+	cl := s.clean[model]
+	if cl == nil {
+		cl = &CleanCount{}
+		s.clean[strings.Clone(model)] = cl
+	}
+	cl.N++
+	if cleanCorrect {
+		cl.Correct++
+	}
+}
+
+// table returns the sorted counts and the clean counts per model (nil, nil
+// without severity rows).
+func (s *sevAcc) table() ([]SeverityCount, map[string]CleanCount) {
+	if len(s.counts) == 0 {
+		return nil, nil
+	}
+	out := make([]SeverityCount, 0, len(s.counts))
+	for _, c := range s.counts {
+		out = append(out, *c)
+	}
+	slices.SortFunc(out, func(a, b SeverityCount) int {
+		return cmp.Or(cmp.Compare(a.Model, b.Model), cmp.Compare(a.Corruption, b.Corruption), cmp.Compare(a.Severity, b.Severity))
+	})
+	clean := map[string]CleanCount{}
+	for m, cl := range s.clean {
+		clean[m] = *cl
+	}
+	for m, src := range s.sources {
+		c := clean[m]
+		for _, ok := range src {
+			c.N++
+			if ok {
+				c.Correct++
+			}
+		}
+		clean[m] = c
+	}
+	return out, clean
 }

@@ -249,3 +249,49 @@ func TestReadTask(t *testing.T) {
 		t.Errorf("bad settings file: err = %v", err)
 	}
 }
+
+func TestReadSeverities(t *testing.T) {
+	dir := t.TempDir()
+	// Source s1 at severities 1 and 2 of fog and severity 1 of snow (its
+	// clean result counts once per model); s2 clean-wrong; a sampled row
+	// (empty severity) and an error row are not counted.
+	a := write(t, dir, "m/results.csv", header+
+		`0,s1,fog,1,{},0.1,vcr-py,car,car,car,car,1,1,1,,,`+"\n"+
+		`1,s1,fog,2,{},0.2,vcr-py,car,car,car,boat,1,0,0,,,`+"\n"+
+		`2,s2,fog,1,{},0.3,vcr-py,car,car,boat,boat,0,0,1,,,`+"\n"+
+		`3,s1,snow,1,{},0.3,vcr-py,car,car,car,car,1,1,1,,,`+"\n"+
+		`4,s3,snow,,{},0.3,vcr-py,car,car,boat,boat,0,0,1,,,`+"\n"+
+		`5,s4,snow,2,{},0.7,vcr-py,car,car,,,,,,,,bad image`+"\n")
+	tab, err := Read([]File{{Path: a}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []SeverityCount{
+		{"m", "fog", 1, 2, 1}, {"m", "fog", 2, 1, 0}, {"m", "snow", 1, 1, 1},
+	}
+	if len(tab.Severities) != len(want) {
+		t.Fatalf("severities %+v, want %+v", tab.Severities, want)
+	}
+	for i, w := range want {
+		if tab.Severities[i] != w {
+			t.Errorf("severity count %d = %+v, want %+v", i, tab.Severities[i], w)
+		}
+	}
+	// s1 (correct) and s2 (wrong); s3 has no severity.
+	if c := tab.SeverityClean["m"]; c != (CleanCount{N: 2, Correct: 1}) {
+		t.Errorf("clean %+v, want 1 of 2", c)
+	}
+
+	// Without severities: nil.
+	b := write(t, dir, "b/results.csv", header+`0,s1,fog,,{},0.1,vcr-py,car,car,car,car,1,1,1,,,`+"\n")
+	if tab, err := Read([]File{{Path: b}}); err != nil || tab.Severities != nil || tab.SeverityClean != nil {
+		t.Errorf("no severity: %v, %v, %v", err, tab.Severities, tab.SeverityClean)
+	}
+	for _, bad := range []string{"6", "0", "x", "1.5"} {
+		p := write(t, dir, "bad/results.csv", header+`7,s1,fog,`+bad+`,{},0.1,vcr-py,car,car,car,car,1,1,1,,,`+"\n")
+		_, err := Read([]File{{Path: p}})
+		if !errors.Is(err, ErrValue) || !strings.Contains(err.Error(), "line 2 (id 7)") || !strings.Contains(err.Error(), "severity") {
+			t.Errorf("severity %q: %v, want an ErrValue naming line 2 and the severity", bad, err)
+		}
+	}
+}

@@ -90,7 +90,16 @@ anything is read. It receives:
                  models and humans on one axis, per corruption C
   hmri_C_P.svg/.png, mrsi_C_P.svg/.png   bar charts (with --human)
   coverage_C.svg/.png                    the models' Δv histograms
-and a table is printed.
+and a table is printed. When results have a severity column with values
+(a test set of 'vcr generate --imagenet-c', or imported results), the
+ImageNet-C metrics (docs/analyze.md) are added: per model and corruption
+the top-1 error per severity, CE = mean error ÷ AlexNet's (in %), mCE over
+the 15 benchmark corruptions (none when one lacks a severity; a warning
+names it) and relative CE/mCE with the clean error from correct_clean, in
+  imagenet_c.json  (also "imagenet_c" in summary.json)
+  imagenet_c.csv   model, corruption, kind, severity, n, errors, error, ce,
+                   relative_ce
+and a second table is printed.
 
 Example:
   vcr analyze --results resnet50/results.csv,vit/results.csv --human builtin:icse2022-imagenet --out report
@@ -206,13 +215,20 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := a.WriteTable(stdout); err != nil {
 		return err
 	}
+	if err := a.WriteImageNetCTable(stdout); err != nil {
+		return err
+	}
 	for _, w := range a.Warnings {
 		fmt.Fprintf(stderr, "vcr analyze: warning: %s\n", w)
 	}
 	if a.VIFMismatch != "" {
 		fmt.Fprintf(stderr, "vcr analyze: WARNING: %s\n", a.VIFMismatch)
 	}
-	fmt.Fprintf(stderr, "vcr analyze: %d rows of %d models, %d corruptions; report in %s (summary.json, summary.csv, curves.csv, bins.csv, %d plots)\n",
-		res.Rows, res.Models, len(a.Corruptions()), *out, len(res.Files)-4)
+	tables, extra := 4, ""
+	if a.ImageNetC != nil {
+		tables, extra = 6, ", "+analysis.ImageNetCJSON+", "+analysis.ImageNetCCSV
+	}
+	fmt.Fprintf(stderr, "vcr analyze: %d rows of %d models, %d corruptions; report in %s (summary.json, summary.csv, curves.csv, bins.csv%s, %d plots)\n",
+		res.Rows, res.Models, len(a.Corruptions()), *out, extra, len(res.Files)-tables)
 	return nil
 }

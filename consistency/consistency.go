@@ -161,7 +161,9 @@ type Result struct {
 	// Ceiling is the mean kappa over pairs of humans per corruption and
 	// bin; ModelHuman each model's mean kappa over the participants.
 	Ceiling, ModelHuman []Mean
-	Options             Options
+	// Humans and Models count the observers compared.
+	Humans, Models int
+	Options        Options
 }
 
 // Compare computes the error consistency of every pair of observers that
@@ -189,6 +191,13 @@ func Compare(ctx context.Context, obs []Observer, opt Options) (*Result, error) 
 		}
 	}
 	res := &Result{Options: opt}
+	for _, o := range obs {
+		if o.Human {
+			res.Humans++
+		} else {
+			res.Models++
+		}
+	}
 	type cell struct{ a, b []bool }
 	for i := range obs {
 		for j := i + 1; j < len(obs); j++ {

@@ -10,7 +10,8 @@ import (
 
 // MVHColumns are the columns of model-vs-human's raw-data CSVs (Geirhos et
 // al., NeurIPS 2018 and 2021; github.com/bethgelab/model-vs-human,
-// raw-data/<dataset>/<dataset>_<subject>_session_<n>.csv), all required.
+// raw-data/<dataset>/<dataset>_<subject>_session_<n>.csv), all required;
+// ReadMVH also accepts "session", as some of those files spell it.
 var MVHColumns = []string{"subj", "Session", "trial", "rt", "object_response", "category", "condition", "imagename"}
 
 // MVHTrial is one row of a model-vs-human raw-data CSV: one 16-class
@@ -53,6 +54,11 @@ func ReadMVH(r io.Reader, name string) ([]MVHTrial, error) {
 	head, err := cr.Read()
 	if err != nil {
 		return nil, fmt.Errorf("%s: header: %w", name, err)
+	}
+	for i, h := range head { // some datasets (sketch, stylized, …) spell it "session"
+		if strings.TrimSpace(h) == "session" {
+			head[i] = "Session"
+		}
 	}
 	col, err := header(head, MVHColumns...)
 	if err != nil {

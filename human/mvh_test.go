@@ -31,6 +31,10 @@ func TestReadMVH(t *testing.T) {
 	if !got[0].Correct() || got[1].Correct() || got[1].Trial != 3 || got[1].RT != 1.01556706428528 || got[1].Condition != "c01" {
 		t.Errorf("rows %+v", got)
 	}
+	// Some datasets (sketch) spell the column "session".
+	if got, err := ReadMVH(strings.NewReader(strings.Replace(in, "Session", "session", 1)), "s.csv"); err != nil || got[0].Session != "1" {
+		t.Errorf("lower-case session: %v, %v", got, err)
+	}
 	for _, bad := range []string{
 		"subj,Session,trial,rt,object_response,category,condition\n",                            // no imagename
 		"subj,Session,trial,rt,object_response,category,condition,imagename\ns,1,x,1,a,a,c,i\n", // trial

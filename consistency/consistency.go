@@ -13,6 +13,7 @@ import (
 	"strconv"
 
 	"github.com/vcr-bench/vcr/stats"
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // Stat is the error consistency of two observers on N shared trials.
@@ -286,29 +287,51 @@ func rowSeed(master uint64, r Row) uint64 {
 }
 
 // bootstrap returns the percentile interval of kappa over opt.Bootstrap
-// resamples (with replacement) of the shared trials, or NaNs.
+// resamples (with replacement) of the n shared trials, or NaNs. Kappa
+// depends on a resample only through the counts of its four outcome cells
+// (both right, only A right, only B right, both wrong), so each replicate
+// draws those counts from their multinomial distribution (sequential
+// binomials), which has exactly the distribution of resampling the trials
+// one by one, in time independent of n.
 func bootstrap(a, b []bool, opt Options, seed uint64) (lo, hi float64) {
 	n := len(a)
 	if opt.Bootstrap == 0 || n < 2 {
 		return math.NaN(), math.NaN()
 	}
-	rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
+	var cell [4]int // 0: both right, 1: only A, 2: only B, 3: both wrong
+	for i, x := range a {
+		switch {
+		case x && b[i]:
+			cell[0]++
+		case x:
+			cell[1]++
+		case b[i]:
+			cell[2]++
+		default:
+			cell[3]++
+		}
+	}
+	src := rand.NewPCG(seed, 0x9e3779b97f4a7c15)
+	binom := func(m int, p float64) int {
+		switch {
+		case m == 0 || p <= 0:
+			return 0
+		case p >= 1:
+			return m
+		}
+		return int(distuv.Binomial{N: float64(m), P: p, Src: src}.Rand())
+	}
 	ks := make([]float64, 0, opt.Bootstrap)
 	for range opt.Bootstrap {
-		ka, kb, agree := 0, 0, 0
-		for range n {
-			i := rng.IntN(n)
-			if a[i] {
-				ka++
-			}
-			if b[i] {
-				kb++
-			}
-			if a[i] == b[i] {
-				agree++
-			}
+		var c [4]int
+		left, rest := n, n // trials still to place; trials of the cells not yet drawn
+		for j := range 3 {
+			c[j] = binom(left, float64(cell[j])/float64(rest))
+			left -= c[j]
+			rest -= cell[j]
 		}
-		if k := fromCounts(n, ka, kb, agree).Kappa; !math.IsNaN(k) {
+		c[3] = left
+		if k := fromCounts(n, c[0]+c[1], c[0]+c[2], c[0]+c[3]).Kappa; !math.IsNaN(k) {
 			ks = append(ks, k)
 		}
 	}

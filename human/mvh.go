@@ -1,9 +1,15 @@
 package human
 
 import (
+	"bytes"
+	"embed"
 	"encoding/csv"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -90,6 +96,74 @@ func ReadMVH(r io.Reader, name string) ([]MVHTrial, error) {
 			return nil, fmt.Errorf("%w: %s line %d: subj, category, condition and imagename must not be empty", ErrFormat, name, line)
 		}
 		out = append(out, t)
+	}
+	return out, nil
+}
+
+//go:embed data/model-vs-human
+var mvhFS embed.FS
+
+// MVHPrefix starts the names of the embedded model-vs-human datasets:
+// mvh-contrast, mvh-cue-conflict, …
+const MVHPrefix = "mvh-"
+
+// MVHBuiltinNames lists the embedded model-vs-human datasets
+// (data/model-vs-human/ORIGIN.md), sorted.
+func MVHBuiltinNames() []string {
+	ents, _ := fs.ReadDir(mvhFS, "data/model-vs-human/raw-data")
+	var out []string
+	for _, e := range ents {
+		if e.IsDir() {
+			out = append(out, MVHPrefix+e.Name())
+		}
+	}
+	return out
+}
+
+// OpenMVH reads model-vs-human raw data named by spec: builtin:mvh-NAME
+// or a bare mvh-NAME (unless a file or folder of that name exists) is an
+// embedded dataset (MVHBuiltinNames); a folder is every *.csv in it (by
+// name); a file is read as it is. The trials are in file order, files
+// sorted by name. An unknown name returns an error wrapping ErrNotFound.
+func OpenMVH(spec string) ([]MVHTrial, error) {
+	name, builtin := strings.CutPrefix(spec, "builtin:")
+	var fsys fs.FS
+	var files []string
+	label := func(f string) string { return filepath.Join(spec, f) }
+	fi, statErr := os.Stat(spec)
+	switch {
+	case builtin || (statErr != nil && strings.HasPrefix(spec, MVHPrefix)):
+		ds, _ := strings.CutPrefix(name, MVHPrefix)
+		if !slices.Contains(MVHBuiltinNames(), name) {
+			return nil, fmt.Errorf("%w: %q is no model-vs-human dataset; the built-in ones are builtin:%s", ErrNotFound, spec, strings.Join(MVHBuiltinNames(), ", builtin:"))
+		}
+		fsys, _ = fs.Sub(mvhFS, "data/model-vs-human/raw-data/"+ds)
+		files, _ = fs.Glob(fsys, "*.csv")
+		label = func(f string) string { return "builtin:" + name + "/" + f }
+	case statErr != nil:
+		return nil, fmt.Errorf("%w: %s: %v", ErrNotFound, spec, statErr)
+	case fi.IsDir():
+		fsys = os.DirFS(spec)
+		files, _ = fs.Glob(fsys, "*.csv")
+		if len(files) == 0 {
+			return nil, fmt.Errorf("%w: the folder %s holds no .csv file", ErrNotFound, spec)
+		}
+	default:
+		fsys, files = os.DirFS(filepath.Dir(spec)), []string{filepath.Base(spec)}
+		label = func(string) string { return spec }
+	}
+	slices.Sort(files)
+	var out []MVHTrial
+	for _, f := range files {
+		data, err := fs.ReadFile(fsys, f)
+		if err != nil {
+			return nil, err
+		}
+		t, err := ReadMVH(bytes.NewReader(data), label(f))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t...)
 	}
 	return out, nil
 }

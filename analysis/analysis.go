@@ -374,6 +374,9 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 			}
 		}
 	}
+	if a.ErrorConsistency, err = errorConsistency(ctx, opt, &warn); err != nil {
+		return nil, fmt.Errorf("error consistency: %w", err)
+	}
 	a.Warnings = append(warn, GroupWarnings(estWarn)...)
 
 	res := &Result{Analysis: a, Rows: tab.Rows, Models: countModels(tab.Series)}
@@ -413,6 +416,13 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 			}
 			res.Files = append(res.Files, p)
 		}
+	}
+	if a.ErrorConsistency != nil {
+		p := filepath.Join(opt.Out, report.ErrorConsistencyFile)
+		if err := atomicfile.Write(p, a.WriteErrorConsistencyCSV); err != nil {
+			return nil, fmt.Errorf("write %s: %w", p, err)
+		}
+		res.Files = append(res.Files, p)
 	}
 	plots, err := a.WritePlots(opt.Out)
 	res.Files = append(res.Files, plots...)

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/vcr-bench/vcr/consistency"
 	"github.com/vcr-bench/vcr/imagenetc"
 	"github.com/vcr-bench/vcr/internal/version"
 	"github.com/vcr-bench/vcr/results"
@@ -82,6 +83,10 @@ type Analysis struct {
 	// Families maps model names to model families (e.g. "cnn", "vit"):
 	// plots colour a family alike. Models without one get their own colour.
 	Families map[string]string
+	// ErrorConsistency is the trial-by-trial comparison of models and
+	// human participants (nil unless the human data are trials of
+	// identified participants, as 'vcr experiment export' writes them).
+	ErrorConsistency *consistency.Result
 }
 
 // SummaryTool is the "tool" field of summary.json, by which 'vcr report'
@@ -128,6 +133,50 @@ type Summary struct {
 	// severities.
 	ImageNetC *imagenetc.Report `json:"imagenet_c,omitempty"`
 	Warnings  []string          `json:"warnings,omitempty"`
+	// ErrorConsistency summarises error_consistency.csv.
+	ErrorConsistency *ErrorConsistencySummary `json:"error_consistency,omitempty"`
+}
+
+// ErrorConsistencySummary is the summary.json section of the error
+// consistency (Geirhos, Meding & Wichmann, 2020) between observers: the
+// settings, the number of observers and pairs, the human ceiling (mean
+// kappa over pairs of participants) and each model's mean kappa over the
+// participants, per corruption and Δv bin ("all" or "lo-hi").
+type ErrorConsistencySummary struct {
+	File       string             `json:"file"`
+	Bins       int                `json:"dv_bins"`
+	Bootstrap  int                `json:"bootstrap"`
+	Level      float64            `json:"level"`
+	Seed       uint64             `json:"seed"`
+	Humans     int                `json:"humans"`
+	Models     int                `json:"models"`
+	Rows       int                `json:"rows"`
+	Ceiling    []consistency.Mean `json:"human_ceiling"`
+	ModelHuman []consistency.Mean `json:"model_human"`
+}
+
+// ErrorConsistencyFile is the file WriteErrorConsistencyCSV fills in the
+// report folder.
+const ErrorConsistencyFile = "error_consistency.csv"
+
+// WriteErrorConsistencyCSV writes a.ErrorConsistency as CSV
+// (consistency.CSVColumns); it must not be nil.
+func (a *Analysis) WriteErrorConsistencyCSV(w io.Writer) error { return a.ErrorConsistency.WriteCSV(w) }
+
+func errorConsistencySummary(r *consistency.Result) *ErrorConsistencySummary {
+	if r == nil {
+		return nil
+	}
+	s := &ErrorConsistencySummary{File: ErrorConsistencyFile, Bins: r.Options.Bins, Bootstrap: r.Options.Bootstrap,
+		Level: r.Options.Level, Seed: r.Options.Seed, Humans: r.Humans, Models: r.Models, Rows: len(r.Rows),
+		Ceiling: r.Ceiling, ModelHuman: r.ModelHuman}
+	if s.Ceiling == nil {
+		s.Ceiling = []consistency.Mean{}
+	}
+	if s.ModelHuman == nil {
+		s.ModelHuman = []consistency.Mean{}
+	}
+	return s
 }
 
 // SubjectSummary is one estimate (a model or humans on one corruption).
@@ -273,6 +322,7 @@ func (a *Analysis) Summary() Summary {
 		VIFMismatch: a.VIFMismatch, Bins: a.Bins, MinPerBin: a.MinPerBin, Bootstrap: a.Bootstrap, Seed: a.Seed,
 		Lambda: a.Lambda, Families: a.Families, Models: []ModelSummary{}, Warnings: a.Warnings, ImageNetC: a.ImageNetC,
 		SimilarAccuracy: similaritySummary(a.SimilarAccuracy), SimilarConsistency: similaritySummary(a.SimilarConsistency),
+		ErrorConsistency: errorConsistencySummary(a.ErrorConsistency),
 	}
 	var tasks []results.Task
 	for _, e := range a.Models {

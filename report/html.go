@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/vcr-bench/vcr/consistency"
 	"github.com/vcr-bench/vcr/internal/atomicfile"
 	"github.com/vcr-bench/vcr/plot"
 	"github.com/vcr-bench/vcr/reliability"
@@ -493,11 +494,44 @@ func (f *found) renderHuman(p *page) {
 			}
 			p.f("<p>Corruptions visually similar for humans (%s): %s.</p>\n", sim.name, esc(strings.Join(cl, " ")))
 		}
+		renderErrorConsistency(p, s.ErrorConsistency)
 	}
 	if n == 0 {
 		p.missing("No comparison with humans: run vcr analyze with --human to get HMRI and MRSI.")
 	}
 	p.end()
+}
+
+// renderErrorConsistency writes a small table of the error consistency
+// over all Δv per corruption: the human ceiling (mean kappa over pairs of
+// participants) and each model's mean kappa over the participants.
+func renderErrorConsistency(p *page, ec *ErrorConsistencySummary) {
+	if ec == nil {
+		return
+	}
+	p.f("<p>Error consistency (Cohen's kappa of right and wrong answers on the same stimuli; Geirhos et al., 2020) over all Δv, from <code>%s</code> (per pair and Δv bin, with %g%% bootstrap intervals): a model that errs like humans reaches the human ceiling.</p>\n",
+		esc(ec.File), 100*ec.Level)
+	p.s("<table><thead><tr><th>corruption</th><th>observers</th><th>mean kappa</th><th>pairs</th><th>range</th></tr></thead><tbody>\n")
+	row := func(c, who string, m consistency.Mean) {
+		p.f("<tr><td>%s</td><td>%s</td><td class=\"num\">%.3f</td><td class=\"num\">%d</td><td class=\"num\">%.3f – %.3f</td></tr>\n",
+			esc(c), esc(who), m.Kappa, m.Pairs, m.Min, m.Max)
+	}
+	for _, c := range ec.Ceiling {
+		if c.Bin == consistency.AllDV {
+			row(c.Corruption, "humans (ceiling)", c)
+		}
+		for _, m := range ec.ModelHuman {
+			if m.Bin == consistency.AllDV && m.Corruption == c.Corruption && c.Bin == consistency.AllDV {
+				row(m.Corruption, m.Model+" vs humans", m)
+			}
+		}
+	}
+	for _, m := range ec.ModelHuman { // corruptions without a pair of participants
+		if m.Bin == consistency.AllDV && !slices.ContainsFunc(ec.Ceiling, func(c consistency.Mean) bool { return c.Corruption == m.Corruption }) {
+			row(m.Corruption, m.Model+" vs humans", m)
+		}
+	}
+	p.s("</tbody></table>\n")
 }
 
 func (f *found) renderRequirements(p *page) {

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vcr-bench/vcr/consistency"
 	"github.com/vcr-bench/vcr/imageio"
 	"github.com/vcr-bench/vcr/internal/atomicfile"
 )
@@ -115,6 +116,9 @@ func TestWriteHTMLNothing(t *testing.T) {
 func TestWriteHTMLAnalysisOnly(t *testing.T) {
 	a := analysis(t, 50)
 	a.Warnings = []string{"a <warning> & more"}
+	a.ErrorConsistency = &consistency.Result{Options: consistency.Options{Level: 0.95},
+		Ceiling:    []consistency.Mean{{Corruption: "blur", Bin: "all", Pairs: 3, Kappa: 0.25, Min: 0.125, Max: 0.5}},
+		ModelHuman: []consistency.Mean{{Model: "a", Corruption: "blur", Bin: "all", Pairs: 4, Kappa: -0.125, Min: -0.25, Max: 0}}}
 	dir := filepath.Join(t.TempDir(), "an")
 	os.MkdirAll(dir, 0o755)
 	if err := atomicfile.Write(filepath.Join(dir, "summary.json"), a.WriteJSON); err != nil {
@@ -143,7 +147,10 @@ func TestWriteHTMLAnalysisOnly(t *testing.T) {
 	if doc.imgs != 7 {
 		t.Errorf("%d images, want 7", doc.imgs)
 	}
-	for _, want := range []string{"a &lt;warning&gt; &amp; more", "HMRI = 1 − A(h&gt;m)/A(h)", "<td>humans</td><td>blur</td>"} {
+	for _, want := range []string{"a &lt;warning&gt; &amp; more", "HMRI = 1 − A(h&gt;m)/A(h)", "<td>humans</td><td>blur</td>",
+		// The error consistency table: the ceiling, then the model.
+		`<td>blur</td><td>humans (ceiling)</td><td class="num">0.250</td><td class="num">3</td><td class="num">0.125 – 0.500</td>`,
+		`<td>blur</td><td>a vs humans</td><td class="num">-0.125</td><td class="num">4</td>`} {
 		if !strings.Contains(string(page), want) {
 			t.Errorf("report lacks %q", want)
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/vcr-bench/vcr/analysis"
 	"github.com/vcr-bench/vcr/human"
 	"github.com/vcr-bench/vcr/internal/progress"
+	"github.com/vcr-bench/vcr/report"
 	"github.com/vcr-bench/vcr/results"
 )
 
@@ -72,6 +73,16 @@ bins that enter the fit: summary.json states it per model and corruption
 (dv_covered, and human_dv_covered for the comparison), and the plots draw
 the extrapolated parts dashed and faded.
 
+When --human is a trial CSV of identified participants (as 'vcr
+experiment export' writes it), the models and participants are also
+compared trial by trial: error consistency (Geirhos, Meding & Wichmann,
+NeurIPS 2020; Cohen's kappa of right/wrong beyond what the accuracies
+explain) for every pair of observers on the corrupted stimuli they share,
+matched on (source_id, corruption, params, dv) with the results' (source,
+corruption, params, dv), per corruption and per Δv bin (5 bins), with
+--bootstrap percentile 95% intervals. The mean over pairs of participants
+is the human ceiling (docs/analyze.md).
+
 Plots draw humans black and dashed and give each model a colour from a
 colour-blind-safe palette; --family resnet50=cnn,resnet18=cnn gives the
 models of one family one colour (told apart by dash patterns).
@@ -86,6 +97,8 @@ anything is read. It receives:
   summary.csv    the same, one row per model/corruption and per human curve
   curves.csv     every fitted curve on a Δv grid with its bands
   bins.csv       the per-bin counts behind every curve
+  error_consistency.csv  kappa per pair of observers, corruption and
+                 Δv bin (with participant trials as --human)
   curves_C_accuracy.svg/.png, curves_C_consistency.svg/.png
                  models and humans on one axis, per corruption C
   hmri_C_P.svg/.png, mrsi_C_P.svg/.png   bar charts (with --human)
@@ -224,11 +237,20 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if a.VIFMismatch != "" {
 		fmt.Fprintf(stderr, "vcr analyze: WARNING: %s\n", a.VIFMismatch)
 	}
-	tables, extra := 4, ""
-	if a.ImageNetC != nil {
-		tables, extra = 6, ", "+analysis.ImageNetCJSON+", "+analysis.ImageNetCCSV
+	plots, tables := 0, "summary.json, summary.csv, curves.csv, bins.csv"
+	for _, f := range res.Files {
+		if strings.HasSuffix(f, ".svg") || strings.HasSuffix(f, ".png") {
+			plots++
+		}
 	}
-	fmt.Fprintf(stderr, "vcr analyze: %d rows of %d models, %d corruptions; report in %s (summary.json, summary.csv, curves.csv, bins.csv%s, %d plots)\n",
-		res.Rows, res.Models, len(a.Corruptions()), *out, extra, len(res.Files)-tables)
+	if a.ImageNetC != nil {
+		tables += ", " + analysis.ImageNetCJSON + ", " + analysis.ImageNetCCSV
+	}
+	if ec := a.ErrorConsistency; ec != nil {
+		tables += ", " + report.ErrorConsistencyFile
+		fmt.Fprintf(stderr, "vcr analyze: error consistency of %d models and %d participants: %d rows\n", ec.Models, ec.Humans, len(ec.Rows))
+	}
+	fmt.Fprintf(stderr, "vcr analyze: %d rows of %d models, %d corruptions; report in %s (%s, %d plots)\n",
+		res.Rows, res.Models, len(a.Corruptions()), *out, tables, plots)
 	return nil
 }

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vcr-bench/vcr/human"
+)
+
+// TestErrorConsistencyMVH runs vcr error-consistency on the embedded
+// contrast data of model-vs-human with a "model" whose answers are
+// subject-01's: its kappa with subject-01 is 1 in every condition, its
+// accuracy is subject-01's, and the human pairs carry model-vs-human's own
+// numbers (consistency/testdata/model-vs-human/reference-contrast.csv).
+func TestErrorConsistencyMVH(t *testing.T) {
+	dir := t.TempDir()
+	trials, err := human.OpenMVH("builtin:mvh-contrast")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	b.WriteString("subj,session,trial,rt,object_response,category,condition,imagename\n")
+	cw := csv.NewWriter(&b)
+	for _, x := range trials {
+		if x.Subject == "subject-01" {
+			cw.Write([]string{"copycat", "1", "1", "NaN", x.Response, x.Category, x.Condition, x.ImageName})
+		}
+	}
+	cw.Flush()
+	pred := filepath.Join(dir, "copycat.csv")
+	os.WriteFile(pred, []byte(b.String()), 0o644)
+	out := filepath.Join(dir, "ec")
+	stdout := mustRun(t, "error-consistency", "--human", "builtin:mvh-contrast", "--predictions", pred, "--out", out, "--bootstrap", "20")
+	if !strings.Contains(stdout, "humans (ceiling)") || !strings.Contains(stdout, "copycat vs humans") {
+		t.Errorf("table:\n%s", stdout)
+	}
+	f, _ := os.Open(filepath.Join(out, "error_consistency.csv"))
+	rows, err := csv.NewReader(f).ReadAll()
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]string{}
+	for _, r := range rows[1:] {
+		got[r[0]+" "+r[1]+" "+r[3]] = r
+	}
+	for _, c := range []string{"c01", "c03", "c05", "c10", "c15", "c30", "c50", "c100"} {
+		r := got["copycat subject-01 "+c]
+		if r == nil || r[2] != "model-human" || r[5] != "160" || r[10] != "1" || r[6] != r[7] {
+			t.Errorf("copycat vs subject-01 on %s: %v", c, r)
+		}
+	}
+	// reference-contrast.csv: c05, subject-01 vs subject-02.
+	if r := got["subject-01 subject-02 c05"]; r == nil || r[9] != "0.5984375000000001" || r[8] != "0.74375" || r[10] != "0.3618677042801556" {
+		t.Errorf("subject-01 vs subject-02 on c05: %v", r)
+	}
+	var s struct {
+		Tool     string `json:"tool"`
+		Accuracy []struct {
+			Observer, Condition string
+			Accuracy            float64
+		}
+		Ceiling    []struct{ Pairs int } `json:"human_ceiling"`
+		ModelHuman []struct {
+			Model string
+			Pairs int
+		} `json:"model_human"`
+	}
+	if err := json.Unmarshal(readFile(t, filepath.Join(out, "summary.json")), &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Tool != "vcr error-consistency" || len(s.Ceiling) != 8 || s.Ceiling[0].Pairs != 6 || len(s.ModelHuman) != 8 || s.ModelHuman[0].Pairs != 4 || len(s.Accuracy) != 5*8 {
+		t.Errorf("summary.json: %+v", s)
+	}
+	for _, a := range s.Accuracy { // reference-contrast.csv: subject-01 on c01 is 0.05625
+		if (a.Observer == "subject-01" || a.Observer == "copycat") && a.Condition == "c01" && a.Accuracy != 0.05625 {
+			t.Errorf("accuracy %+v, want 0.05625", a)
+		}
+	}
+	for _, bad := range [][]string{
+		{"error-consistency", "--out", filepath.Join(dir, "x")},
+		{"error-consistency", "--human", "builtin:mvh-nothing", "--out", filepath.Join(dir, "y")},
+	} {
+		if code, _, errOut := runCmd(t, bad...); code != exitUsage || !strings.Contains(errOut, "mvh-contrast") {
+			t.Errorf("%v: exit %d, %s", bad, code, errOut)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package corrupt
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"testing"
@@ -93,7 +94,8 @@ func TestExtendedSamplingUnchanged(t *testing.T) {
 	if g.Check([]float64{0.7, 1, 2}) == nil {
 		t.Error("glass_blur iterations=2 accepted by the uniform domain; only --extended should accept it")
 	}
-	if _, err := g.Extended().ParseParams([]string{"sigma=0.7", "radius=1", "iterations=4"}, nil); err == nil {
-		t.Error("glass_blur iterations=4 (beyond every ImageNet-C severity) accepted by Extended")
+	var de *DomainError
+	if _, err := g.Extended().ParseParams([]string{"sigma=0.7", "max_delta=1", "iterations=4"}, nil); !errors.As(err, &de) || de.Param.Name != "iterations" {
+		t.Errorf("glass_blur iterations=4 (beyond every ImageNet-C severity) with Extended: error %v, want a DomainError for iterations", err)
 	}
 }

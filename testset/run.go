@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -18,13 +19,20 @@ import (
 // A folder is resumed only by a command with the same RunInfo, and shards
 // merge only when their RunInfo differs in Shard.Index alone.
 type RunInfo struct {
-	Tool        string      `json:"tool"`
-	Version     string      `json:"version"`
-	Seed        uint64      `json:"seed"`
-	N           int         `json:"n"`
-	Corruptions []string    `json:"corruptions"`
-	Dataset     DatasetInfo `json:"dataset"`
-	VIFMethod   string      `json:"vif_method"`
+	Tool        string   `json:"tool"`
+	Version     string   `json:"version"`
+	Seed        uint64   `json:"seed"`
+	N           int      `json:"n"`
+	Corruptions []string `json:"corruptions"`
+	// Textures maps each corruption of the run that draws from a texture
+	// set to that set's name (corrupt.Corruption.Textures), e.g. frost to
+	// "imagenet-c" (the default), "procedural" or a fingerprint of the
+	// user's files; absent when no corruption has one, and in run.json
+	// written before it existed (when frost's only textures were the
+	// procedural ones), so such a folder is not resumed with other textures.
+	Textures  map[string]string `json:"textures,omitempty"`
+	Dataset   DatasetInfo       `json:"dataset"`
+	VIFMethod string            `json:"vif_method"`
 	// DVMethods are the flavours of the manifest's per-flavour Δv columns,
 	// in column order (absent in run.json written before they existed).
 	DVMethods   []string         `json:"dv_methods,omitempty"`
@@ -247,6 +255,19 @@ func diffRunInfo(have, want *RunInfo, ignore ...string) []Difference {
 
 func show(v any) string {
 	switch x := v.(type) {
+	case map[string]string:
+		if len(x) == 0 {
+			return "(none)"
+		}
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for i, k := range keys {
+			keys[i] = k + "=" + x[k]
+		}
+		return strings.Join(keys, ",")
 	case []string:
 		if len(x) == 0 {
 			return "(none)"

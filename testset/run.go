@@ -8,10 +8,12 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/vcr-bench/vcr/corrupt"
 	"github.com/vcr-bench/vcr/internal/localpath"
 )
 
@@ -27,9 +29,9 @@ type RunInfo struct {
 	// Textures maps each corruption of the run that draws from a texture
 	// set to that set's name (corrupt.Corruption.Textures), e.g. frost to
 	// "imagenet-c" (the default), "procedural" or a fingerprint of the
-	// user's files; absent when no corruption has one, and in run.json
-	// written before it existed (when frost's only textures were the
-	// procedural ones), so such a folder is not resumed with other textures.
+	// user's files; absent when no corruption has one. run.json written
+	// before it existed reads as frost = "procedural" when it lists frost
+	// (readRunInfo): those were frost's only textures then.
 	Textures  map[string]string `json:"textures,omitempty"`
 	Dataset   DatasetInfo       `json:"dataset"`
 	VIFMethod string            `json:"vif_method"`
@@ -182,7 +184,11 @@ func fingerprint(src Source) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// readRunInfo reads run.json at path.
+// readRunInfo reads run.json at path. A run.json without textures that
+// lists frost was written when frost's only textures were the procedural
+// ones: its Textures is set to frost = corrupt.FrostProcedural, so that
+// such a folder resumes with '--frost-textures procedural' and is refused
+// with the (now default) ImageNet-C textures.
 func readRunInfo(path string) (*RunInfo, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -191,6 +197,9 @@ func readRunInfo(path string) (*RunInfo, error) {
 	var ri RunInfo
 	if err := json.Unmarshal(data, &ri); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if ri.Textures == nil && slices.Contains(ri.Corruptions, "frost") {
+		ri.Textures = map[string]string{"frost": corrupt.FrostProcedural}
 	}
 	return &ri, nil
 }

@@ -64,7 +64,7 @@ func runCorrupt(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	quality := fs.Int("quality", 95, "JPEG `quality` 1–100 when OUT is .jpg")
 	maxPixels := fs.Int("max-pixels", imageio.DefaultMaxPixels, "refuse input images with more `pixels` than this (decompression-bomb guard)")
 	extended := fs.Bool("extended", false, "accept (and sample from) the wider target ranges of Δv-targeted sampling")
-	frostDir := fs.String("frost-textures", "", "for --corruption frost: "+frostTexturesFlagDoc)
+	frostDir := fs.String("frost-textures", "", frostTexturesFlagDoc+" (--corruption frost only)")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err

@@ -14,7 +14,7 @@ import (
 
 // frostTexturesFlagDoc is the --frost-textures flag's help, shared by
 // vcr corrupt and vcr generate.
-const frostTexturesFlagDoc = "frost texture `set`: imagenet-c (default: ImageNet-C's frost1…frost5, built in), procedural (vcr's generated look-alikes of earlier versions), or a DIR whose first five image files (name order) are used"
+const frostTexturesFlagDoc = "frost's texture `set`: imagenet-c (default; ImageNet-C's frost1…frost5, built in), procedural (the generated look-alikes earlier vcr versions used), or a DIR whose first five image files (name order) are used"
 
 // frostTextureCount is how many textures every reference implementation
 // draws from (np.random.randint(5): frost6 of ImageNet-C is never used).

@@ -146,7 +146,7 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	minPerBin := fs.Int("min-per-bin", testset.DefaultMinPerBin, "coverage: a bin is covered with at least `L` rows")
 	sampling := fs.String("sampling", testset.SamplingUniform, "parameter `sampling`: uniform (the VCR study) or targeted (Δv close to uniform, learnt from a pilot)")
 	pilot := fs.Int("pilot", testset.DefaultPilot, "targeted sampling: pilot `draws` per corruption")
-	frostTex := fs.String("frost-textures", "", "for frost: "+frostTexturesFlagDoc+"; recorded in run.json (textures)")
+	frostTex := fs.String("frost-textures", "", frostTexturesFlagDoc+"; recorded in run.json (textures)")
 	imagenetC := fs.Bool("imagenet-c", false, "corrupt each drawn image at the corruption's five ImageNet-C severities instead of sampling parameters")
 	truncate := fs.Bool("truncate", false, "convert corrupted images to 8 bit by truncation, as the VCR toolbox does (default: round to nearest)")
 	layout := fs.String("layout", testset.LayoutFlat, "image `layout`: flat (images/<corruption>/<id>) or imagefolder (images/<corruption>/<class>/<id>)")

@@ -183,6 +183,16 @@ type Corruption struct {
 	Doc string `json:"doc"`
 	// Papers lists where the corruption is used: "vcr", "icse", "imagenet-c".
 	Papers []string `json:"papers,omitempty"`
+	// Textures names the texture set of a corruption that draws from one
+	// (frost): FrostImageNetC for the catalogue's, FrostProcedural, or a
+	// fingerprint of user textures (NewFrost); empty for the others. A test
+	// set records it in run.json, so a resume with other textures is refused.
+	Textures string `json:"textures,omitempty"`
+
+	// accept, when not nil, is the domain Check and ParseParams accept in
+	// place of Params (Extended: the target ranges widened to the
+	// ImageNet-C severity values); Sample keeps Params.
+	accept []Param
 
 	apply ApplyFunc
 }
@@ -213,12 +223,13 @@ func (c *Corruption) Sample(rng *rand.Rand) []float64 {
 	return p
 }
 
-// Check returns an error naming the first parameter outside its domain.
+// Check returns an error naming the first parameter outside its domain (for
+// an Extended copy, its accepted domain).
 func (c *Corruption) Check(p []float64) error {
 	if len(p) != len(c.Params) {
 		return fmt.Errorf("%s takes %d parameters (%s), got %d", c.Name, len(c.Params), strings.Join(c.ParamNames(), ", "), len(p))
 	}
-	for i, d := range c.Params {
+	for i, d := range c.accepted() {
 		if !d.Contains(p[i]) {
 			return &DomainError{Corruption: c.Name, Param: d, Value: p[i]}
 		}
@@ -241,15 +252,33 @@ func (c *Corruption) CheckTarget(p []float64) error {
 }
 
 // Extended returns a copy of c whose parameter domains are the target
-// ranges (Param.Target): its Sample, Check and ParseParams accept what
-// targeted sampling may draw. The copy applies the same operation.
+// ranges (Param.Target): its Sample draws what targeted sampling may draw.
+// Its Check and ParseParams accept more: each parameter's target range
+// widened to contain that parameter's value in every ImageNet-C severity
+// (e.g. glass_blur iterations 1…3, fog decay down to 1.4), so every
+// parameter vector that targeted sampling or 'vcr generate --imagenet-c'
+// records is accepted. The copy applies the same operation.
 func (c *Corruption) Extended() *Corruption {
 	e := *c
 	e.Params = make([]Param, len(c.Params))
+	e.accept = make([]Param, len(c.Params))
 	for i, p := range c.Params {
 		e.Params[i] = p.Target()
+		a := e.Params[i]
+		for _, s := range c.Severities {
+			a.Min, a.Max = min(a.Min, s[i]), max(a.Max, s[i])
+		}
+		e.accept[i] = a
 	}
 	return &e
+}
+
+// accepted returns the domain Check and ParseParams accept.
+func (c *Corruption) accepted() []Param {
+	if c.accept != nil {
+		return c.accept
+	}
+	return c.Params
 }
 
 // DomainError reports a parameter value outside its domain.
@@ -308,8 +337,8 @@ func (c *Corruption) ParseParams(assign []string, rng *rand.Rand) ([]float64, er
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 			return nil, fmt.Errorf("parameter %s: %q is not a finite number", name, val)
 		}
-		if !c.Params[i].Contains(v) {
-			return nil, &DomainError{Corruption: c.Name, Param: c.Params[i], Value: v}
+		if a := c.accepted()[i]; !a.Contains(v) {
+			return nil, &DomainError{Corruption: c.Name, Param: a, Value: v}
 		}
 		p[i], set[i] = v, true
 	}

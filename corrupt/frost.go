@@ -15,10 +15,10 @@ const frostDoc = `Frost: out = clip(scale·x + constant·F, 0, 1), where F is a 
 	`(ImageNet-C; the corner is 0 along a side where the texture is exactly as large as the image). A texture ` +
 	`smaller than the image along either side is first enlarged with bicubic interpolation (OpenCV INTER_CUBIC, ` +
 	`a = −0.75) by 1.1 × the larger of the two needed ratios, as bethgelab/imagecorruptions does. ` +
-	`Deliberate departures: the built-in textures are generated procedurally (no third-party image files ship ` +
-	`with vcr); they resemble the ImageNet-C textures in kind, per-channel mean and spread, and fine detail, but are not ` +
-	`pixel-identical, so pass the original files with 'vcr corrupt --frost-textures DIR' (NewFrost) to match ` +
-	`ImageNet-C exactly. Textures keep RGB order: the VCR toolbox and the ICSE checker resize (not crop) the ` +
+	`The textures are ImageNet-C's own files frost1.png … frost5.jpeg (Apache-2.0, embedded in vcr; alpha dropped, ` +
+	`as OpenCV's imread does), so on 224×224 images this is ImageNet-C's frost. The procedurally generated ` +
+	`look-alike textures of earlier vcr versions remain available ('--frost-textures procedural', NewProceduralFrost), ` +
+	`and any other set can be passed ('--frost-textures DIR', NewFrost). Textures keep RGB order: the VCR toolbox and the ICSE checker resize (not crop) the ` +
 	`texture and reverse its channels to B, G, R (the frost tint is colour-swapped); vcr follows ImageNet-C's ` +
 	`RGB crop. scale and constant are independent, as in the VCR toolbox (each shuffled separately); the ICSE ` +
 	`checker ties them to one value.`
@@ -35,14 +35,16 @@ var frostParams = []Param{
 }
 
 func init() {
-	register(newFrost("frost", frostDoc, builtinFrostTextures))
+	register(newFrost(FrostImageNetC, frostDoc, ImageNetCFrostTextures))
 }
 
 // newFrost returns the frost corruption drawing from the textures that tex
-// returns (called on first use, so the built-in set is generated lazily).
-func newFrost(name, doc string, tex func() []*imageio.Image) *Corruption {
+// returns (called on first use, so a built-in set is decoded or generated
+// lazily, once), with Textures set to set.
+func newFrost(set, doc string, tex func() []*imageio.Image) *Corruption {
 	return &Corruption{
-		Name:       name,
+		Name:       "frost",
+		Textures:   set,
 		Family:     Weather,
 		Params:     frostParams,
 		Severities: [][]float64{{1, .4}, {.8, .6}, {.7, .7}, {.65, .7}, {.6, .75}},
@@ -59,13 +61,14 @@ func newFrost(name, doc string, tex func() []*imageio.Image) *Corruption {
 var ErrNoTextures = errors.New("frost: no textures given")
 
 // NewFrost returns a frost corruption (same name, parameters and severities as
-// the built-in "frost") that draws its texture uniformly from textures. To
-// reproduce ImageNet-C exactly, pass frost1.png … frost5.jpeg of the ImageNet-C
-// distribution, in that order (every reference implementation draws among the
-// first five only). The corruption is not registered in the catalogue; the
-// textures are used as given (not copied) and must not be modified afterwards.
-// It returns ErrNoTextures for an empty list and an error naming the texture
-// for a nil or empty one.
+// the built-in "frost") that draws its texture uniformly from textures. The
+// built-in frost already uses ImageNet-C's frost1.png … frost5.jpeg
+// (ImageNetCFrostTextures); NewFrost is for other sets. Its Textures is
+// "sha256:" and 16 hex digits of a hash of the textures' pixels, so that a
+// run records which set it used. The corruption is not registered in the
+// catalogue; the textures are used as given (not copied) and must not be
+// modified afterwards. It returns ErrNoTextures for an empty list and an
+// error naming the texture for a nil or empty one.
 func NewFrost(textures []*imageio.Image) (*Corruption, error) {
 	if len(textures) == 0 {
 		return nil, ErrNoTextures
@@ -77,7 +80,16 @@ func NewFrost(textures []*imageio.Image) (*Corruption, error) {
 	}
 	tex := append([]*imageio.Image(nil), textures...)
 	doc := fmt.Sprintf("Frost with %d user-supplied textures. ", len(tex)) + frostDoc
-	return newFrost("frost", doc, func() []*imageio.Image { return tex }), nil
+	return newFrost(frostFingerprint(tex), doc, func() []*imageio.Image { return tex }), nil
+}
+
+// NewProceduralFrost returns the frost corruption with the procedurally
+// generated textures of frosttex.go (Textures FrostProcedural): vcr's
+// default before the ImageNet-C files were embedded. Its Δv is 0.022–0.034
+// lower than ImageNet-C's frost at the same parameters; use it to
+// reproduce test sets made with those versions.
+func NewProceduralFrost() *Corruption {
+	return newFrost(FrostProcedural, "Frost with vcr's procedurally generated look-alike textures (frosttex.go), not ImageNet-C's files. "+frostDoc, builtinFrostTextures)
 }
 
 // frostApply implements out = clip(s·x + t·F) with F a random crop of a

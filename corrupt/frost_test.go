@@ -1,8 +1,13 @@
 package corrupt
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"math"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/vcr-bench/vcr/imageio"
@@ -196,7 +201,7 @@ func TestNewFrostErrors(t *testing.T) {
 	}
 }
 
-// TestFrostBuiltinTextures checks the generated textures: five, deterministic,
+// TestFrostBuiltinTextures checks the procedural textures: five, deterministic,
 // bluish white (B ≥ G ≥ R on average), with the per-channel means and spreads
 // measured on the ImageNet-C files (frosttex.go).
 func TestFrostBuiltinTextures(t *testing.T) {
@@ -243,14 +248,14 @@ func TestFrostBuiltinTextures(t *testing.T) {
 }
 
 // BenchmarkFrost224 times the per-call work (choice, crop, blend) at ImageNet-C
-// severity 3 on 224×224, textures already generated (reference: 4.38 ms in
+// severity 3 on 224×224, the embedded ImageNet-C textures already decoded (reference: 4.38 ms in
 // the VCR toolbox, which reads and resizes a texture on every call).
 func BenchmarkFrost224(b *testing.B) {
 	c, _ := Lookup("frost")
 	src := testimg.Natural(224, 224, 1)
 	dst := imageio.New(224, 224)
 	rng := NewRand(1, 0)
-	builtinFrostTextures()
+	ImageNetCFrostTextures()
 	b.ReportAllocs()
 	for b.Loop() {
 		c.Apply(dst, src, c.Severities[2], rng)
@@ -311,5 +316,24 @@ func TestWeatherConcurrent(t *testing.T) {
 				t.Errorf("%s draw %d: concurrent result differs from sequential", name, i)
 			}
 		}
+	}
+}
+
+// TestGoldenProceduralFrost pins the procedural frost option to the output
+// that TestGolden pinned for "frost" while the procedural textures were the
+// default (testdata/golden/frost_procedural.sha256, unchanged since), so
+// test sets made with '--frost-textures procedural' reproduce those of
+// earlier versions.
+func TestGoldenProceduralFrost(t *testing.T) {
+	src := testimg.Natural(80, 64, 5)
+	c := NewProceduralFrost()
+	out := apply(c, src, mid(c), 42, 0)
+	h := sha256.Sum256(out.NRGBA(imageio.Round).Pix)
+	want, err := os.ReadFile(filepath.Join("testdata", "golden", "frost_procedural.sha256"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := hex.EncodeToString(h[:]); got != strings.TrimSpace(string(want)) {
+		t.Errorf("procedural frost output changed: sha256 %s, golden %s", got, strings.TrimSpace(string(want)))
 	}
 }

@@ -8,8 +8,10 @@ import (
 	"github.com/vcr-bench/vcr/imageio"
 )
 
-// The built-in frost textures are generated procedurally so that the
-// repository holds no third-party image files. They imitate the five
+// The procedural frost textures (NewProceduralFrost, '--frost-textures
+// procedural'; vcr's default before the ImageNet-C files were embedded,
+// frostimg.go) are generated so as to need no third-party image files.
+// They imitate the five
 // ImageNet-C textures (frost1.png … frost5.jpeg, corruptions.md §2.19) in
 // kind and in simple statistics, not pixel for pixel: ice crystals drawn as
 // branching dendrites (straight stems with side branches at about ±60°, as
@@ -26,8 +28,8 @@ import (
 //	frost5  (112, 123, 135) ± (45, 43, 42), detail 17.4  dark, large fern-like dendrites
 //
 // frost3 is given a different seed and crystal density so that the five
-// built-in textures are distinct. Users who want the original files pass
-// them to NewFrost (the CLI's --frost-textures flag).
+// textures are distinct. They are not the ImageNet-C files: Δv of frost
+// with them is lower than with the originals (frost_test.go).
 
 // frostTexSpec describes one generated texture.
 type frostTexSpec struct {
@@ -64,7 +66,7 @@ var (
 	frostTex     []*imageio.Image
 )
 
-// builtinFrostTextures returns the five generated textures, building them on
+// builtinFrostTextures returns the five procedural textures, building them on
 // first use. The result is shared and must not be modified.
 func builtinFrostTextures() []*imageio.Image {
 	frostTexOnce.Do(func() {

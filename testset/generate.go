@@ -62,7 +62,10 @@ type Config struct {
 	// Preprocess, if not nil, is applied to every loaded image before it is
 	// corrupted (resize and centre crop).
 	Preprocess func(*imageio.Image) *imageio.Image
-	// Corruptions are sampled in this order; each gets N draws.
+	// Corruptions are sampled in this order; each gets N draws. A
+	// corruption with a texture set (frost: the catalogue's ImageNet-C
+	// textures, corrupt.NewProceduralFrost or corrupt.NewFrost) has it
+	// recorded in run.json's textures.
 	Corruptions []*corrupt.Corruption
 	// N is the number of draws per corruption (≥ 1).
 	N int
@@ -363,15 +366,22 @@ func newRunState(cfg Config) (*runState, error) {
 		rounding = "truncate"
 	}
 	names := make([]string, len(st.cs))
+	var textures map[string]string
 	for i, c := range st.cs {
 		names[i] = c.Name
+		if c.Textures != "" {
+			if textures == nil {
+				textures = map[string]string{}
+			}
+			textures[c.Name] = c.Textures
+		}
 	}
 	dvNames := make([]string, len(dvMethods))
 	for i, m := range dvMethods {
 		dvNames[i] = string(m)
 	}
 	st.info = RunInfo{
-		Tool: "vcr generate", Version: cfg.Version, Seed: cfg.Seed, N: cfg.N, Corruptions: names,
+		Tool: "vcr generate", Version: cfg.Version, Seed: cfg.Seed, N: cfg.N, Corruptions: names, Textures: textures,
 		Dataset: DatasetInfo{
 			Kind: cfg.Source.Name(), Len: cfg.Source.Len(),
 			Fingerprint: fingerprint(cfg.Source), Resize: cfg.Resize, Crop: cfg.Crop,

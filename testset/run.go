@@ -8,9 +8,12 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/vcr-bench/vcr/corrupt"
 	"github.com/vcr-bench/vcr/internal/localpath"
 )
 
@@ -18,13 +21,20 @@ import (
 // A folder is resumed only by a command with the same RunInfo, and shards
 // merge only when their RunInfo differs in Shard.Index alone.
 type RunInfo struct {
-	Tool        string      `json:"tool"`
-	Version     string      `json:"version"`
-	Seed        uint64      `json:"seed"`
-	N           int         `json:"n"`
-	Corruptions []string    `json:"corruptions"`
-	Dataset     DatasetInfo `json:"dataset"`
-	VIFMethod   string      `json:"vif_method"`
+	Tool        string   `json:"tool"`
+	Version     string   `json:"version"`
+	Seed        uint64   `json:"seed"`
+	N           int      `json:"n"`
+	Corruptions []string `json:"corruptions"`
+	// Textures maps each corruption of the run that draws from a texture
+	// set to that set's name (corrupt.Corruption.Textures), e.g. frost to
+	// "imagenet-c" (the default), "procedural" or a fingerprint of the
+	// user's files; absent when no corruption has one. run.json written
+	// before it existed reads as frost = "procedural" when it lists frost
+	// (readRunInfo): those were frost's only textures then.
+	Textures  map[string]string `json:"textures,omitempty"`
+	Dataset   DatasetInfo       `json:"dataset"`
+	VIFMethod string            `json:"vif_method"`
 	// DVMethods are the flavours of the manifest's per-flavour Δv columns,
 	// in column order (absent in run.json written before they existed).
 	DVMethods   []string         `json:"dv_methods,omitempty"`
@@ -174,7 +184,11 @@ func fingerprint(src Source) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// readRunInfo reads run.json at path.
+// readRunInfo reads run.json at path. A run.json without textures that
+// lists frost was written when frost's only textures were the procedural
+// ones: its Textures is set to frost = corrupt.FrostProcedural, so that
+// such a folder resumes with '--frost-textures procedural' and is refused
+// with the (now default) ImageNet-C textures.
 func readRunInfo(path string) (*RunInfo, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -183,6 +197,9 @@ func readRunInfo(path string) (*RunInfo, error) {
 	var ri RunInfo
 	if err := json.Unmarshal(data, &ri); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if ri.Textures == nil && slices.Contains(ri.Corruptions, "frost") {
+		ri.Textures = map[string]string{"frost": corrupt.FrostProcedural}
 	}
 	return &ri, nil
 }
@@ -247,6 +264,19 @@ func diffRunInfo(have, want *RunInfo, ignore ...string) []Difference {
 
 func show(v any) string {
 	switch x := v.(type) {
+	case map[string]string:
+		if len(x) == 0 {
+			return "(none)"
+		}
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for i, k := range keys {
+			keys[i] = k + "=" + x[k]
+		}
+		return strings.Join(keys, ",")
 	case []string:
 		if len(x) == 0 {
 			return "(none)"

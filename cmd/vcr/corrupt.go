@@ -7,9 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"sort"
-	"strings"
 
 	"github.com/vcr-bench/vcr/corrupt"
 	"github.com/vcr-bench/vcr/imageio"
@@ -21,7 +18,7 @@ func init() {
 
 const corruptUsage = `
 Usage: vcr corrupt --corruption NAME [--param name=value]... [--seed N]
-                   [--extended] [--frost-textures DIR] IN OUT
+                   [--extended] [--frost-textures SET|DIR] IN OUT
 
 Applies one corruption to the image IN and writes the result to OUT (.png or
 .jpg). Parameters not given with --param are drawn uniformly from their domain
@@ -29,21 +26,27 @@ Applies one corruption to the image IN and writes the result to OUT (.png or
 comes from --seed, so the same command writes the same bytes. With --extended,
 the domains are the wider target ranges of Δv-targeted sampling where a
 corruption has them (shown as "targeted" by 'vcr corruptions'), e.g. shot noise
-up to lambda=1e6: the values a targeted test set's manifest may record.
+up to lambda=1e6, and --param also accepts every value of the corruption's
+ImageNet-C severities (e.g. glass_blur iterations=3, fog decay=1.4): every
+parameter a targeted or --imagenet-c test set's manifest may record.
 
 IN may be JPEG, PNG, GIF, BMP, TIFF or WebP. Alpha is discarded (the stored
 colour is kept, as Pillow's convert("RGB") does). OUT is written atomically:
 on any error no file is left behind.
 
-frost uses five built-in, procedurally generated frost textures. To use the
-ImageNet-C textures (or your own), pass their directory with --frost-textures:
-the image files in it are read in name order and, as in every reference
-implementation, at most the first five are used (so frost1.png … frost5.jpeg of
-ImageNet-C, never frost6.jpeg); one is drawn uniformly per image and a random
-crop of the image's size is taken.
+frost draws from ImageNet-C's own five frost textures (frost1.png …
+frost5.jpeg, Apache-2.0, built into vcr), so on 224×224 images it is
+ImageNet-C's frost. --frost-textures procedural uses the generated look-alike
+textures of earlier vcr versions instead (their Δv is about 0.02 lower); to use
+your own, pass their directory: the image files in it are read in name order
+and, as in every reference implementation, at most the first five are used.
+One texture is drawn uniformly per image and a random crop of the image's size
+is taken (a smaller texture is first enlarged).
 
 Examples:
-  vcr corrupt --corruption frost --frost-textures imagenet-c/frost in.png out.png
+  vcr corrupt --corruption frost --frost-textures my-frost/ in.png out.png
+  vcr corrupt --corruption frost --frost-textures procedural in.png out.png
+  vcr corrupt --corruption glass_blur --extended --param sigma=1.5 --param max_delta=4 --param iterations=2 in.png out.png
   vcr corrupt --corruption gaussian_noise --seed 7 in.png out.png
   vcr corrupt --corruption defocus_blur --param radius=4 --param alias=0.5 in.jpg out.png
   vcr corrupt --corruption frost --json in.png out.png
@@ -61,7 +64,7 @@ func runCorrupt(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	quality := fs.Int("quality", 95, "JPEG `quality` 1–100 when OUT is .jpg")
 	maxPixels := fs.Int("max-pixels", imageio.DefaultMaxPixels, "refuse input images with more `pixels` than this (decompression-bomb guard)")
 	extended := fs.Bool("extended", false, "accept (and sample from) the wider target ranges of Δv-targeted sampling")
-	frostDir := fs.String("frost-textures", "", "for --corruption frost: use the first five image files of `DIR` (name order) as frost textures instead of the built-in ones")
+	frostDir := fs.String("frost-textures", "", frostTexturesFlagDoc+" (--corruption frost only)")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -88,13 +91,8 @@ func runCorrupt(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		if c.Name != "frost" {
 			return usagef("--frost-textures only applies to --corruption frost (got %s)", c.Name)
 		}
-		var tex []*imageio.Image
-		tex, textureFiles, err = loadFrostTextures(*frostDir, *maxPixels, stderr)
-		if err != nil {
+		if c, textureFiles, err = frostFromFlag(*frostDir, *maxPixels, "corrupt", stderr); err != nil {
 			return err
-		}
-		if c, err = corrupt.NewFrost(tex); err != nil {
-			return fmt.Errorf("--frost-textures %s: %w", *frostDir, err)
 		}
 	}
 	if *extended {
@@ -137,52 +135,13 @@ func runCorrupt(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			"width":      src.Width,
 			"height":     src.Height,
 		}
+		if c.Textures != "" {
+			rec["textures"] = c.Textures
+		}
 		if textureFiles != nil {
 			rec["frost_textures"] = textureFiles
 		}
 		return e.Encode(rec)
 	}
 	return nil
-}
-
-// frostTextureCount is how many textures every reference implementation
-// draws from (np.random.randint(5): frost6 of ImageNet-C is never used).
-const frostTextureCount = 5
-
-// loadFrostTextures reads the image files of dir (by extension, in name
-// order), at most the first frostTextureCount of them, and returns them with
-// their paths. A note on stderr names files left out. Errors name the
-// directory or the file.
-func loadFrostTextures(dir string, maxPixels int, stderr io.Writer) ([]*imageio.Image, []string, error) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, nil, fmt.Errorf("--frost-textures: %w", err)
-	}
-	var names []string
-	for _, e := range entries {
-		switch strings.ToLower(filepath.Ext(e.Name())) {
-		case ".png", ".jpg", ".jpeg", ".gif", ".bmp", ".tif", ".tiff", ".webp":
-			if !e.IsDir() {
-				names = append(names, e.Name())
-			}
-		}
-	}
-	sort.Strings(names)
-	if len(names) == 0 {
-		return nil, nil, fmt.Errorf("--frost-textures %s: no image files (.png, .jpg, .jpeg, .gif, .bmp, .tif, .webp) in the directory", dir)
-	}
-	if len(names) > frostTextureCount {
-		fmt.Fprintf(stderr, "vcr corrupt: using the first %d frost textures of %s (%s); ignoring %s\n",
-			frostTextureCount, dir, strings.Join(names[:frostTextureCount], ", "), strings.Join(names[frostTextureCount:], ", "))
-		names = names[:frostTextureCount]
-	}
-	tex := make([]*imageio.Image, len(names))
-	paths := make([]string, len(names))
-	for i, n := range names {
-		paths[i] = filepath.Join(dir, n)
-		if tex[i], err = imageio.Load(paths[i], imageio.Options{MaxPixels: maxPixels}); err != nil {
-			return nil, nil, fmt.Errorf("--frost-textures: texture %w", err)
-		}
-	}
-	return tex, paths, nil
 }

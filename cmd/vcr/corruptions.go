@@ -129,7 +129,8 @@ func writeCatalogueMarkdown(w io.Writer, list []*corrupt.Corruption) error {
 	b.WriteString("trend + means larger values corrupt more, − smaller values corrupt more.\n")
 	b.WriteString("\"targeted\" names a wider range that only Δv-targeted sampling draws from\n")
 	b.WriteString("(`vcr generate --sampling targeted`, `vcr corrupt --extended`; see targeted.md),\n")
-	b.WriteString("\"log\" that it explores the range on a log scale.\n\n")
+	b.WriteString("\"log\" that it explores the range on a log scale. ImageNet-C severity values may lie\n")
+	b.WriteString("outside both (e.g. glass_blur iterations 2 and 3); `vcr corrupt --extended` accepts them too.\n\n")
 	b.WriteString("| name | family | parameters | ImageNet-C severities | identity |\n|---|---|---|---|---|\n")
 	for _, c := range list {
 		var ps []string

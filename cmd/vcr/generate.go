@@ -81,9 +81,14 @@ OUT receives:
   coverage.json  Δv coverage per corruption (--bins 40 bins, a bin covered
                  with ≥ --min-per-bin 20 rows), also printed as a table
   run.json       the settings (dataset path as typed, absolute and relative
-                 to OUT, so OUT can be moved together with the dataset);
-                 --resume checks them
+                 to OUT, so OUT can be moved together with the dataset; the
+                 frost texture set as textures); --resume checks them
   status.json    written last, when the run is complete
+
+frost draws from ImageNet-C's five frost textures, built into vcr; with
+--frost-textures procedural from the generated look-alikes of earlier vcr
+versions (whose test sets it reproduces), with --frost-textures DIR from the
+first five image files of DIR (see 'vcr corrupt --help').
 
 A run stopped by Ctrl-C, a crash or kill -9 continues where it stopped with
 the same command plus --resume, and ends with exactly the rows of an
@@ -112,6 +117,7 @@ Examples:
   vcr generate --images val/ --corruptions all --n 2000 --out small --layout imagefolder
   vcr generate --images val/ --corruptions shot_noise --n 5000 --sampling targeted --out targeted
   vcr generate --images val/ --corruptions gaussian_noise,contrast --n 1000 --imagenet-c --out inc
+  vcr generate --images val/ --corruptions frost --n 1000 --frost-textures procedural --out old-frost
   vcr generate --images val/ --corruptions gaussian_noise --n 50000 --out vcr-val --shard 3/8
   vcr generate --images photos/ --corruptions all --n 500 --out p --max-memory 8GiB
   vcr generate … --resume        # continue an interrupted run
@@ -140,6 +146,7 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	minPerBin := fs.Int("min-per-bin", testset.DefaultMinPerBin, "coverage: a bin is covered with at least `L` rows")
 	sampling := fs.String("sampling", testset.SamplingUniform, "parameter `sampling`: uniform (the VCR study) or targeted (Δv close to uniform, learnt from a pilot)")
 	pilot := fs.Int("pilot", testset.DefaultPilot, "targeted sampling: pilot `draws` per corruption")
+	frostTex := fs.String("frost-textures", "", frostTexturesFlagDoc+"; recorded in run.json (textures)")
 	imagenetC := fs.Bool("imagenet-c", false, "corrupt each drawn image at the corruption's five ImageNet-C severities instead of sampling parameters")
 	truncate := fs.Bool("truncate", false, "convert corrupted images to 8 bit by truncation, as the VCR toolbox does (default: round to nearest)")
 	layout := fs.String("layout", testset.LayoutFlat, "image `layout`: flat (images/<corruption>/<id>) or imagefolder (images/<corruption>/<class>/<id>)")
@@ -210,6 +217,15 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	cs, err := parseCorruptions(*corrList)
 	if err != nil {
 		return err
+	}
+	if *frostTex != "" {
+		i := slices.IndexFunc(cs, func(c *corrupt.Corruption) bool { return c.Name == "frost" })
+		if i < 0 {
+			return usagef("--frost-textures only applies when --corruptions includes frost (got %s)", *corrList)
+		}
+		if cs[i], _, err = frostFromFlag(*frostTex, *maxPixels, "generate", stderr); err != nil {
+			return err
+		}
 	}
 	shard := testset.Whole
 	if *shardFlag != "" {

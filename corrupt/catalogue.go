@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/vcr-bench/vcr/imageio"
+
+	"github.com/vcr-bench/vcr/internal/suggest"
 )
 
 // Family groups corruptions as ImageNet-C does.
@@ -452,34 +454,14 @@ func nameDistance(typed, name string) int {
 	if strings.Contains(name, typed) || strings.Contains(typed, name) {
 		return 1
 	}
-	d := editDistance(typed, name)
+	d := suggest.Distance(typed, name)
 	if len(name) > len(typed) {
-		d = min(d, editDistance(typed, name[:len(typed)])+1)
+		d = min(d, suggest.Distance(typed, name[:len(typed)])+1)
 	}
 	for _, w := range strings.Split(name, "_") {
-		d = min(d, editDistance(typed, w)+1)
+		d = min(d, suggest.Distance(typed, w)+1)
 	}
 	return d
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // NewRand returns the generator for draw index of a run with the given master

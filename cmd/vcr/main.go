@@ -15,6 +15,8 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+
+	"github.com/vcr-bench/vcr/internal/suggest"
 )
 
 // Exit codes, decided here only.
@@ -164,7 +166,7 @@ Run 'vcr <command> --help' for the flags and examples of a command.
 func nearestCommand(name string) string {
 	best, bestD := "", 3
 	for n := range commands {
-		if d := editDistance(name, n); d < bestD || d == bestD && n < best {
+		if d := suggest.Distance(name, n); d < bestD || d == bestD && n < best {
 			best, bestD = n, d
 		}
 	}
@@ -346,7 +348,7 @@ func flagError(fs *flag.FlagSet, err error) error {
 func nearestFlag(fs *flag.FlagSet, name string) string {
 	best, bestD := "", 3
 	fs.VisitAll(func(f *flag.Flag) {
-		d := editDistance(name, f.Name)
+		d := suggest.Distance(name, f.Name)
 		if strings.HasPrefix(f.Name, name) && len(name) >= 3 {
 			d = min(d, 1)
 		}
@@ -355,27 +357,6 @@ func nearestFlag(fs *flag.FlagSet, name string) string {
 		}
 	})
 	return best
-}
-
-// editDistance is the Levenshtein distance of a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := prev[j-1]
-			if a[i-1] != b[j-1] {
-				c++
-			}
-			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // stringList is a repeatable string flag.

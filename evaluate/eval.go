@@ -80,7 +80,7 @@ func Eval(ctx context.Context, opt Options) (*Summary, error) {
 		}
 		sources = ds
 		if ds.Found != testset.ResolvedOverride {
-			logf("clean source images from %s (%s)", ds.Root, ds.Found)
+			logf("clean source images in %s, found %s", ds.Root, ds.Found)
 		}
 	}
 	spec := opt.Model

@@ -39,14 +39,14 @@ var HTMLSections = []string{"run", "coverage", "curves", "robustness", "human", 
 // It returns an error when dirs hold none of these.
 func WriteHTML(out string, dirs ...string) error {
 	if len(dirs) == 0 {
-		return fmt.Errorf("report: no folder to read")
+		return fmt.Errorf("no folder to read")
 	}
 	f, err := find(dirs)
 	if err != nil {
-		return fmt.Errorf("report: %w", err)
+		return err
 	}
 	if f.empty() {
-		return fmt.Errorf("report: %s: %w (want the output of vcr analyze, generate, eval, requirements or contrast)", strings.Join(dirs, ", "), errNothing)
+		return fmt.Errorf("%s: %w (want the output of vcr analyze, generate, eval, requirements or contrast)", strings.Join(dirs, ", "), errNothing)
 	}
 	return atomicfile.Write(out, func(w io.Writer) error { return f.render(w) })
 }

@@ -255,7 +255,7 @@ func ReadOptions(files []File, opt Options) (*Table, error) {
 		t.Warnings = append(t.Warnings, fmt.Errorf("%d rows whose label is outside the task (empty correct_*) were left out", t.Unlabelled))
 	}
 	if len(t.Series) == 0 {
-		return nil, fmt.Errorf("%w: no row has a label in the task (all correct_corrupted empty) and no errors", ErrEmpty)
+		return nil, fmt.Errorf("%s: %w: no row has a label in the model's task (correct_corrupted is empty in every row): the dataset's labels are not classes of the task the results were evaluated on; rerun vcr eval with a --task that maps the model's outputs and the labels to one set of classes (imagenet16, car, a mapping file; vcr eval --help)", filePaths(files), ErrEmpty)
 	}
 	return t, nil
 }
@@ -568,4 +568,13 @@ func (s *sevAcc) table() ([]SeverityCount, map[string]CleanCount) {
 		clean[m] = c
 	}
 	return out, clean
+}
+
+// filePaths joins the paths of files for messages.
+func filePaths(files []File) string {
+	p := make([]string, len(files))
+	for i, f := range files {
+		p[i] = f.Path
+	}
+	return strings.Join(p, ", ")
 }

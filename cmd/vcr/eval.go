@@ -186,7 +186,7 @@ func writeEvalSummary(w io.Writer, s *evaluate.Summary) {
 		fmt.Fprintf(w, "accuracy: clean %.4f, corrupted %.4f over %d rows\n", float64(s.CorrectClean)/float64(inTask), float64(s.Correct)/float64(inTask), inTask)
 	}
 	if s.Excluded > 0 {
-		fmt.Fprintf(w, "%d rows have a label outside the task (no accuracy)\n", s.Excluded)
+		fmt.Fprintf(w, "%d rows have a label outside the task (no accuracy; --task maps labels and model outputs to one set of classes)\n", s.Excluded)
 	}
 	if s.Errors > 0 {
 		fmt.Fprintf(w, "%d rows have an unreadable image (see their error column)\n", s.Errors)

@@ -310,7 +310,7 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if shard.Count > 1 {
 		what += fmt.Sprintf(", shard %s", shard)
 	}
-	fmt.Fprintf(stderr, "vcr generate: %s into %s with %d workers\n", what, dir, *workers)
+	fmt.Fprintf(stderr, "vcr generate: %s into %s with %d worker%s\n", what, dir, *workers, plural(*workers))
 	switch {
 	case budget < 0:
 		fmt.Fprintf(stderr, "vcr generate: no memory budget (--max-memory none)\n")
@@ -498,4 +498,12 @@ func (r *reporter) finish() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.bar.Finish()
+}
+
+// plural returns "s" unless n is 1.
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }

@@ -466,6 +466,21 @@ func (st *runState) path(name string) string { return filepath.Join(st.cfg.Out, 
 // outputNames are the entries of an output folder that Force deletes.
 var outputNames = []string{ManifestFile, FailuresFile, RunFile, CoverageFile, CoverageDir, StatusFile, ImagesDir}
 
+// CheckOut reports, before any work, whether Generate would refuse the
+// output folder out: a folder holding anything but temporary files needs
+// resume or force, or the error wraps ErrExists. Commands call it to
+// refuse before they print a plan; Generate checks again itself.
+func CheckOut(out string, resume, force bool) error {
+	entries, err := os.ReadDir(out)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if resume || force || !slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return !isTemp(e.Name()) }) {
+		return nil
+	}
+	return fmt.Errorf("%s: %w", out, ErrExists)
+}
+
 // prepareOut checks the output folder against Resume and Force and creates
 // run.json of a fresh run. It reports whether Resume found a complete run.
 func (st *runState) prepareOut() (complete bool, err error) {

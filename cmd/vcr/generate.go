@@ -303,6 +303,9 @@ func runGenerate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		Progress: rep.update, Warn: warn,
 		Resize: *resize, Crop: *crop, Preprocess: preprocess,
 	}
+	if err := testset.CheckOut(dir, *resume, *force); errors.Is(err, testset.ErrExists) {
+		return usagef("%s is not empty; pass --resume to continue the run recorded in its %s, or --force to delete its output and start over", dir, testset.RunFile)
+	}
 	what := fmt.Sprintf("%d images (%s) × %d corruption(s) × %d draws", src.Len(), src.Name(), len(cs), *n)
 	if *imagenetC {
 		what += " × 5 severities"

@@ -354,7 +354,20 @@ func TestGenerateUsageErrors(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q, want %q", tc.args, code, errOut, tc.want)
 		}
 	}
-	code, _, errOut := runCmd(t, "generate", "--help")
+	// A folder that is not empty is refused before the plan is printed:
+	// no line about images, workers or memory precedes the refusal.
+	full := filepath.Join(t.TempDir(), "full")
+	if err := os.MkdirAll(full, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(full, "notes.txt"), []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := runCmd(t, "generate", "--images", data, "--corruptions", "gaussian_noise", "--out", full)
+	if code != exitUsage || !strings.HasPrefix(errOut, "vcr generate: "+full+" is not empty") {
+		t.Errorf("non-empty --out: exit %d, stderr %q, want the refusal first", code, errOut)
+	}
+	code, _, errOut = runCmd(t, "generate", "--help")
 	if code != exitOK || !strings.Contains(errOut, "Examples:") {
 		t.Errorf("--help: exit %d", code)
 	}

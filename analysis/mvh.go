@@ -36,6 +36,9 @@ type MVHOptions struct {
 	Seed      uint64
 	// Out is the folder to write (created); empty: nothing is written.
 	Out string
+	// Plot, when not empty, is a figure file to write (.svg, or .png):
+	// the two panels of MVHCharts.
+	Plot string
 }
 
 // MVHAccuracy is one observer's 16-class accuracy on one condition:
@@ -76,6 +79,9 @@ const MVHTool = "vcr error-consistency"
 func ModelVsHuman(ctx context.Context, opt MVHOptions) (*MVHResult, error) {
 	if opt.Bootstrap < 0 {
 		return nil, fmt.Errorf("%w: --bootstrap must be 0 (none) or positive (got %d), e.g. --bootstrap 1000", ErrOptions, opt.Bootstrap)
+	}
+	if ext := strings.ToLower(filepath.Ext(opt.Plot)); opt.Plot != "" && ext != ".svg" && ext != ".png" {
+		return nil, fmt.Errorf("%w: --plot %s: want a file name ending in .svg or .png", ErrOptions, opt.Plot)
 	}
 	if opt.Out != "" {
 		if err := PrepareOut(opt.Out); err != nil {
@@ -160,6 +166,13 @@ func ModelVsHuman(ctx context.Context, opt MVHOptions) (*MVHResult, error) {
 		return nil, err
 	}
 	res.Conditions = mvhConditions(res.Accuracy, res.Consistency)
+	if opt.Plot != "" {
+		charts := MVHCharts(res, mvhDatasetName(opt.Human))
+		if err := atomicfile.Write(opt.Plot, func(w io.Writer) error { return writeMVHPlot(w, opt.Plot, charts) }); err != nil {
+			return nil, fmt.Errorf("write %s: %w", opt.Plot, err)
+		}
+		res.Files = append(res.Files, opt.Plot)
+	}
 	if opt.Out == "" {
 		return res, nil
 	}

@@ -223,6 +223,20 @@ func TestMVHPredictionsHand(t *testing.T) {
 	if len(res.Conditions) != 2 {
 		t.Errorf("%d conditions, want 2", len(res.Conditions))
 	}
+	// The figure's panels carry the same numbers.
+	charts := MVHCharts(res, mvhDatasetName(hfile))
+	if len(charts) != 2 || charts[0].Title != "h: accuracy" || charts[1].Title != "h: error consistency" {
+		t.Fatalf("charts %+v", charts)
+	}
+	for k, want := range [][2][]float64{{{0.5, 0.75}, {0.75, 0.25}}, {{0, 1}, {0.5, -0.6}}} {
+		s := charts[k].Series
+		if len(s) != 2 || !s[0].Human || s[1].Name != "m" || !slices.Equal(s[0].Y, want[0]) || !slices.Equal(s[1].Y, want[1]) {
+			t.Errorf("panel %d series %+v, want humans %v and m %v", k, s, want[0], want[1])
+		}
+	}
+	if y := charts[1].YMin; !(y <= -0.6 && y > -0.75) || charts[1].YMax != 1 {
+		t.Errorf("kappa range [%v, %v], want about [-0.6, 1]", y, charts[1].YMax)
+	}
 	// Without the condition column, image a is in both conditions.
 	os.WriteFile(pfile, []byte("imagename,prediction\nn00000000_a.png,dog\n"), 0o644)
 	_, err = ModelVsHuman(context.Background(), MVHOptions{Human: hfile, Predictions: []string{pfile}})
@@ -335,6 +349,15 @@ func TestImageNet16Answer(t *testing.T) {
 	for _, bad := range []string{"-1", "1000", "cat dog", "bycicle"} {
 		if _, err := ImageNet16Answer(bad); err == nil {
 			t.Errorf("ImageNet16Answer(%q) accepted", bad)
+		}
+	}
+}
+
+// TestMVHDatasetName checks the names of the figure's titles.
+func TestMVHDatasetName(t *testing.T) {
+	for in, want := range map[string]string{"builtin:mvh-contrast": "contrast", "mvh-edge": "edge", "data/raw/sketch": "sketch", "x/h.csv": "h"} {
+		if got := mvhDatasetName(in); got != want {
+			t.Errorf("mvhDatasetName(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

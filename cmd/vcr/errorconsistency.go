@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
@@ -17,7 +18,8 @@ func init() {
 }
 
 const errorConsistencyUsage = `
-Usage: vcr error-consistency --human DATA --out DIR [--predictions FILE[,FILE…]] [flags]
+Usage: vcr error-consistency --human DATA --out DIR [--predictions FILE[,FILE…]]
+                             [--plot FIG.svg|FIG.png] [flags]
 
 Compares observers trial by trial on model-vs-human's data (Geirhos et al.,
 NeurIPS 2018 and 2021): per condition, every observer's 16-class accuracy
@@ -57,12 +59,18 @@ DIR is created and receives:
                          c_exp, kappa, kappa_lo, kappa_hi
   summary.json           ("tool": "vcr error-consistency") the accuracies,
                          human_ceiling, model_human and conditions
-and a table is printed: per condition, the humans' mean accuracy, mean
+--plot writes model-vs-human's two figures of the dataset side by side:
+16-class accuracy and error consistency (kappa) against the condition, the
+humans as a red line of their mean with the subjects' range as a band and
+each subject as a point, each model as a coloured line (PNG: 1200×560).
+
+And a table is printed: per condition, the humans' mean accuracy, mean
 kappa (the ceiling) and the range of the subjects' mean kappas, and each
 model's accuracy and mean kappa over the subjects.
 
-Example:
+Examples:
   vcr error-consistency --human builtin:mvh-contrast --predictions resnet50.csv --out ec
+  vcr error-consistency --human mvh-uniform-noise --predictions preds.csv --out ec --plot ec/figure.svg
 `
 
 func runErrorConsistency(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -71,6 +79,7 @@ func runErrorConsistency(ctx context.Context, args []string, stdout, stderr io.W
 	var preds stringList
 	fs.Var(&preds, "predictions", "models' answers `FILE`s (imagename,prediction CSV or model-vs-human raw data), comma-separated or repeated")
 	out := fs.String("out", "", "output `folder` (created)")
+	plotPath := fs.String("plot", "", "figure `file` (.svg or .png): accuracy and error consistency per condition")
 	boot := fs.Int("bootstrap", 1000, "bootstrap replicates `B` of the kappa intervals (0: none)")
 	seed := fs.Uint64("seed", 1, "bootstrap seed")
 	pos, err := parseArgs(fs, args)
@@ -88,8 +97,16 @@ func runErrorConsistency(ctx context.Context, args []string, stdout, stderr io.W
 	if err := checkOutDir("--out", *out); err != nil {
 		return err
 	}
+	if *plotPath != "" {
+		if ext := strings.ToLower(filepath.Ext(*plotPath)); ext != ".svg" && ext != ".png" {
+			return usagef("--plot %s: want a file name ending in .svg or .png", *plotPath)
+		}
+		if err := checkOutFile("--plot", *plotPath); err != nil {
+			return err
+		}
+	}
 	res, err := analysis.ModelVsHuman(ctx, analysis.MVHOptions{Human: *humanSpec, Predictions: splitList(preds),
-		Bootstrap: *boot, Seed: *seed, Out: *out})
+		Bootstrap: *boot, Seed: *seed, Out: *out, Plot: *plotPath})
 	switch {
 	case errors.Is(err, analysis.ErrOut):
 		return usagef("--out: %v", err)
@@ -121,6 +138,9 @@ func runErrorConsistency(ctx context.Context, args []string, stdout, stderr io.W
 	}
 	fmt.Fprintf(stderr, "vcr error-consistency: %d humans, %d models, %d pair rows; results in %s (accuracy.csv, error_consistency.csv, summary.json)\n",
 		ec.Humans, ec.Models, len(ec.Rows), *out)
+	if *plotPath != "" {
+		fmt.Fprintf(stderr, "vcr error-consistency: figure in %s\n", *plotPath)
+	}
 	return nil
 }
 

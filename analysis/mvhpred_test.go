@@ -378,3 +378,26 @@ func TestCompareCondition(t *testing.T) {
 		}
 	}
 }
+
+// FuzzReadMVHPredictions checks that no input makes the predictions reader
+// or the matching panic, and that every prediction read has a model, an
+// image and a raw prediction.
+func FuzzReadMVHPredictions(f *testing.F) {
+	f.Add("imagenameprediction\n")
+	f.Add("imagename,prediction\n0001_cop_dnn_c30_knife_10_n03041632_7380.png,knife\n")
+	f.Add("model,path,condition,pred,kind\nm,a/b_c.png,c30,404,\nm,,x,knife,clean\n")
+	f.Add("image,top5\nx.png,knife;dog\n\"unterminated\n")
+	hum := []human.MVHTrial{{Subject: "s", Category: "knife", Condition: "c30", ImageName: "0001_cop_s01_c30_knife_10_n03041632_7380.png"}}
+	f.Fuzz(func(t *testing.T, in string) {
+		preds, err := ReadMVHPredictions(strings.NewReader(in), "f.csv")
+		if err != nil {
+			return
+		}
+		for _, p := range preds {
+			if p.Model == "" || p.Image == "" || p.Raw == "" {
+				t.Errorf("prediction %+v lacks a field", p)
+			}
+		}
+		MatchMVHPredictions(hum, preds, "f.csv")
+	})
+}

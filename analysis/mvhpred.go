@@ -19,6 +19,11 @@ import (
 	"github.com/vcr-bench/vcr/task"
 )
 
+// ErrPredictions is wrapped by the errors of ReadMVHPredictions and
+// MatchMVHPredictions: a predictions file that cannot be read or matched
+// to the human data.
+var ErrPredictions = errors.New("bad predictions")
+
 // MVHPrediction is one row of a predictions file keyed by image name
 // (ReadMVHPredictions): one model's answer to one model-vs-human stimulus.
 type MVHPrediction struct {
@@ -75,7 +80,7 @@ func IsMVHRawHeader(head []string) bool {
 //     images in vcr eval's format) are skipped.
 //
 // An ImageNet class outside the 16 categories' 207 classes is an answer
-// outside the task and counts as wrong. Errors wrap human.ErrFormat and
+// outside the task and counts as wrong. Errors wrap ErrPredictions and
 // name the input, line and column; an unknown class name gets the nearest
 // category.
 func ReadMVHPredictions(r io.Reader, name string) ([]MVHPrediction, error) {
@@ -83,10 +88,10 @@ func ReadMVHPredictions(r io.Reader, name string) ([]MVHPrediction, error) {
 	cr.FieldsPerRecord = -1
 	head, err := cr.Read()
 	if err == io.EOF {
-		return nil, fmt.Errorf("%w: %s is empty; want a header such as imagename,prediction", human.ErrFormat, name)
+		return nil, fmt.Errorf("%w: %s is empty; want a header such as imagename,prediction", ErrPredictions, name)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", human.ErrFormat, name, err)
+		return nil, fmt.Errorf("%w: %s: %v", ErrPredictions, name, err)
 	}
 	col := map[string]int{}
 	logits := false
@@ -97,7 +102,7 @@ func ReadMVHPredictions(r io.Reader, name string) ([]MVHPrediction, error) {
 			logits = true
 		}
 		if _, dup := col[h]; dup && h != "" {
-			return nil, fmt.Errorf("%w: %s line 1: column %q appears twice", human.ErrFormat, name, h)
+			return nil, fmt.Errorf("%w: %s line 1: column %q appears twice", ErrPredictions, name, h)
 		}
 		col[h] = i
 	}
@@ -106,7 +111,7 @@ func ReadMVHPredictions(r io.Reader, name string) ([]MVHPrediction, error) {
 		for _, n := range names {
 			if i, ok := col[n]; ok {
 				if at >= 0 {
-					return -1, fmt.Errorf("%w: %s line 1: columns %s and %s mean the same; keep one", human.ErrFormat, name, which, n)
+					return -1, fmt.Errorf("%w: %s line 1: columns %s and %s mean the same; keep one", ErrPredictions, name, which, n)
 				}
 				at, which = i, n
 			}
@@ -134,11 +139,11 @@ func ReadMVHPredictions(r io.Reader, name string) ([]MVHPrediction, error) {
 	modelCol, condCol, kindCol := opt("model"), opt("condition"), opt("kind")
 	switch {
 	case imgCol < 0:
-		return nil, fmt.Errorf("%w: %s line 1: no image name column; want imagename (or image, path) and prediction, e.g. imagename,prediction", human.ErrFormat, name)
+		return nil, fmt.Errorf("%w: %s line 1: no image name column; want imagename (or image, path) and prediction, e.g. imagename,prediction", ErrPredictions, name)
 	case predCol < 0 && topCol < 0 && logits:
-		return nil, fmt.Errorf("%w: %s line 1: logit_ columns are not read here; add a prediction column with the 16-class decision (or the ImageNet class)", human.ErrFormat, name)
+		return nil, fmt.Errorf("%w: %s line 1: logit_ columns are not read here; add a prediction column with the 16-class decision (or the ImageNet class)", ErrPredictions, name)
 	case predCol < 0 && topCol < 0:
-		return nil, fmt.Errorf("%w: %s line 1: no prediction column; want prediction (or pred, class, top5)", human.ErrFormat, name)
+		return nil, fmt.Errorf("%w: %s line 1: no prediction column; want prediction (or pred, class, top5)", ErrPredictions, name)
 	}
 	defModel := strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
 	var out []MVHPrediction
@@ -148,14 +153,14 @@ func ReadMVHPredictions(r io.Reader, name string) ([]MVHPrediction, error) {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%w: %s: %v", human.ErrFormat, name, err)
+			return nil, fmt.Errorf("%w: %s: %v", ErrPredictions, name, err)
 		}
 		line, _ := cr.FieldPos(0)
 		if len(rec) != len(head) {
 			if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
 				continue
 			}
-			return nil, fmt.Errorf("%w: %s line %d: %d fields, but the header has %d", human.ErrFormat, name, line, len(rec), len(head))
+			return nil, fmt.Errorf("%w: %s line %d: %d fields, but the header has %d", ErrPredictions, name, line, len(rec), len(head))
 		}
 		get := func(c int) string {
 			if c < 0 {
@@ -178,13 +183,13 @@ func ReadMVHPredictions(r io.Reader, name string) ([]MVHPrediction, error) {
 			p.Model = defModel
 		}
 		if p.Image == "" {
-			return nil, fmt.Errorf("%w: %s line %d, column %d (%s): empty image name", human.ErrFormat, name, line, imgCol+1, head[imgCol])
+			return nil, fmt.Errorf("%w: %s line %d, column %d (%s): empty image name", ErrPredictions, name, line, imgCol+1, head[imgCol])
 		}
 		if p.Raw == "" {
-			return nil, fmt.Errorf("%w: %s line %d: no prediction", human.ErrFormat, name, line)
+			return nil, fmt.Errorf("%w: %s line %d: no prediction", ErrPredictions, name, line)
 		}
 		if p.Answer, err = ImageNet16Answer(p.Raw); err != nil {
-			return nil, fmt.Errorf("%w: %s line %d, column %d (%s): %v", human.ErrFormat, name, line, at+1, head[at], err)
+			return nil, fmt.Errorf("%w: %s line %d, column %d (%s): %v", ErrPredictions, name, line, at+1, head[at], err)
 		}
 		out = append(out, p)
 	}
@@ -260,7 +265,7 @@ type mvhStimulus struct{ category, imagename string }
 // image names); else the one condition whose stimuli include the image id.
 // The category (the right answer) is the humans'.
 //
-// It returns an error wrapping human.ErrFormat for images that match no
+// It returns an error wrapping ErrPredictions for images that match no
 // stimulus (how many, the first few), for image ids that are in several
 // conditions (add a condition column), and for a model answering one
 // stimulus twice.
@@ -313,7 +318,7 @@ func MatchMVHPredictions(hum []human.MVHTrial, preds []MVHPrediction, file strin
 		}
 		k := p.Model + "\x00" + cond + "\x00" + id
 		if prev, dup := seen[k]; dup {
-			return nil, fmt.Errorf("%w: %s line %d: model %s already answered image %s of condition %s at line %d; give each stimulus once per model", human.ErrFormat, file, p.Line, p.Model, id, cond, prev)
+			return nil, fmt.Errorf("%w: %s line %d: model %s already answered image %s of condition %s at line %d; give each stimulus once per model", ErrPredictions, file, p.Line, p.Model, id, cond, prev)
 		}
 		seen[k] = p.Line
 		resp := p.Answer
@@ -324,10 +329,10 @@ func MatchMVHPredictions(hum []human.MVHTrial, preds []MVHPrediction, file strin
 			Response: resp, Category: s.category, Condition: cond, ImageName: s.imagename})
 	}
 	if nAmbiguous > 0 {
-		return nil, fmt.Errorf("%w: %s: %d image names are ambiguous: %s; add a condition column, or name images as model-vs-human's stimuli (…_s01_c30_knife_…)", human.ErrFormat, file, nAmbiguous, strings.Join(ambiguous, "; "))
+		return nil, fmt.Errorf("%w: %s: %d image names are ambiguous: %s; add a condition column, or name images as model-vs-human's stimuli (…_s01_c30_knife_…)", ErrPredictions, file, nAmbiguous, strings.Join(ambiguous, "; "))
 	}
 	if nUnknown > 0 {
-		return nil, fmt.Errorf("%w: %s: %d of %d image names match no stimulus of the human data (first: %s); images are matched by condition and image id, e.g. 0001_cop_dnn_c30_knife_10_n03041632_7380.png or n03041632_7380.png with condition c30", human.ErrFormat, file, nUnknown, len(preds), strings.Join(unknown, ", "))
+		return nil, fmt.Errorf("%w: %s: %d of %d image names match no stimulus of the human data (first: %s); images are matched by condition and image id, e.g. 0001_cop_dnn_c30_knife_10_n03041632_7380.png or n03041632_7380.png with condition c30", ErrPredictions, file, nUnknown, len(preds), strings.Join(unknown, ", "))
 	}
 	return out, nil
 }

@@ -267,8 +267,8 @@ func TestMVHPredictionsErrors(t *testing.T) {
 			p := filepath.Join(t.TempDir(), "p.csv")
 			os.WriteFile(p, []byte(tc.file), 0o644)
 			_, err := ModelVsHuman(context.Background(), MVHOptions{Human: "builtin:mvh-contrast", Predictions: []string{p}})
-			if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, human.ErrFormat) {
-				t.Errorf("error %v, want one containing %q and wrapping human.ErrFormat", err, tc.want)
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, ErrPredictions) {
+				t.Errorf("error %v, want one containing %q and wrapping ErrPredictions", err, tc.want)
 			}
 		})
 	}

@@ -353,6 +353,25 @@ func TestImageNet16Answer(t *testing.T) {
 	}
 }
 
+// TestMVHPlotOneSubject writes the figure for one subject and no model:
+// the kappa panel has no value and draws its axes only.
+func TestMVHPlotOneSubject(t *testing.T) {
+	all, err := human.OpenMVH("builtin:mvh-contrast")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := writeMVHSubjects(t, all, "subject-01")
+	fig := filepath.Join(t.TempDir(), "f.svg")
+	if _, err := ModelVsHuman(context.Background(), MVHOptions{Human: dir, Plot: fig}); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(fig)
+	if err != nil || strings.Count(string(data), `class="series human"`) != 2 || strings.Count(string(data), `class="marker"`) != 8 {
+		t.Errorf("figure of one subject: %v, %d human series, %d markers; want 2 series and 8 accuracy markers",
+			err, strings.Count(string(data), `class="series human"`), strings.Count(string(data), `class="marker"`))
+	}
+}
+
 // TestMVHDatasetName checks the names of the figure's titles.
 func TestMVHDatasetName(t *testing.T) {
 	for in, want := range map[string]string{"builtin:mvh-contrast": "contrast", "mvh-edge": "edge", "data/raw/sketch": "sketch", "x/h.csv": "h"} {

@@ -61,7 +61,7 @@ func (c ConditionChart) yrange() (lo, hi float64) {
 
 // Validate reports whether c can be drawn: a finite increasing y range, at
 // least one condition and one series, one value per condition in every Y
-// (finite or NaN; some series with a finite one), bands and points of the right
+// (finite or NaN; a panel of NaNs draws its axes only), bands and points of the right
 // length with no infinite values, and a finite reference.
 func (c ConditionChart) Validate() error {
 	lo, hi := c.yrange()
@@ -74,16 +74,12 @@ func (c ConditionChart) Validate() error {
 	if c.Reference != nil && !allFinite(*c.Reference) {
 		return fmt.Errorf("%w: reference line %v is not finite", ErrChart, *c.Reference)
 	}
-	values := false // some series has a value
 	noInf := func(v []float64) bool {
 		return !slices.ContainsFunc(v, func(x float64) bool { return math.IsInf(x, 0) })
 	}
 	for _, s := range c.Series {
 		if len(s.Y) != len(c.Conditions) || !noInf(s.Y) {
 			return fmt.Errorf("%w: series %q needs one finite or NaN value per condition (%d); got %v", ErrChart, s.Name, len(c.Conditions), s.Y)
-		}
-		if slices.ContainsFunc(s.Y, func(x float64) bool { return !math.IsNaN(x) }) {
-			values = true
 		}
 		if (s.Lo == nil) != (s.Hi == nil) || (s.Lo != nil && (len(s.Lo) != len(s.Y) || len(s.Hi) != len(s.Y) || !noInf(s.Lo) || !noInf(s.Hi))) {
 			return fmt.Errorf("%w: series %q: a band needs both sides, one finite or NaN value per condition each", ErrChart, s.Name)
@@ -96,9 +92,6 @@ func (c ConditionChart) Validate() error {
 				return fmt.Errorf("%w: series %q: infinite point", ErrChart, s.Name)
 			}
 		}
-	}
-	if !values {
-		return fmt.Errorf("%w: no series has a value", ErrChart)
 	}
 	return nil
 }

@@ -155,15 +155,8 @@ func TestConditionChartValidate(t *testing.T) {
 		"short Y":        func(p []ConditionChart) { p[0].Series[1].Y = p[0].Series[1].Y[:2] },
 		"infinite":       func(p []ConditionChart) { p[0].Series[1].Y[0] = math.Inf(1) },
 		"one-sided band": func(p []ConditionChart) { p[0].Series[0].Lo = nil },
-		"no values": func(p []ConditionChart) {
-			for i := range p[0].Series {
-				for k := range p[0].Series[i].Y {
-					p[0].Series[i].Y[k] = math.NaN()
-				}
-			}
-		},
-		"other series": func(p []ConditionChart) { p[1].Series[2].Name = "other" },
-		"y range":      func(p []ConditionChart) { p[1].YMin, p[1].YMax = 1, 1 },
+		"other series":   func(p []ConditionChart) { p[1].Series[2].Name = "other" },
+		"y range":        func(p []ConditionChart) { p[1].YMin, p[1].YMax = 1, 1 },
 		"no conditions": func(p []ConditionChart) {
 			p[0].Conditions = nil
 		},

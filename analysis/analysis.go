@@ -269,7 +269,9 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 		warn = append(warn, w.Error())
 	}
 	if tab.Severities != nil {
-		a.ImageNetC = imageNetC(tab, &warn)
+		if a.ImageNetC, err = imageNetC(ctx, tab, opt, &warn); err != nil {
+			return nil, err
+		}
 	}
 
 	// Match model corruptions with human ones.
@@ -444,9 +446,12 @@ const (
 const CleanErrorMethod = "1 - mean of correct_clean over the distinct source images of the model's labelled rows with a severity (over those rows when the results have no source column)"
 
 // imageNetC computes the ImageNet-C metrics of every model with severity
-// rows, and warns about models without an mCE and about tasks other than
-// ImageNet's 1000 classes (AlexNet's errors are 1000-class top-1 errors).
-func imageNetC(tab *results.Table, warn *[]string) *imagenetc.Report {
+// rows, with percentile bootstrap intervals when opt.Bootstrap > 0
+// (imagenetc.Intervals: opt.Bootstrap replicates, level 0.95, master seed
+// opt.Seed), and warns about models without an mCE and about tasks other
+// than ImageNet's 1000 classes (AlexNet's errors are 1000-class top-1
+// errors). It returns ctx.Err() if cancelled.
+func imageNetC(ctx context.Context, tab *results.Table, opt Options, warn *[]string) (*imagenetc.Report, error) {
 	var models []imagenetc.Model
 	for _, c := range tab.Severities {
 		if len(models) == 0 || models[len(models)-1].Name != c.Model {
@@ -459,6 +464,11 @@ func imageNetC(tab *results.Table, warn *[]string) *imagenetc.Report {
 	rep := imagenetc.NewReport(models, CleanErrorMethod)
 	for i := range rep.Models {
 		r := &rep.Models[i]
+		if opt.Bootstrap > 0 {
+			if err := imagenetc.Intervals(ctx, models[i], r, imagenetc.Bootstrap{Replicates: opt.Bootstrap, Seed: opt.Seed, Level: imagenetc.DefaultLevel}); err != nil {
+				return nil, err
+			}
+		}
 		if t, ok := tab.Tasks[r.Model]; ok && len(t.Classes) > 0 && len(t.Classes) != 1000 {
 			note := fmt.Sprintf("task %s has %d classes, but AlexNet's reference errors are ImageNet 1000-class top-1 errors: CE and mCE compare different questions", t.Name, len(t.Classes))
 			r.Notes = append(r.Notes, note)
@@ -469,7 +479,7 @@ func imageNetC(tab *results.Table, warn *[]string) *imagenetc.Report {
 				r.Model, strings.Join(r.Missing, ", "), len(imagenetc.Benchmark)))
 		}
 	}
-	return rep
+	return rep, nil
 }
 
 // readResults reads the results files on the humans' Δv axis when the

@@ -144,3 +144,36 @@ func TestImageNetCAbsent(t *testing.T) {
 		t.Error("summary.json has an imagenet_c section without severities")
 	}
 }
+
+// TestImageNetCIntervals checks that with --bootstrap the ImageNet-C
+// numbers in imagenet_c.json get percentile intervals that contain them,
+// with the bootstrap settings recorded.
+func TestImageNetCIntervals(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "half", "results.csv")
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	if _, err := imagenetctest.WriteResults(p, imagenetc.Benchmark, 1, 2); err != nil {
+		t.Fatal(err)
+	}
+	opt := DefaultOptions()
+	opt.Bootstrap, opt.Seed, opt.Out = 20, 5, filepath.Join(dir, "out")
+	opt.Results = []results.File{{Path: p}}
+	if _, err := Run(context.Background(), opt); err != nil {
+		t.Fatal(err)
+	}
+	var rep imagenetc.Report
+	data, err := os.ReadFile(filepath.Join(opt.Out, ImageNetCJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	m := rep.Models[0]
+	if m.MCEInterval == nil || !(m.MCEInterval.Lo <= *m.MCE && *m.MCE <= m.MCEInterval.Hi) || len(m.CEInterval) != 15 {
+		t.Errorf("mCE %v, interval %+v, %d CE intervals; want an interval around mCE and 15 CE intervals", *m.MCE, m.MCEInterval, len(m.CEInterval))
+	}
+	if m.Bootstrap == nil || m.Bootstrap.Replicates != 20 || m.Bootstrap.Seed != 5 || m.Bootstrap.Level != 0.95 {
+		t.Errorf("bootstrap record %+v", m.Bootstrap)
+	}
+}

@@ -23,4 +23,8 @@
 // the decimal constants, then rounded once to float64: a model whose mean
 // errors equal AlexNet's has mCE exactly 100. (The public code's float
 // arithmetic may differ from these values in the last bits.)
+//
+// Intervals adds seeded percentile bootstrap intervals of CE, relative CE,
+// mCE and relative mCE, resampling the images within each corruption ×
+// severity cell (and the clean images); these are computed in float64.
 package imagenetc

@@ -144,6 +144,10 @@ type Corruption struct {
 	MeanError         *float64   `json:"mean_error"`
 	CE                *float64   `json:"ce"`
 	RelativeCE        *float64   `json:"relative_ce"`
+	// CEInterval and RelativeCEInterval are the bootstrap intervals of CE
+	// and RelativeCE (Intervals); nil without them.
+	CEInterval         *Interval `json:"ce_interval,omitempty"`
+	RelativeCEInterval *Interval `json:"relative_ce_interval,omitempty"`
 }
 
 // Result is one model's ImageNet-C metrics. CE values are in percent of
@@ -165,6 +169,15 @@ type Result struct {
 	Missing     []string           `json:"missing,omitempty"`
 	Corruptions []Corruption       `json:"corruptions"`
 	Notes       []string           `json:"notes,omitempty"`
+	// MCEInterval, RelativeMCEInterval, CEInterval and RelativeCEInterval
+	// are percentile bootstrap intervals of the values above, made as
+	// Bootstrap says (Intervals); absent without a bootstrap, and each
+	// absent where its value is.
+	MCEInterval         *Interval           `json:"mce_interval,omitempty"`
+	RelativeMCEInterval *Interval           `json:"relative_mce_interval,omitempty"`
+	CEInterval          map[string]Interval `json:"ce_interval,omitempty"`
+	RelativeCEInterval  map[string]Interval `json:"relative_ce_interval,omitempty"`
+	Bootstrap           *Bootstrap          `json:"bootstrap,omitempty"`
 }
 
 func ptr(r *big.Rat) *float64 {

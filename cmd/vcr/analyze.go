@@ -109,7 +109,9 @@ ImageNet-C metrics (docs/analyze.md) are added: per model and corruption
 the top-1 error per severity, CE = mean error ÷ AlexNet's (in %), mCE over
 the 15 benchmark corruptions (none when one lacks a severity; a warning
 names it) and relative CE/mCE with the clean error from correct_clean, in
-  imagenet_c.json  (also "imagenet_c" in summary.json)
+  imagenet_c.json  (also "imagenet_c" in summary.json); with --bootstrap,
+                   95% intervals of CE, relative CE, mCE and relative mCE
+                   (images resampled within each corruption × severity)
   imagenet_c.csv   model, corruption, kind, severity, n, errors, error, ce,
                    relative_ce
 and a second table is printed.

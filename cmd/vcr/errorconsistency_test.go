@@ -90,3 +90,37 @@ func TestErrorConsistencyMVH(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorConsistencyPredictionsPlot runs vcr error-consistency with a
+// predictions file keyed by image name and --plot: the table has the
+// model's row, and the figure has one human and one model series in each
+// of its two panels. A --plot that is neither .svg nor .png is a usage
+// error.
+func TestErrorConsistencyPredictionsPlot(t *testing.T) {
+	dir := t.TempDir()
+	trials, err := human.OpenMVH("builtin:mvh-contrast")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	b.WriteString("imagename,prediction\n")
+	for _, x := range trials {
+		if x.Subject == "subject-03" {
+			b.WriteString(x.ImageName + "," + x.Category + "\n")
+		}
+	}
+	pred := filepath.Join(dir, "oracle.csv")
+	os.WriteFile(pred, []byte(b.String()), 0o644)
+	fig := filepath.Join(dir, "fig", "ec.svg")
+	stdout := mustRun(t, "error-consistency", "--human", "mvh-contrast", "--predictions", pred, "--out", filepath.Join(dir, "ec"), "--bootstrap", "0", "--plot", fig)
+	if !strings.Contains(stdout, "oracle vs humans     1.000") {
+		t.Errorf("table:\n%s", stdout)
+	}
+	svg := string(readFile(t, fig))
+	if n, m := strings.Count(svg, `<g class="series human">`), strings.Count(svg, `<g class="series model">`); n != 2 || m != 2 {
+		t.Errorf("figure has %d human and %d model series, want 2 and 2", n, m)
+	}
+	if code, _, errOut := runCmd(t, "error-consistency", "--human", "mvh-contrast", "--out", filepath.Join(dir, "ec2"), "--plot", filepath.Join(dir, "ec.pdf")); code != exitUsage || !strings.Contains(errOut, ".svg or .png") {
+		t.Errorf("--plot ec.pdf: exit %d, %s", code, errOut)
+	}
+}

@@ -650,7 +650,7 @@ func (p *TestSetPlan) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintf(&sb, "  pool: %d sources", p.Pool)
 	if len(p.Skipped) > 0 {
-		fmt.Fprintf(&sb, " (%d skipped, no row under both thresholds: %s)", len(p.Skipped), listSome(p.Skipped, 5))
+		fmt.Fprintf(&sb, " (%d skipped, no row under the tighter threshold: %s)", len(p.Skipped), listSome(p.Skipped, 5))
 	}
 	fmt.Fprintf(&sb, "\n  cost: %d run(s) × %d images per kind: %d distinct images to classify (%d clean, %d corrupted; rows used: %d correctness, %d preservation)\n",
 		p.Runs, p.Slots, p.CleanImages+p.CorruptedImages, p.CleanImages, p.CorruptedImages, p.Correctness.Used, p.Preservation.Used)

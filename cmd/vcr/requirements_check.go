@@ -59,8 +59,8 @@ predictions of 'vcr eval --predictions' for the test set's images) needs no
 model at all. --images then says where the test set's source dataset is
 now (default: as its run.json records). Before it starts, the check prints
 per requirement the usable rows per threshold, the sources left out (no row
-under both thresholds) and the images it will classify, and warns when too
-few rows make it reuse them heavily (docs/requirements-check.md).
+under the tighter threshold) and the images it will classify, and warns when
+too few rows make it reuse them heavily (docs/requirements-check.md).
 --task maps the model's outputs to the task (e.g. imagenet-car for the
 study's car / not-car task); the images' labels are mapped the same way and
 images outside the task are left out.

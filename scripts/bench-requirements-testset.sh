@@ -60,10 +60,11 @@ timed() { # label, then the command
 	awk -v a="$t0" -v b="$t1" -v l="$label" 'BEGIN { printf "%s: %.1f s wall\n", l, b - a }'
 }
 check=("$vcr" requirements check --requirements "$tmp/req.json" --testset "$ts" --progress never)
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 timed predictions "${check[@]}" --predictions "$tmp/preds-$corruption-$rows.csv" --task imagenet1k
 timed onnx "${check[@]}" "${model[@]}"
 echo
-sed -n '2,5p' "$tmp/log-onnx.txt"
+sed -n '/ on dv_/,/model inputs/p' "$tmp/log-onnx.txt"
 echo
 cat "$tmp/table-onnx.txt"
 cmp -s "$tmp/table-onnx.txt" "$tmp/table-predictions.txt" && echo "(the same table with --predictions)" || { echo "the tables differ:"; cat "$tmp/table-predictions.txt"; exit 1; }

@@ -173,3 +173,20 @@ func TestRequirementsCheckTestSetErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestRequirementsCheckTestSetMissingImage: an image the check needs but
+// cannot read stops it (exit 2), naming the file.
+func TestRequirementsCheckTestSetMissingImage(t *testing.T) {
+	ts := reqTestSet(t)
+	if err := os.RemoveAll(filepath.Join(ts, "images", "gaussian_noise")); err != nil {
+		t.Fatal(err)
+	}
+	srv := oiptest.NewServer(linear24())
+	defer srv.Close()
+	req := writeReq(t, reliability.Requirement{Transformation: "gaussian_noise", VIFMethod: "vifvec", TC: 0.7, TP: 0.6})
+	code, _, stderr := runCmd(t, "requirements", "check", "--requirements", req, "--testset", ts, "--server", srv.URL,
+		"--model-name", "lin", "--preset", "none", "--bootstrap-batches", "2", "--images-per-batch", "2")
+	if code != exitUsage || !strings.Contains(stderr, "read images/gaussian_noise/") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}

@@ -48,6 +48,9 @@ flavour's Δv axis do not carry over to another's.
 
 The model runs through the same backends as 'vcr eval': ONNX Runtime
 (--model) or an Open Inference Protocol server (--server).
+--task maps the model's outputs to the task (e.g. imagenet-car for the
+study's car / not-car task); the images' labels are mapped the same way and
+images outside the task are left out.
 
 With --testset DIR (a test set written by 'vcr generate') no image is
 generated: each drawn source takes, per threshold, its next row of the
@@ -61,9 +64,6 @@ now (default: as its run.json records). Before it starts, the check prints
 per requirement the usable rows per threshold, the sources left out (no row
 under the tighter threshold) and the images it will classify, and warns when
 too few rows make it reuse them heavily (docs/requirements-check.md).
---task maps the model's outputs to the task (e.g. imagenet-car for the
-study's car / not-car task); the images' labels are mapped the same way and
-images outside the task are left out.
 
 Output paths (--json, --junit) are checked, and missing folders created,
 before the check starts. The table on stdout has two rows per requirement

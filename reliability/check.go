@@ -176,6 +176,9 @@ type Verdict struct {
 	Warnings  []string  `json:"warnings,omitempty"`
 	// Timing is where the time of this run went.
 	Timing Timing `json:"timing"`
+	// TestSet is what a check with a test set (CheckTestSet) used; nil for
+	// a check that generated its images.
+	TestSet *TestSetPlan `json:"testset,omitempty"`
 }
 
 // Timing sums the time spent per stage, in seconds, over all workers (so
@@ -185,7 +188,9 @@ type Timing struct {
 	Corrupt    float64 `json:"corrupt"`
 	VIF        float64 `json:"vif"`
 	Preprocess float64 `json:"preprocess"`
-	// Model is the wall time of the Classify calls.
+	// Model is the wall time of the Classify calls; with a test set
+	// (CheckTestSet), of the predictor's calls: loading, preprocessing and
+	// classifying the images, or looking them up in a predictions file.
 	Model float64 `json:"model"`
 	// Wall is the run's wall time.
 	Wall float64 `json:"wall"`
@@ -271,20 +276,39 @@ func Check(ctx context.Context, req Requirement, opt CheckOptions) (*Verdict, er
 		if err != nil {
 			return nil, fmt.Errorf("reproducibility run (seed %d): %w", seed, err)
 		}
-		r := &Repro{Seed: seed, Correctness: v2.Correctness.Delta, Preservation: v2.Preservation.Delta, Tolerance: opt.ReproTolerance}
-		r.DiffM = math.Abs(v.Correctness.Delta - r.Correctness)
-		r.DiffS = math.Abs(v.Preservation.Delta - r.Preservation)
-		r.Exceeded = r.DiffM > r.Tolerance || r.DiffS > r.Tolerance
-		v.Repro = r
-		if r.Exceeded {
-			v.Warnings = append(v.Warnings, fmt.Sprintf("seeds %d and %d give Δm %.4f vs %.4f and Δs %.4f vs %.4f (tolerance %g): n = %d batches may be too few",
-				opt.Seed, seed, v.Correctness.Delta, r.Correctness, v.Preservation.Delta, r.Preservation, r.Tolerance, opt.Batches))
-		}
-		if v.Satisfied != v2.Satisfied {
-			v.Warnings = append(v.Warnings, fmt.Sprintf("the verdict differs with seed %d", seed))
-		}
+		addRepro(v, v2, opt.ReproTolerance)
 	}
 	return v, nil
+}
+
+// addRepro records in v the reproducibility run v2 (the same check with
+// another seed) and warns when Δm or Δs differ by more than tol or the
+// verdicts differ.
+func addRepro(v, v2 *Verdict, tol float64) {
+	r := &Repro{Seed: v2.Seed, Correctness: v2.Correctness.Delta, Preservation: v2.Preservation.Delta, Tolerance: tol}
+	r.DiffM = math.Abs(v.Correctness.Delta - r.Correctness)
+	r.DiffS = math.Abs(v.Preservation.Delta - r.Preservation)
+	r.Exceeded = r.DiffM > r.Tolerance || r.DiffS > r.Tolerance
+	v.Repro = r
+	if r.Exceeded {
+		v.Warnings = append(v.Warnings, fmt.Sprintf("seeds %d and %d give Δm %.4f vs %.4f and Δs %.4f vs %.4f (tolerance %g): n = %d batches may be too few",
+			v.Seed, v2.Seed, v.Correctness.Delta, r.Correctness, v.Preservation.Delta, r.Preservation, r.Tolerance, v.Batches))
+	}
+	if v.Satisfied != v2.Satisfied {
+		v.Warnings = append(v.Warnings, fmt.Sprintf("the verdict differs with seed %d", v2.Seed))
+	}
+}
+
+// drawPool returns the pool indices of batch b's k images: k uniform draws
+// with replacement from a pool of size n, from corrupt.NewRand(seed, b).
+// Check and CheckTestSet draw their batches with it.
+func drawPool(seed uint64, b, k, n int) []int {
+	rng := corrupt.NewRand(seed, uint64(b))
+	p := make([]int, k)
+	for j := range p {
+		p[j] = rng.IntN(n)
+	}
+	return p
 }
 
 func checkThreshold(name string, t float64) error {
@@ -365,11 +389,7 @@ func (ck *checker) run(ctx context.Context, req Requirement, seed uint64) (*Verd
 	for _, a := range []*atomic.Int64{&ck.tLoad, &ck.tCorrupt, &ck.tVIF, &ck.tPre, &ck.tModel} {
 		a.Store(0)
 	}
-	m0 := make([]float64, n)
-	mt := make([]float64, n)
-	st := make([]float64, n)
-	var allDV []float64
-	slots := make([][]slot, n)
+	out := make([][]outcome, n)
 	v := &Verdict{Requirement: req, VIFMethod: ck.method, Batches: n, BatchSize: k, Seed: seed,
 		Quantile: opt.Quantile, Alpha: opt.Alpha, Z: ZAlpha(opt.Alpha), Pool: len(ck.items), Excluded: ck.excluded}
 	dist := [2]*Distance{&v.Correctness, &v.Preservation}
@@ -377,10 +397,9 @@ func (ck *checker) run(ctx context.Context, req Requirement, seed uint64) (*Verd
 		d.Kind, d.Threshold = kindNames[i], t[i]
 	}
 	for b := range n {
-		rng := corrupt.NewRand(seed, uint64(b))
 		ss := make([]slot, k)
-		for j := range ss {
-			ss[j].pool = rng.IntN(len(ck.items))
+		for j, p := range drawPool(seed, b, k, len(ck.items)) {
+			ss[j].pool = p
 		}
 		if err := ck.transform(ctx, seed, b, ss, t); err != nil {
 			return nil, err
@@ -389,12 +408,10 @@ func (ck *checker) run(ctx context.Context, req Requirement, seed uint64) (*Verd
 			return nil, err
 		}
 		var okN [2]int
-		var right0, rightC, agreeP float64
+		out[b] = make([]outcome, k)
 		for j := range ss {
 			s := &ss[j]
-			o := ck.orig[ck.items[s.pool]]
-			truth := ck.truth[s.pool]
-			right0 += b2f(o == truth)
+			out[b][j] = outcome{truth: ck.truth[s.pool], orig: ck.orig[ck.items[s.pool]], ok: s.ok, pred: s.pred, dv: s.dv}
 			v.Draws += s.draws
 			for kd := range 2 {
 				d := dist[kd]
@@ -408,13 +425,6 @@ func (ck *checker) run(ctx context.Context, req Requirement, seed uint64) (*Verd
 				d.Images++
 				d.MaxAttempts = max(d.MaxAttempts, s.attempts[kd])
 			}
-			if s.ok[kindC] {
-				rightC += b2f(s.pred[kindC] == truth)
-			}
-			if s.ok[kindP] {
-				agreeP += b2f(s.pred[kindP] == o)
-				allDV = append(allDV, s.dv[kindP])
-			}
 			s.tensor = [2]model.Tensor{}
 		}
 		for kd := range 2 {
@@ -423,25 +433,76 @@ func (ck *checker) run(ctx context.Context, req Requirement, seed uint64) (*Verd
 					req.Transformation, b, t[kd], kindNames[kd], opt.MaxAttempts, ErrUnreachable)
 			}
 		}
-		m0[b] = right0 / float64(k)
-		mt[b] = rightC / float64(okN[kindC])
-		st[b] = agreeP / float64(okN[kindP])
-		slots[b] = ss
 		ck.done++
 		if opt.Progress != nil {
 			opt.Progress(ck.done, ck.total)
 		}
 	}
-	// ε and s0 need the Δv of every preservation draw of the run.
-	v.Epsilon = quantile(allDV, opt.Quantile)
+	finish(v, out)
+	if len(v.Failures) > 0 {
+		v.Warnings = append(v.Warnings, fmt.Sprintf("%d image draw(s) did not reach their threshold within %d attempts and left their batches", len(v.Failures), opt.MaxAttempts))
+	}
+	sec := func(a *atomic.Int64) float64 { return float64(a.Load()) / 1e9 }
+	v.Timing = Timing{Load: sec(&ck.tLoad), Corrupt: sec(&ck.tCorrupt), VIF: sec(&ck.tVIF), Preprocess: sec(&ck.tPre),
+		Model: sec(&ck.tModel), Wall: time.Since(start).Seconds()}
+	return v, nil
+}
+
+// outcome is what the statistics need of one image of a batch: its task
+// class, the prediction on its original, and per kind (correctness,
+// preservation) whether it has a transformed image, the prediction on
+// that image and its Δv.
+type outcome struct {
+	truth, orig int
+	ok          [2]bool
+	pred        [2]int
+	dv          [2]float64
+}
+
+// finish computes v's distances, ε and verdict from the outcomes of its
+// batches, each of which holds at least one accepted image per kind:
+// m0 (accuracy on the batch's originals), m_tc, s_tp and, once ε is known
+// from every preservation image's Δv, s0 (steps 4–6 of
+// docs/requirements-check.md).
+func finish(v *Verdict, out [][]outcome) {
+	n := len(out)
+	m0 := make([]float64, n)
+	mt := make([]float64, n)
+	st := make([]float64, n)
+	var allDV []float64
+	for b, ss := range out {
+		var okN [2]int
+		var right0, rightC, agreeP float64
+		for j := range ss {
+			s := &ss[j]
+			right0 += b2f(s.orig == s.truth)
+			for kd := range 2 {
+				if s.ok[kd] {
+					okN[kd]++
+				}
+			}
+			if s.ok[kindC] {
+				rightC += b2f(s.pred[kindC] == s.truth)
+			}
+			if s.ok[kindP] {
+				agreeP += b2f(s.pred[kindP] == s.orig)
+				allDV = append(allDV, s.dv[kindP])
+			}
+		}
+		m0[b] = right0 / float64(len(ss))
+		mt[b] = rightC / float64(okN[kindC])
+		st[b] = agreeP / float64(okN[kindP])
+	}
+	// ε and s0 need the Δv of every preservation image of the run.
+	v.Epsilon = quantile(allDV, v.Quantile)
 	var s0 []float64
-	for b := range n {
+	for _, ss := range out {
 		var agree, cnt float64
-		for j := range slots[b] {
-			s := &slots[b][j]
+		for j := range ss {
+			s := &ss[j]
 			if s.ok[kindP] && s.dv[kindP] <= v.Epsilon {
 				cnt++
-				agree += b2f(s.pred[kindP] == ck.orig[ck.items[s.pool]])
+				agree += b2f(s.pred[kindP] == s.orig)
 			}
 		}
 		if cnt > 0 {
@@ -453,14 +514,7 @@ func (ck *checker) run(ctx context.Context, req Requirement, seed uint64) (*Verd
 	if len(s0) < 2 {
 		v.Warnings = append(v.Warnings, fmt.Sprintf("only %d batch(es) hold a preservation pair with Δv ≤ ε = %.4g: s0's spread is unknown", len(s0), v.Epsilon))
 	}
-	if len(v.Failures) > 0 {
-		v.Warnings = append(v.Warnings, fmt.Sprintf("%d image draw(s) did not reach their threshold within %d attempts and left their batches", len(v.Failures), opt.MaxAttempts))
-	}
 	v.Satisfied = v.Correctness.Satisfied && v.Preservation.Satisfied
-	sec := func(a *atomic.Int64) float64 { return float64(a.Load()) / 1e9 }
-	v.Timing = Timing{Load: sec(&ck.tLoad), Corrupt: sec(&ck.tCorrupt), VIF: sec(&ck.tVIF), Preprocess: sec(&ck.tPre),
-		Model: sec(&ck.tModel), Wall: time.Since(start).Seconds()}
-	return v, nil
 }
 
 func b2f(b bool) float64 {

@@ -23,8 +23,12 @@ type CheckReport struct {
 	Requirements string `json:"requirements"`
 	// Model describes what was checked (backend, file or server and name).
 	Model string `json:"model"`
-	// Images is the pool of original images (as given).
+	// Images is the pool of original images (as given); empty for a check
+	// on a test set.
 	Images string `json:"images,omitempty"`
+	// TestSet is the test set whose rows a check with --testset used (as
+	// given; see CheckTestSet).
+	TestSet string `json:"testset,omitempty"`
 	// Seconds is the wall time of the whole check.
 	Seconds float64 `json:"seconds"`
 	// Verdicts holds one verdict per requirement, in the file's order.

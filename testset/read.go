@@ -35,9 +35,12 @@ type Record struct {
 	// SourceIndex is the source image's index in the dataset.
 	SourceIndex int
 	Severity    int // 1…5, or 0 when sampled
-	Method      string
-	Width       int
-	Height      int
+	// Sampling is how the row's parameters were drawn: "uniform",
+	// "targeted" or "imagenet-c" (the sampling column).
+	Sampling string
+	Method   string
+	Width    int
+	Height   int
 }
 
 // Column positions of the fields Record carries.
@@ -49,6 +52,7 @@ var (
 	colLabelName   = slices.Index(Columns, "label_name")
 	colSourceIndex = slices.Index(Columns, "source_index")
 	colSeverity    = slices.Index(Columns, "severity")
+	colSampling    = slices.Index(Columns, "sampling")
 	colMethod      = slices.Index(Columns, "vif_method")
 	colWidth       = slices.Index(Columns, "width")
 	colHeight      = slices.Index(Columns, "height")
@@ -107,6 +111,7 @@ func parseRecord(rec []string) (*Record, error) {
 	r := &Record{
 		Source: rec[colSource], Label: rec[colLabel], Corruption: rec[colCorruption],
 		Params: rec[colParams], Path: rec[colPath], LabelName: rec[colLabelName], Method: rec[colMethod],
+		Sampling:   rec[colSampling],
 		LabelIndex: -1,
 	}
 	var err error

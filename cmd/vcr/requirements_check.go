@@ -24,6 +24,7 @@ import (
 
 const requirementsCheckUsage = `
 Usage: vcr requirements check --requirements REQ.json --images DIR (--model MODEL.onnx | --server URL --model-name NAME) [flags]
+       vcr requirements check --requirements REQ.json --testset DIR (--model MODEL.onnx | --server URL --model-name NAME | --predictions FILE.csv) [flags]
 
 Checks a model against reliability requirements (Hu et al., ICSE 2022; see
 docs/requirements-check.md). For each requirement (transformation, t_c,
@@ -46,11 +47,23 @@ another, which is refused unless --allow-vif-mismatch: thresholds on one
 flavour's Δv axis do not carry over to another's.
 
 The model runs through the same backends as 'vcr eval': ONNX Runtime
-(--model) or an Open Inference Protocol server (--server). A predictions
-file is not enough: the transformed images are generated during the check.
+(--model) or an Open Inference Protocol server (--server).
 --task maps the model's outputs to the task (e.g. imagenet-car for the
 study's car / not-car task); the images' labels are mapped the same way and
 images outside the task are left out.
+
+With --testset DIR (a test set written by 'vcr generate') no image is
+generated: each drawn source takes, per threshold, its next row of the
+corruption that was drawn uniformly and whose Δv (the dv_<flavour> column of
+the requirement's VIF flavour) meets the threshold. Uniform draws filtered by
+Δv have the rejection loop's distribution, so the check costs model
+inference only, each image classified once; --predictions FILE.csv (the
+predictions of 'vcr eval --predictions' for the test set's images) needs no
+model at all. --images then says where the test set's source dataset is
+now (default: as its run.json records). Before it starts, the check prints
+per requirement the usable rows per threshold, the sources left out (no row
+under the tighter threshold) and the images it will classify, and warns when
+too few rows make it reuse them heavily (docs/requirements-check.md).
 
 Output paths (--json, --junit) are checked, and missing folders created,
 before the check starts. The table on stdout has two rows per requirement
@@ -65,6 +78,9 @@ Examples:
       --model resnet50.onnx --preset imagenet --task imagenet-car --junit out.xml
   vcr requirements check --requirements req.json --images cifar10 --server http://triton:8000 \
       --model-name resnet --preset cifar --task cifar10-car --json out.json
+  vcr requirements check --requirements req.json --testset vcr-val --predictions preds.csv --json out.json
+  vcr requirements check --requirements req.json --testset vcr-val --model resnet50.onnx --preset imagenet \
+      --task imagenet-car --junit out.xml
 `
 
 // runRequirementsCheck is "vcr requirements check".
@@ -86,9 +102,11 @@ func requirementsCheck(ctx context.Context, args []string, stdout, stderr io.Wri
 	fs := newFlagSet("requirements check", requirementsCheckUsage, stderr)
 	var f evalFlags
 	addModelFlags(fs, &f, "task")
+	fs.StringVar(&f.testSet, "testset", "", "test set `folder` written by vcr generate: take the transformed images from its rows instead of generating them")
+	fs.StringVar(&f.predictions, "predictions", "", "predictions CSV `file` for the --testset images instead of a model (as vcr eval --predictions reads)")
 	reqPath := fs.String("requirements", "", "requirements `file` (JSON) written by vcr requirements estimate (required)")
 	only := fs.String("transformation", "", "check only these `names` (comma-separated)")
-	images := fs.String("images", "", "dataset `path` of the original images: folder, ImageNet validation folder, CIFAR batches or list CSV (required)")
+	images := fs.String("images", "", "dataset `path` of the original images: folder, ImageNet validation folder, CIFAR batches or list CSV (required without --testset; with it: where the test set's source dataset is now)")
 	kind := fs.String("dataset-kind", "auto", "dataset `kind`: "+strings.Join(dataset.Kinds, ", "))
 	labels := fs.String("imagenet-labels", "", "ImageNet validation labels `file` for --images")
 	synsets := fs.String("synsets", "", "class list `file` for an ImageNet validation folder or list CSV")
@@ -99,7 +117,7 @@ func requirementsCheck(ctx context.Context, args []string, stdout, stderr io.Wri
 	quantile := fs.Float64("quantile", reliability.DefaultQuantile, "ε is this lower `q`uantile of the preservation draws' Δv, in (0, 1]")
 	alpha := fs.Float64("alpha", reliability.DefaultAlpha, "one-sided significance `level`, in (0, 0.5)")
 	seed := fs.Uint64("seed", 1, "master `seed`")
-	attempts := fs.Int("max-attempts", reliability.DefaultMaxAttempts, "parameter draws per image before giving up on it")
+	attempts := fs.Int("max-attempts", reliability.DefaultMaxAttempts, "parameter draws per image before giving up on it (not with --testset)")
 	reproTol := fs.Float64("repro-tolerance", 0.02, "rerun with seed+1 and warn when Δm or Δs differ by more than this (0: no rerun)")
 	vif := fs.String("vif-method", "", "VIF `flavour` of Δv (default: the requirement's; another one is refused unless --allow-vif-mismatch): "+vifMethodNames())
 	allowVIF := fs.Bool("allow-vif-mismatch", false, "accept a --vif-method other than the requirement's (or one for a requirement whose flavour this vcr does not know)")
@@ -117,16 +135,26 @@ func requirementsCheck(ctx context.Context, args []string, stdout, stderr io.Wri
 		return usagef("unexpected argument %q", pos[0])
 	case *reqPath == "":
 		return usagef("--requirements is required")
-	case *images == "":
+	case f.predictions != "" && f.testSet == "":
+		return usagef("--predictions needs --testset: the predictions are for a test set's images (a check without --testset generates its images)")
+	case *images == "" && f.testSet == "":
 		return usagef("--images is required: the folder of original images")
 	case f.server != "" && f.modelName == "" && f.modelPath != "":
 		f.modelName, f.modelPath = f.modelPath, ""
 	}
+	given := 0
+	for _, s := range []string{f.modelPath, f.server, f.predictions} {
+		if s != "" {
+			given++
+		}
+	}
 	switch {
-	case f.modelPath == "" && f.server == "":
-		return usagef("give the model: --model FILE.onnx or --server URL --model-name NAME (a predictions file is not enough: images are generated during the check)")
-	case f.modelPath != "" && f.server != "":
-		return usagef("give one of --model and --server")
+	case given == 0 && f.testSet != "":
+		return usagef("give the model: --model FILE.onnx, --server URL --model-name NAME, or --predictions FILE.csv")
+	case given == 0:
+		return usagef("give the model: --model FILE.onnx or --server URL --model-name NAME (or check on a test set's images with --testset DIR, which also takes --predictions FILE.csv)")
+	case given > 1:
+		return usagef("give one of --model, --server and --predictions")
 	case f.server != "" && f.modelName == "":
 		return usagef("--server needs --model-name")
 	case f.batch < 1:
@@ -158,6 +186,19 @@ func requirementsCheck(ctx context.Context, args []string, stdout, stderr io.Wri
 			return usagef("--vif-method: %v", err)
 		}
 	}
+	if f.testSet != "" {
+		// Flags of the generated images have no meaning with a test set.
+		var bad []string
+		fs.Visit(func(fl *flag.Flag) {
+			switch fl.Name {
+			case "dataset-kind", "imagenet-labels", "synsets", "split", "max-attempts":
+				bad = append(bad, "--"+fl.Name)
+			}
+		})
+		if len(bad) > 0 {
+			return usagef("%s: not with --testset (the test set's run.json says how its sources were read, and its rows replace the parameter draws)", strings.Join(bad, ", "))
+		}
+	}
 	if err := checkOutFiles([2]string{"--json", *jsonOut}, [2]string{"--junit", *junit}); err != nil {
 		return err
 	}
@@ -179,6 +220,14 @@ func requirementsCheck(ctx context.Context, args []string, stdout, stderr io.Wri
 		if err := vifUsable(r, method, *allowVIF); err != nil {
 			return err
 		}
+	}
+	out := checkOutputs{json: *jsonOut, junit: *junit}
+	if f.testSet != "" {
+		return requirementsCheckTestSet(ctx, &f, testSetCheck{
+			reqPath: *reqPath, reqs: reqs, images: *images, maxPixels: *maxPixels, workers: *workers, progress: *prog,
+			opt: reliability.TestSetOptions{Batches: *batches, BatchSize: *perBatch, Quantile: *quantile, Alpha: *alpha, Seed: *seed,
+				VIFMethod: method, OverrideVIF: *allowVIF, ReproTolerance: *reproTol},
+		}, out, stdout, stderr)
 	}
 	ds, err := dataset.Open(dataset.Spec{Kind: *kind, Path: *images, Labels: *labels, Synsets: *synsets, Split: *split, MaxPixels: *maxPixels})
 	if err != nil {
@@ -245,19 +294,28 @@ func requirementsCheck(ctx context.Context, args []string, stdout, stderr io.Wri
 		rep.Add(v)
 	}
 	rep.Seconds = time.Since(start).Seconds()
+	return out.write(rep, stdout, stderr)
+}
+
+// checkOutputs are the outputs of a check besides the table.
+type checkOutputs struct{ json, junit string }
+
+// write prints the report's table and warnings, writes the --json and
+// --junit files and returns the exit status of the verdicts.
+func (o checkOutputs) write(rep *reliability.CheckReport, stdout, stderr io.Writer) error {
 	if err := rep.WriteTable(stdout); err != nil {
 		return err
 	}
 	for _, w := range rep.Warnings {
 		fmt.Fprintf(stderr, "vcr requirements check: warning: %s\n", w)
 	}
-	if *jsonOut != "" {
-		if err := atomicfile.Write(*jsonOut, rep.Write); err != nil {
+	if o.json != "" {
+		if err := atomicfile.Write(o.json, rep.Write); err != nil {
 			return fmt.Errorf("--json: %w", err)
 		}
 	}
-	if *junit != "" {
-		if err := atomicfile.Write(*junit, rep.WriteJUnit); err != nil {
+	if o.junit != "" {
+		if err := atomicfile.Write(o.junit, rep.WriteJUnit); err != nil {
 			return fmt.Errorf("--junit: %w", err)
 		}
 	}

@@ -254,7 +254,7 @@ func TestRequirementsCheckErrors(t *testing.T) {
 		want string
 	}{
 		{"no requirements", []string{"--images", dir}, "--requirements is required"},
-		{"no model", []string{"--images", dir, "--requirements", writeReq(t, noiseReq)}, "predictions file is not enough"},
+		{"no model", []string{"--images", dir, "--requirements", writeReq(t, noiseReq)}, "--testset DIR, which also takes --predictions"},
 		{"unknown transformation", append([]string{"--images", dir, "--requirements",
 			writeReq(t, reliability.Requirement{Transformation: "sepia", VIFMethod: "vcr-py", TC: 0.1, TP: 0.1})}, model...), "sepia"},
 		{"vif mismatch", append([]string{"--images", dir, "--requirements", writeReq(t, noiseReq), "--vif-method", "vifvec"}, model...), "not comparable"},

@@ -1,10 +1,12 @@
-//go:build !goexperiment.simd || !amd64
+//go:build !amd64 || purego
 
 package iqa
 
-// The pure-Go build: every hot kernel is its scalar version (pyramid.go,
-// gsm.go, wavelet.go). kernels_simd.go replaces these, under
-// GOEXPERIMENT=simd on amd64, by AVX2 versions with the same results.
+// The pure-Go build (every architecture but amd64, or any with the build
+// tag purego): every hot kernel is its scalar version (pyramid.go, gsm.go,
+// wavelet.go). On amd64, kernels_amd64.go (default) and kernels_simd.go
+// (GOEXPERIMENT=simd) replace these by vector versions with the same
+// results.
 
 // simdKernels reports whether the vectorised kernels are in use.
 const simdKernels = false

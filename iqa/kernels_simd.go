@@ -1,10 +1,12 @@
-//go:build goexperiment.simd && amd64
+//go:build goexperiment.simd && amd64 && !purego
 
 package iqa
 
 import "simd/archsimd"
 
-// AVX2 versions of the hot kernels (GOEXPERIMENT=simd on amd64). Each
+// AVX2 versions of the hot kernels (GOEXPERIMENT=simd on amd64), written
+// with simd/archsimd; the default build uses the same algorithms in
+// assembly (kernels_amd64.go). Each
 // vector lane computes one output exactly as the scalar kernel does — the
 // same operations on the same operands in the same order, with separate
 // multiplies and adds (no fused multiply-add) — so the results are
@@ -18,7 +20,10 @@ import "simd/archsimd"
 
 // simdKernels reports whether the vectorised kernels are in use. Tests
 // switch it off to compare both paths in one binary.
-var simdKernels = archsimd.X86.AVX2()
+var simdKernels = haveAVX2
+
+// haveAVX2 reports whether this CPU has AVX2.
+var haveAVX2 = archsimd.X86.AVX2()
 
 type f64x4 = archsimd.Float64x4
 

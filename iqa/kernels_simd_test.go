@@ -1,4 +1,4 @@
-//go:build goexperiment.simd && amd64
+//go:build amd64 && !purego
 
 package iqa
 
@@ -8,14 +8,14 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"simd/archsimd"
-
 	"github.com/vcr-bench/vcr/internal/testimg"
 )
 
-// The AVX2 kernels must give bit-identical results to the scalar ones
-// (kernels_simd.go): every test here compares with ==, on random data of
-// every length around the vector width.
+// The vector kernels must give bit-identical results to the scalar ones —
+// the assembly ones of the default build (kernels_amd64.go) and the
+// archsimd ones of the GOEXPERIMENT=simd build (kernels_simd.go): every
+// test here compares with ==, on random data of every length around the
+// vector width.
 
 func randSlice(rng *rand.Rand, n int) []float64 {
 	s := make([]float64, n)
@@ -39,8 +39,8 @@ func sameBits(t *testing.T, what string, got, want []float64) {
 }
 
 func needAVX2(t *testing.T) {
-	if !archsimd.X86.AVX2() {
-		t.Skip("no AVX2 on this CPU: the scalar kernels are in use")
+	if !haveAVX2 {
+		t.Skip("no AVX2 (AVX for the assembly) on this CPU: the scalar kernels are in use")
 	}
 }
 
@@ -112,14 +112,7 @@ func TestSIMDKernelsPatchCore(t *testing.T) {
 	needAVX2(t)
 	rng := rand.New(rand.NewPCG(5, 6))
 	for B := 5; B <= 23; B++ {
-		r0, r1, r2 := randSlice(rng, B), randSlice(rng, B), randSlice(rng, B)
-		for _, rows := range [][2][]float64{{r1, r2}, {r1, nil}, {nil, nil}} {
-			var got, want [13]float64
-			sg := patchCoreAVX2(&got, r0, rows[0], rows[1])
-			sw := patchCoreGo(&want, r0, rows[0], rows[1])
-			sameBits(t, "patchCore", append(got[:], sg), append(want[:], sw))
-		}
-		r3 := randSlice(rng, B)
+		r0, r1, r2, r3 := randSlice(rng, B), randSlice(rng, B), randSlice(rng, B), randSlice(rng, B)
 		for _, rows := range [][3][]float64{{r1, r2, r3}, {r1, r2, nil}, {r1, nil, nil}, {nil, nil, nil}} {
 			var ga, gb, wa, wb [13]float64
 			sa, sb := patchCore2AVX2(&ga, &gb, r0, rows[0], rows[1], rows[2])
@@ -252,7 +245,7 @@ func TestSIMDKernelsBandRows2(t *testing.T) {
 //	GOEXPERIMENT=simd go test -run '^$' -bench SIMDScore -count 10 -cpu 1 ./iqa > k.txt
 //	benchstat -col /kernels k.txt
 func BenchmarkSIMDScore(b *testing.B) {
-	if !archsimd.X86.AVX2() {
+	if !haveAVX2 {
 		b.Skip("no AVX2")
 	}
 	defer func() { simdKernels = true }()
@@ -279,79 +272,5 @@ func BenchmarkSIMDScore(b *testing.B) {
 				})
 			}
 		}
-	}
-}
-
-func TestSIMDKernelsChannelBlocks(t *testing.T) {
-	needAVX2(t)
-	rng := rand.New(rand.NewPCG(13, 14))
-	for _, p := range []waveParams{paramsVCRPy, paramsVIFVec, {sigmaNSq: 0.4, tol: 1e-12, vifvec: true, strictClamp: true}} {
-		for _, nc := range []int{1, 3, 4, 7, 8, 13, 37} {
-			ww := 25.0
-			top, bot := make([]float64, 5*nc), make([]float64, 5*nc)
-			for c := range nc {
-				u := bot[5*c:][:5]
-				// Window sums of a random window, or a degenerate one.
-				switch rng.IntN(6) {
-				case 0: // flat windows: zero variances, σv² clamped to tol
-					v := rng.NormFloat64()
-					u[0], u[1], u[2], u[3], u[4] = ww*v, ww*v, ww*v*v, ww*v*v, ww*v*v
-				case 1: // negative variance by rounding, negative zero
-					u[0], u[1], u[2], u[3], u[4] = 1, math.Copysign(0, -1), 0.03, 0, 0
-				case 2: // a NaN
-					u[0], u[1], u[2], u[3], u[4] = math.NaN(), 1, 2, 3, 4
-				default:
-					x, y := randSlice(rng, 25), randSlice(rng, 25)
-					for i := range x {
-						y[i] = y[i]*rng.Float64() + x[i]*rng.NormFloat64()
-						u[0] += x[i]
-						u[1] += y[i]
-						u[2] += x[i] * x[i]
-						u[3] += y[i] * y[i]
-						u[4] += x[i] * y[i]
-					}
-				}
-			}
-			buf := make([]float64, 5*nc)
-			gg, gs := make([]float64, nc), make([]float64, nc)
-			wg, ws := make([]float64, nc), make([]float64, nc)
-			channelBlocksAVX2(gg, gs, top, bot, ww, p, buf)
-			channelBlocksGo(wg, ws, top, bot, ww, p, buf)
-			sameBits(t, "channelBlocks g", gg, wg)
-			sameBits(t, "channelBlocks sv", gs, ws)
-		}
-	}
-}
-
-func TestSIMDKernelsPixelFactors(t *testing.T) {
-	needAVX2(t)
-	rng := rand.New(rand.NewPCG(15, 16))
-	for n := 1; n <= 41; n++ {
-		a, b, d := make([]float64, n), make([]float64, n), make([]float64, n)
-		for j := range a {
-			// Variances around the tolerance, negative ones, identical
-			// windows (σv² = 0), negative covariances and NaN.
-			vx, vy := rng.Float64()*100, rng.Float64()*100
-			cov := rng.NormFloat64() * math.Sqrt(vx*vy)
-			switch rng.IntN(8) {
-			case 0:
-				vx = rng.Float64() * 2 * pixelTol
-			case 1:
-				vy = -rng.Float64()
-			case 2:
-				vy, cov = vx, vx
-			case 3:
-				cov = math.Copysign(0, -1)
-			case 4:
-				vx = math.NaN()
-			}
-			a[j], b[j], d[j] = vx, vy, cov
-		}
-		ga, gb, gd := append([]float64(nil), a...), append([]float64(nil), b...), append([]float64(nil), d...)
-		pixelFactorsRowAVX2(ga, gb, gd)
-		pixelFactorsRowGo(a, b, d)
-		sameBits(t, "pixelFactors a", ga, a)
-		sameBits(t, "pixelFactors b", gb, b)
-		sameBits(t, "pixelFactors d", gd, d)
 	}
 }

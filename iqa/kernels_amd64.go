@@ -2,7 +2,11 @@
 
 package iqa
 
-import "golang.org/x/sys/cpu"
+import (
+	"math"
+
+	"golang.org/x/sys/cpu"
+)
 
 //go:generate sh -c "cd internal/asmgen && go run . -out ../../kernels_amd64.s -stubs ../../kernels_amd64_decl.go -pkg iqa"
 
@@ -91,10 +95,20 @@ func windowRows(vert, x, y []float64, xoff, cw, n, cols, m int, two bool, p3, p2
 }
 
 func channelBlocks(gs, svs, top, bot []float64, ww float64, p waveParams, buf []float64) {
-	channelBlocksGo(gs, svs, top, bot, ww, p, buf)
+	if !simdKernels {
+		channelBlocksGo(gs, svs, top, bot, ww, p, buf)
+		return
+	}
+	channelBlocksAVX2(gs, svs, top, bot, ww, p, buf)
 }
 
-func pixelFactorsRow(a, b, d []float64) { pixelFactorsRowGo(a, b, d) }
+func pixelFactorsRow(a, b, d []float64) {
+	if !simdKernels {
+		pixelFactorsRowGo(a, b, d)
+		return
+	}
+	pixelFactorsRowAVX2(a, b, d)
+}
 
 // foldRowsAVX2 is foldRowsGo.
 func foldRowsAVX2(dst, a, b []float64, sign float64) {
@@ -448,4 +462,46 @@ func windowRowsAVX2(vert, x, y []float64, xoff, cw, cols, m int, two bool, p3, p
 			cur[e] = v
 		}
 	}
+}
+
+// channelBlocksAVX2 is channelBlocksGo for four blocks per vector; the
+// branches become blends, applied in the scalar code's order. The window
+// sums are first laid out one quantity per plane (buf[q·n4 + c]).
+func channelBlocksAVX2(gs, svs, top, bot []float64, ww float64, p waveParams, buf []float64) {
+	n := len(gs)
+	n4 := n &^ 3
+	svs = svs[:n]
+	if n4 > 0 {
+		buf = buf[:5*n4]
+		for c := range n4 {
+			t := top[5*c:][:5]
+			u := bot[5*c:][:5]
+			for q := range 5 {
+				buf[q*n4+c] = u[q] - t[q]
+			}
+		}
+		k := [2]float64{ww, p.tol}
+		switch {
+		case !p.vifvec:
+			channelBlocksPyAsm(gs[:n4], svs, buf, &k)
+		case p.strictClamp:
+			channelBlocksVecStrictAsm(gs[:n4], svs, buf, &k)
+		default:
+			channelBlocksVecAsm(gs[:n4], svs, buf, &k)
+		}
+	}
+	if n4 < n {
+		channelBlocksGo(gs[n4:], svs[n4:], top[5*n4:], bot[5*n4:], ww, p, buf)
+	}
+}
+
+// pixelFactorsRowAVX2 is pixelFactorsRowGo for four windows per vector:
+// both branches of pixelFactors are computed and blended.
+func pixelFactorsRowAVX2(a, b, d []float64) {
+	n := len(a)
+	b, d = b[:n], d[:n]
+	j := n &^ 3
+	k := [6]float64{1, 0.5, pixelTol, pixelSigmaN, 1 / pixelSigmaN, math.Float64frombits(1<<63 - 1)}
+	pixelFactorsAsm(a[:j], b, d, &k)
+	pixelFactorsRowGo(a[j:], b[j:], d[j:])
 }

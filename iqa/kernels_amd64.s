@@ -1111,3 +1111,280 @@ vertAcc4_loop:
 vertAcc4_done:
 	VZEROUPPER
 	RET
+
+// func channelBlocksPyAsm(gs []float64, svs []float64, planes []float64, c *[2]float64)
+// Requires: AVX
+TEXT ·channelBlocksPyAsm(SB), NOSPLIT, $0-80
+	MOVQ         gs_base+0(FP), AX
+	MOVQ         svs_base+24(FP), CX
+	MOVQ         planes_base+48(FP), DX
+	MOVQ         c+72(FP), BX
+	MOVQ         gs_len+8(FP), SI
+	MOVQ         SI, DI
+	SHLQ         $0x03, DI
+	VBROADCASTSD (BX), Y0
+	VBROADCASTSD 8(BX), Y1
+	VXORPD       Y2, Y2, Y2
+	XORQ         BX, BX
+	SHLQ         $0x03, SI
+
+channelBlocksPyAsm_loop:
+	CMPQ      BX, SI
+	JAE       channelBlocksPyAsm_done
+	MOVQ      DX, R8
+	ADDQ      BX, R8
+	VMOVUPD   (R8), Y3
+	ADDQ      DI, R8
+	VMOVUPD   (R8), Y4
+	ADDQ      DI, R8
+	VMOVUPD   (R8), Y5
+	ADDQ      DI, R8
+	VMOVUPD   (R8), Y6
+	ADDQ      DI, R8
+	VMOVUPD   (R8), Y7
+	VDIVPD    Y0, Y3, Y3
+	VDIVPD    Y0, Y4, Y4
+	VDIVPD    Y0, Y5, Y5
+	VMULPD    Y3, Y3, Y8
+	VSUBPD    Y8, Y5, Y5
+	VDIVPD    Y0, Y6, Y6
+	VMULPD    Y4, Y4, Y8
+	VSUBPD    Y8, Y6, Y6
+	VDIVPD    Y0, Y7, Y7
+	VMULPD    Y4, Y3, Y3
+	VSUBPD    Y3, Y7, Y3
+	VCMPPD    $0x01, Y2, Y5, Y4
+	VCMPPD    $0x01, Y2, Y6, Y7
+	VORPD     Y7, Y4, Y4
+	VBLENDVPD Y4, Y2, Y3, Y3
+	VXORPD    Y4, Y4, Y4
+	VCMPPD    $0x16, Y4, Y5, Y4
+	VANDPD    Y4, Y5, Y4
+	VXORPD    Y5, Y5, Y5
+	VCMPPD    $0x16, Y5, Y6, Y5
+	VANDPD    Y5, Y6, Y5
+	VADDPD    Y1, Y4, Y6
+	VDIVPD    Y6, Y3, Y6
+	VMULPD    Y3, Y6, Y3
+	VSUBPD    Y3, Y5, Y3
+	VCMPPD    $0x01, Y1, Y4, Y4
+	VBLENDVPD Y4, Y2, Y6, Y6
+	VBLENDVPD Y4, Y5, Y3, Y3
+	VCMPPD    $0x01, Y1, Y5, Y4
+	VBLENDVPD Y4, Y2, Y6, Y6
+	VBLENDVPD Y4, Y2, Y3, Y3
+	VCMPPD    $0x01, Y2, Y6, Y4
+	VBLENDVPD Y4, Y2, Y6, Y6
+	VBLENDVPD Y4, Y5, Y3, Y3
+	VCMPPD    $0x01, Y1, Y3, Y4
+	VBLENDVPD Y4, Y1, Y3, Y3
+	VMOVUPD   Y6, (AX)(BX*1)
+	VMOVUPD   Y3, (CX)(BX*1)
+	ADDQ      $0x20, BX
+	JMP       channelBlocksPyAsm_loop
+
+channelBlocksPyAsm_done:
+	VZEROUPPER
+	RET
+
+// func channelBlocksVecAsm(gs []float64, svs []float64, planes []float64, c *[2]float64)
+// Requires: AVX
+TEXT ·channelBlocksVecAsm(SB), NOSPLIT, $0-80
+	MOVQ         gs_base+0(FP), AX
+	MOVQ         svs_base+24(FP), CX
+	MOVQ         planes_base+48(FP), DX
+	MOVQ         c+72(FP), BX
+	MOVQ         gs_len+8(FP), SI
+	MOVQ         SI, DI
+	SHLQ         $0x03, DI
+	VBROADCASTSD (BX), Y0
+	VBROADCASTSD 8(BX), Y1
+	VXORPD       Y2, Y2, Y2
+	XORQ         BX, BX
+	SHLQ         $0x03, SI
+
+channelBlocksVecAsm_loop:
+	CMPQ      BX, SI
+	JAE       channelBlocksVecAsm_done
+	MOVQ      DX, R8
+	ADDQ      BX, R8
+	VMOVUPD   (R8), Y3
+	ADDQ      DI, R8
+	VMOVUPD   (R8), Y4
+	ADDQ      DI, R8
+	VMOVUPD   (R8), Y5
+	ADDQ      DI, R8
+	VMOVUPD   (R8), Y6
+	ADDQ      DI, R8
+	VMOVUPD   (R8), Y7
+	VDIVPD    Y0, Y3, Y3
+	VDIVPD    Y0, Y4, Y4
+	VMULPD    Y3, Y0, Y8
+	VMULPD    Y4, Y8, Y8
+	VSUBPD    Y8, Y7, Y7
+	VMULPD    Y3, Y0, Y8
+	VMULPD    Y3, Y8, Y3
+	VSUBPD    Y3, Y5, Y3
+	VXORPD    Y5, Y5, Y5
+	VCMPPD    $0x16, Y5, Y3, Y5
+	VANDPD    Y5, Y3, Y3
+	VMULPD    Y4, Y0, Y5
+	VMULPD    Y4, Y5, Y4
+	VSUBPD    Y4, Y6, Y4
+	VXORPD    Y5, Y5, Y5
+	VCMPPD    $0x16, Y5, Y4, Y5
+	VANDPD    Y5, Y4, Y4
+	VADDPD    Y1, Y3, Y5
+	VDIVPD    Y5, Y7, Y5
+	VMULPD    Y7, Y5, Y6
+	VSUBPD    Y6, Y4, Y6
+	VDIVPD    Y0, Y6, Y6
+	VCMPPD    $0x01, Y1, Y3, Y3
+	VBLENDVPD Y3, Y2, Y5, Y5
+	VBLENDVPD Y3, Y4, Y6, Y3
+	VCMPPD    $0x01, Y1, Y4, Y6
+	VBLENDVPD Y6, Y2, Y5, Y5
+	VBLENDVPD Y6, Y2, Y3, Y3
+	VCMPPD    $0x01, Y2, Y5, Y6
+	VBLENDVPD Y6, Y2, Y5, Y5
+	VBLENDVPD Y6, Y4, Y3, Y3
+	VCMPPD    $0x02, Y1, Y3, Y4
+	VBLENDVPD Y4, Y1, Y3, Y3
+	VMOVUPD   Y5, (AX)(BX*1)
+	VMOVUPD   Y3, (CX)(BX*1)
+	ADDQ      $0x20, BX
+	JMP       channelBlocksVecAsm_loop
+
+channelBlocksVecAsm_done:
+	VZEROUPPER
+	RET
+
+// func channelBlocksVecStrictAsm(gs []float64, svs []float64, planes []float64, c *[2]float64)
+// Requires: AVX
+TEXT ·channelBlocksVecStrictAsm(SB), NOSPLIT, $0-80
+	MOVQ         gs_base+0(FP), AX
+	MOVQ         svs_base+24(FP), CX
+	MOVQ         planes_base+48(FP), DX
+	MOVQ         c+72(FP), BX
+	MOVQ         gs_len+8(FP), SI
+	MOVQ         SI, DI
+	SHLQ         $0x03, DI
+	VBROADCASTSD (BX), Y0
+	VBROADCASTSD 8(BX), Y1
+	VXORPD       Y2, Y2, Y2
+	XORQ         BX, BX
+	SHLQ         $0x03, SI
+
+channelBlocksVecStrictAsm_loop:
+	CMPQ      BX, SI
+	JAE       channelBlocksVecStrictAsm_done
+	MOVQ      DX, R8
+	ADDQ      BX, R8
+	VMOVUPD   (R8), Y3
+	ADDQ      DI, R8
+	VMOVUPD   (R8), Y4
+	ADDQ      DI, R8
+	VMOVUPD   (R8), Y5
+	ADDQ      DI, R8
+	VMOVUPD   (R8), Y6
+	ADDQ      DI, R8
+	VMOVUPD   (R8), Y7
+	VDIVPD    Y0, Y3, Y3
+	VDIVPD    Y0, Y4, Y4
+	VMULPD    Y3, Y0, Y8
+	VMULPD    Y4, Y8, Y8
+	VSUBPD    Y8, Y7, Y7
+	VMULPD    Y3, Y0, Y8
+	VMULPD    Y3, Y8, Y3
+	VSUBPD    Y3, Y5, Y3
+	VXORPD    Y5, Y5, Y5
+	VCMPPD    $0x16, Y5, Y3, Y5
+	VANDPD    Y5, Y3, Y3
+	VMULPD    Y4, Y0, Y5
+	VMULPD    Y4, Y5, Y4
+	VSUBPD    Y4, Y6, Y4
+	VXORPD    Y5, Y5, Y5
+	VCMPPD    $0x16, Y5, Y4, Y5
+	VANDPD    Y5, Y4, Y4
+	VADDPD    Y1, Y3, Y5
+	VDIVPD    Y5, Y7, Y5
+	VMULPD    Y7, Y5, Y6
+	VSUBPD    Y6, Y4, Y6
+	VDIVPD    Y0, Y6, Y6
+	VCMPPD    $0x01, Y1, Y3, Y3
+	VBLENDVPD Y3, Y2, Y5, Y5
+	VBLENDVPD Y3, Y4, Y6, Y3
+	VCMPPD    $0x01, Y1, Y4, Y6
+	VBLENDVPD Y6, Y2, Y5, Y5
+	VBLENDVPD Y6, Y2, Y3, Y3
+	VCMPPD    $0x01, Y2, Y5, Y6
+	VBLENDVPD Y6, Y2, Y5, Y5
+	VBLENDVPD Y6, Y4, Y3, Y3
+	VCMPPD    $0x01, Y1, Y3, Y4
+	VBLENDVPD Y4, Y1, Y3, Y3
+	VMOVUPD   Y5, (AX)(BX*1)
+	VMOVUPD   Y3, (CX)(BX*1)
+	ADDQ      $0x20, BX
+	JMP       channelBlocksVecStrictAsm_loop
+
+channelBlocksVecStrictAsm_done:
+	VZEROUPPER
+	RET
+
+// func pixelFactorsAsm(a []float64, b []float64, d []float64, c *[6]float64)
+// Requires: AVX
+TEXT ·pixelFactorsAsm(SB), NOSPLIT, $0-80
+	MOVQ         a_base+0(FP), AX
+	MOVQ         b_base+24(FP), CX
+	MOVQ         d_base+48(FP), DX
+	MOVQ         c+72(FP), BX
+	VBROADCASTSD (BX), Y0
+	VBROADCASTSD 8(BX), Y1
+	VBROADCASTSD 16(BX), Y2
+	VBROADCASTSD 24(BX), Y3
+	VBROADCASTSD 32(BX), Y4
+	VBROADCASTSD 40(BX), Y5
+	VXORPD       Y6, Y6, Y6
+	MOVQ         a_len+8(FP), BX
+	XORQ         SI, SI
+	SHLQ         $0x03, BX
+
+pixelFactors_loop:
+	CMPQ      SI, BX
+	JAE       pixelFactors_done
+	VMOVUPD   (AX)(SI*1), Y7
+	VMOVUPD   (CX)(SI*1), Y8
+	VMOVUPD   (DX)(SI*1), Y9
+	VCMPPD    $0x01, Y2, Y7, Y10
+	VCMPPD    $0x01, Y2, Y8, Y11
+	VORPD     Y11, Y10, Y11
+	VBLENDVPD Y10, Y6, Y7, Y10
+	VMULPD    Y4, Y10, Y10
+	VADDPD    Y10, Y0, Y10
+	VADDPD    Y2, Y7, Y12
+	VANDPD    Y5, Y9, Y13
+	VADDPD    Y13, Y9, Y13
+	VMULPD    Y1, Y13, Y13
+	VMULPD    Y8, Y12, Y8
+	VMULPD    Y9, Y9, Y9
+	VSUBPD    Y9, Y8, Y8
+	VMULPD    Y12, Y2, Y9
+	VCMPPD    $0x01, Y9, Y8, Y14
+	VBLENDVPD Y14, Y9, Y8, Y8
+	VMULPD    Y12, Y3, Y9
+	VADDPD    Y9, Y8, Y8
+	VMULPD    Y8, Y12, Y8
+	VMULPD    Y13, Y13, Y9
+	VMULPD    Y7, Y9, Y7
+	VADDPD    Y7, Y8, Y7
+	VBLENDVPD Y11, Y0, Y7, Y7
+	VMOVUPD   Y7, (AX)(SI*1)
+	VBLENDVPD Y11, Y0, Y8, Y7
+	VMOVUPD   Y7, (CX)(SI*1)
+	VMOVUPD   Y10, (DX)(SI*1)
+	ADDQ      $0x20, SI
+	JMP       pixelFactors_loop
+
+pixelFactors_done:
+	VZEROUPPER
+	RET

@@ -37,6 +37,8 @@ func main() {
 	patchCore2()
 	blockProducts()
 	windowRows()
+	channelBlocks()
+	pixelFactors()
 	Generate()
 }
 
@@ -525,4 +527,134 @@ func windowRows() {
 			st(v, cur[4], o, 0)
 		})
 	}
+}
+
+// Comparison predicates of VCMPPD.
+const (
+	cmpLT    = 0x01 // a < b, false for NaN
+	cmpLE    = 0x02 // a ≤ b, false for NaN
+	cmpNLEUQ = 0x16 // !(a ≤ b): a > b or NaN
+)
+
+func cmp(pred uint64, a, b Op) VecVirtual { m := YMM(); VCMPPD(Imm(pred), b, a, m); return m }
+
+func or(a, b Op) VecVirtual { d := YMM(); VORPD(b, a, d); return d }
+
+// merge is archsimd's a.Merge(b, m): a where m is set, b elsewhere.
+func merge(a, b, m Op) VecVirtual { d := YMM(); VBLENDVPD(m, a, b, d); return d }
+
+// max0 is Go's max(x, 0) lane by lane: NaN stays NaN, −0 and negative
+// values become +0 (x where x > 0 or NaN, else all bits clear).
+func max0(x VecVirtual) VecVirtual {
+	z := YMM()
+	VXORPD(z, z, z)
+	d := YMM()
+	VANDPD(cmp(cmpNLEUQ, x, z), x, d)
+	return d
+}
+
+// channelBlocks: the vector loop of channelBlocksAVX2.
+func channelBlocks() {
+	for _, variant := range []string{"Py", "Vec", "VecStrict"} {
+		name := "channelBlocks" + variant + "Asm"
+		TEXT(name, NOSPLIT, "func(gs, svs, planes []float64, c *[2]float64)")
+		Pragma("noescape")
+		Doc(name+" is the vector loop of channelBlocksAVX2 (kernels_amd64.go) for",
+			"len(gs), a multiple of 4, blocks "+map[string]string{
+				"Py":        "with vifvec = false",
+				"Vec":       "with vifvec = true, strictClamp = false",
+				"VecStrict": "with vifvec = true, strictClamp = true",
+			}[variant]+": planes holds the five",
+			"window sums, one quantity per plane, c the window size ww and tol.")
+		gs, svs, pl, cp := base("gs"), base("svs"), base("planes"), ptr("c")
+		n := count("gs", true)
+		stride := GP64()
+		MOVQ(n, stride)
+		SHLQ(Imm(3), stride)
+		W, tol := bcast(cp), bcast(cp.Offset(8))
+		z := YMM()
+		VXORPD(z, z, z)
+		loop(name, n, 4, func(o GPVirtual) {
+			p := GP64()
+			MOVQ(pl.Base, p)
+			ADDQ(o, p)
+			var q [5]VecVirtual
+			for i := range q {
+				q[i] = YMM()
+				VMOVUPD(Mem{Base: p}, q[i])
+				if i < 4 {
+					ADDQ(stride, p)
+				}
+			}
+			sx, sy, sxx, syy, sxy := q[0], q[1], q[2], q[3], q[4]
+			muX, muY := div(sx, W), div(sy, W)
+			var g, sv, vy VecVirtual
+			if variant != "Py" {
+				cov := sub(sxy, mul(mul(W, muX), muY))
+				ssX := max0(sub(sxx, mul(mul(W, muX), muX)))
+				ssY := max0(sub(syy, mul(mul(W, muY), muY)))
+				g = div(cov, add(ssX, tol))
+				sv = div(sub(ssY, mul(g, cov)), W)
+				m := cmp(cmpLT, ssX, tol)
+				g, sv = merge(z, g, m), merge(ssY, sv, m)
+				vy = ssY
+			} else {
+				varX := sub(div(sxx, W), mul(muX, muX))
+				varY := sub(div(syy, W), mul(muY, muY))
+				cov := sub(div(sxy, W), mul(muX, muY))
+				cov = merge(z, cov, or(cmp(cmpLT, varX, z), cmp(cmpLT, varY, z)))
+				varX, varY = max0(varX), max0(varY)
+				g = div(cov, add(varX, tol))
+				sv = sub(varY, mul(g, cov))
+				m := cmp(cmpLT, varX, tol)
+				g, sv = merge(z, g, m), merge(varY, sv, m)
+				vy = varY
+			}
+			m := cmp(cmpLT, vy, tol)
+			g, sv = merge(z, g, m), merge(z, sv, m)
+			m = cmp(cmpLT, g, z)
+			g, sv = merge(z, g, m), merge(vy, sv, m)
+			if variant == "Vec" {
+				m = cmp(cmpLE, sv, tol)
+			} else {
+				m = cmp(cmpLT, sv, tol)
+			}
+			sv = merge(tol, sv, m)
+			st(g, gs, o, 0)
+			st(sv, svs, o, 0)
+		})
+	}
+}
+
+// pixelFactors: the vector loop of pixelFactorsRowAVX2.
+func pixelFactors() {
+	TEXT("pixelFactorsAsm", NOSPLIT, "func(a, b, d []float64, c *[6]float64)")
+	Pragma("noescape")
+	Doc("pixelFactorsAsm is pixelFactorsRowGo for len(a), a multiple of 4, windows:",
+		"both branches of pixelFactors are computed and blended; c holds 1, 0.5,",
+		"the tolerance, σn², 1/σn² and the bits of the sign-clearing mask.")
+	a, b, d, cp := base("a"), base("b"), base("d"), ptr("c")
+	one, half, tol := bcast(cp), bcast(cp.Offset(8)), bcast(cp.Offset(16))
+	sn, isn, noSign := bcast(cp.Offset(24)), bcast(cp.Offset(32)), bcast(cp.Offset(40))
+	z := YMM()
+	VXORPD(z, z, z)
+	n := count("a", true)
+	loop("pixelFactors", n, 4, func(o GPVirtual) {
+		vx, vy, cov := ld(a, o, 0), ld(b, o, 0), ld(d, o, 0)
+		tiny := cmp(cmpLT, vx, tol)
+		small := or(tiny, cmp(cmpLT, vy, tol))
+		fden := add(one, mul(merge(z, vx, tiny), isn))
+		dd := add(vx, tol)
+		abs := YMM()
+		VANDPD(noSign, cov, abs)
+		c := mul(add(cov, abs), half)
+		t := sub(mul(dd, vy), mul(cov, cov))
+		td := mul(tol, dd)
+		t = merge(td, t, cmp(cmpLT, t, td))
+		bb := mul(dd, add(t, mul(sn, dd)))
+		aa := add(bb, mul(mul(c, c), vx))
+		st(merge(one, aa, small), a, o, 0)
+		st(merge(one, bb, small), b, o, 0)
+		st(fden, d, o, 0)
+	})
 }

@@ -4,9 +4,8 @@ package iqa
 
 // The pure-Go build (every architecture but amd64, or any with the build
 // tag purego): every hot kernel is its scalar version (pyramid.go, gsm.go,
-// wavelet.go). On amd64, kernels_amd64.go (default) and kernels_simd.go
-// (GOEXPERIMENT=simd) replace these by vector versions with the same
-// results.
+// wavelet.go, pixel.go). On amd64, kernels_amd64.go replaces these by
+// vector versions in assembly with the same results.
 
 // simdKernels reports whether the vectorised kernels are in use.
 const simdKernels = false

@@ -1,22 +1,26 @@
-// Command asmgen writes iqa's AVX2 assembly kernels (../../kernels_amd64.s)
-// and their Go declarations (../../kernels_amd64_decl.go) with avo
-// (github.com/mmcloughlin/avo). It lives in a module of its own so that
-// vcr's go.mod does not depend on avo. Regenerate from iqa/ with
+// Command iqa writes the AVX assembly kernels of package iqa
+// (iqa/kernels_amd64.s) and their Go declarations (iqa/kernels_amd64_decl.go)
+// with avo (github.com/mmcloughlin/avo). The generators live in a module of
+// their own (internal/asmgen) so that vcr's go.mod does not depend on avo.
+// Regenerate with
 //
 //	go generate ./iqa
 //
-// which runs, in this directory,
+// (see the go:generate line in iqa/kernels_amd64.go), which runs
 //
-//	go run . -out ../../kernels_amd64.s -stubs ../../kernels_amd64_decl.go -pkg iqa
+//	go -C internal/asmgen run ./iqa -out ../../iqa/kernels_amd64.s -stubs ../../iqa/kernels_amd64_decl.go -pkg iqa
+//
+// and commit both generated files.
 //
 // Every routine here is the vector loop of one kernel of iqa's pure-Go build
-// (pyramid.go, gsm.go, wavelet.go), four outputs per 256-bit vector: each
-// lane performs the same IEEE operations on the same operands in the same
-// order as the scalar code, with separate multiplies and adds (no fused
-// multiply-add), so the results are bit-identical. The routines handle only
-// whole vectors; the Go callers (kernels_amd64.go) keep the control flow,
-// bounds checks and ragged ends. Every routine ends with VZEROUPPER, since
-// the SSE code that follows otherwise runs several times slower.
+// (pyramid.go, gsm.go, wavelet.go, pixel.go), four float64 outputs per
+// 256-bit vector: each lane performs the same IEEE operations on the same
+// operands in the same order as the scalar code, with separate multiplies
+// and adds (no fused multiply-add), so the results are bit-identical. The
+// routines handle only whole vectors; the Go callers (iqa/kernels_amd64.go)
+// keep the control flow, bounds checks and ragged ends. Every routine ends
+// with VZEROUPPER, since the SSE code that follows otherwise runs several
+// times slower.
 package main
 
 import (
@@ -28,7 +32,7 @@ import (
 )
 
 func main() {
-	ConstraintExpr("amd64,!purego,!goexperiment.simd")
+	ConstraintExpr("amd64,!purego")
 	rows()
 	accSym5()
 	foldBand()
@@ -260,7 +264,7 @@ func lowpass() {
 	}
 }
 
-// patchCore2: the vector loop of patchCore2AVX2.
+// patchCore2: the vector loop of patchCore2AVX.
 func patchCore2() {
 	one := ConstData("one64", F64(1))
 	TEXT("patchCore2Asm", NOSPLIT, "func(r0, r1, r2, r3 []float64, kn int, acc *[8][4]float64)")
@@ -313,11 +317,11 @@ func patchCore2() {
 	RET()
 }
 
-// blockProducts: the vector loop of blockProductsAVX2.
+// blockProducts: the vector loop of blockProductsAVX.
 func blockProducts() {
 	TEXT("blockProductsAsm", NOSPLIT, "func(pn, pd, g, sv, planes []float64, tab *[232]float64)")
 	Pragma("noescape")
-	Doc("blockProductsAsm is the vector loop of blockProductsAVX2 (kernels_amd64.go)",
+	Doc("blockProductsAsm is the vector loop of blockProductsAVX (kernels_amd64.go)",
 		"for len(pn), a multiple of 4, blocks: planes holds the nine planes of block",
 		"samples, tab the upper triangle of Cu⁻¹ (45 entries), λ (9), 1, 9 and σn²,",
 		"each broadcast to 4 lanes.")
@@ -394,7 +398,7 @@ func transpose4(a, b, c, d VecVirtual) (VecVirtual, VecVirtual, VecVirtual, VecV
 	return c0, c1, c2, c3
 }
 
-// windowRows: the three vector loops of windowRowsAVX2.
+// windowRows: the three vector loops of windowRowsAVX.
 func windowRows() {
 	TEXT("transposeRowsAsm", NOSPLIT, "func(dst, src []float64, stride, n int)")
 	Pragma("noescape")
@@ -428,11 +432,11 @@ func windowRows() {
 		TEXT(name, NOSPLIT, "func(p3, p2, xt, yt []float64, t int)")
 		Pragma("noescape")
 		if two {
-			Doc("prefix2Asm is the prefix loop of windowRowsAVX2 with two = true for",
+			Doc("prefix2Asm is the prefix loop of windowRowsAVX with two = true for",
 				"3t+2 columns: it writes the five prefixes of four rows at columns 3t′",
 				"(p3) and 3t′+2 (p2).")
 		} else {
-			Doc("prefix3Asm is the prefix loop of windowRowsAVX2 with two = false for",
+			Doc("prefix3Asm is the prefix loop of windowRowsAVX with two = false for",
 				"3t columns: it writes the five prefixes of four rows at columns 3t′ (p3).")
 		}
 		p3, p2, xt, yt := base("p3"), base("p2"), base("xt"), base("yt")
@@ -488,7 +492,7 @@ func windowRows() {
 
 	TEXT("vertAcc4Asm", NOSPLIT, "func(vert []float64, e5 int, hi, lo []float64, n int)")
 	Pragma("noescape")
-	Doc("vertAcc4Asm is the last loop of windowRowsAVX2 for entries e < n, a",
+	Doc("vertAcc4Asm is the last loop of windowRowsAVX for entries e < n, a",
 		"multiple of 4: with prev = vert[:e5] and cur_i = vert[(i+1)·e5:], it adds",
 		"the window row sums hi[4e+i] − lo[4e+i] of rows i = 0…3 to the running",
 		"vertical prefix.")
@@ -540,7 +544,7 @@ func cmp(pred uint64, a, b Op) VecVirtual { m := YMM(); VCMPPD(Imm(pred), b, a, 
 
 func or(a, b Op) VecVirtual { d := YMM(); VORPD(b, a, d); return d }
 
-// merge is archsimd's a.Merge(b, m): a where m is set, b elsewhere.
+// merge returns a where m is set, b elsewhere (lane by lane).
 func merge(a, b, m Op) VecVirtual { d := YMM(); VBLENDVPD(m, a, b, d); return d }
 
 // max0 is Go's max(x, 0) lane by lane: NaN stays NaN, −0 and negative
@@ -553,13 +557,13 @@ func max0(x VecVirtual) VecVirtual {
 	return d
 }
 
-// channelBlocks: the vector loop of channelBlocksAVX2.
+// channelBlocks: the vector loop of channelBlocksAVX.
 func channelBlocks() {
 	for _, variant := range []string{"Py", "Vec", "VecStrict"} {
 		name := "channelBlocks" + variant + "Asm"
 		TEXT(name, NOSPLIT, "func(gs, svs, planes []float64, c *[2]float64)")
 		Pragma("noescape")
-		Doc(name+" is the vector loop of channelBlocksAVX2 (kernels_amd64.go) for",
+		Doc(name+" is the vector loop of channelBlocksAVX (kernels_amd64.go) for",
 			"len(gs), a multiple of 4, blocks "+map[string]string{
 				"Py":        "with vifvec = false",
 				"Vec":       "with vifvec = true, strictClamp = false",
@@ -626,7 +630,7 @@ func channelBlocks() {
 	}
 }
 
-// pixelFactors: the vector loop of pixelFactorsRowAVX2.
+// pixelFactors: the vector loop of pixelFactorsRowAVX.
 func pixelFactors() {
 	TEXT("pixelFactorsAsm", NOSPLIT, "func(a, b, d []float64, c *[6]float64)")
 	Pragma("noescape")

@@ -1,4 +1,4 @@
-module github.com/vcr-bench/vcr/iqa/internal/asmgen
+module github.com/vcr-bench/vcr/internal/asmgen
 
 go 1.26
 

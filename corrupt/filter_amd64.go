@@ -8,13 +8,14 @@ import "golang.org/x/sys/cpu"
 
 // This file is the default amd64 build's kernel dispatch: the vector loops
 // of the separable filters (corrRow, combineRows, combineRowsSym2), of the
-// noise mix and of the clamp are AVX2 assembly (filter_amd64.s, generated
+// disk blur's rows, of glass blur's 8-bit truncation, of the noise mix and
+// of the clamp are AVX2 assembly (filter_amd64.s, generated
 // by internal/asmgen/corrupt with avo), used when the CPU has AVX2; every
 // lane does exactly the float32 operations of the pure-Go kernel in the
 // same order, so the results are bit-identical (filter_amd64_test.go). The
 // other kernels are pure Go here; GOEXPERIMENT=simd selects
-// filter_simd_amd64.go instead, which also vectorises diskRows,
-// glassQuantize, pixelate, elastic and fog and has AVX-512 variants. The
+// filter_simd_amd64.go instead, which also vectorises pixelate, elastic and
+// fog and has AVX-512 variants. The
 // build tag purego selects filter_nosimd.go.
 
 // simdKernels reports whether the assembly kernels are in use. Tests switch
@@ -105,7 +106,50 @@ func combineRowsSym2(out0, out1 []float32, rows [][]float32, wts []float32) {
 }
 
 // diskRows is diskRowsGo (see there).
-func diskRows(out, S []float32, sw, jy, fr int, ws []int) { diskRowsGo(out, S, sw, jy, fr, ws) }
+func diskRows(out, S []float32, sw, jy, fr int, ws []int) {
+	if !simdKernels || fr >= 63 {
+		diskRowsGo(out, S, sw, jy, fr, ws)
+		return
+	}
+	diskRowsAVX2(out, S, sw, jy, fr, ws)
+}
+
+// diskRowsAVX2 is diskRowsGo with the whole vectors in assembly: the start
+// offsets in S of the rows each output reads are computed here and checked
+// against len(S).
+func diskRowsAVX2(out, S []float32, sw, jy, fr int, ws []int) {
+	n := len(out)
+	x := n &^ 7
+	ws = ws[:fr+1]
+	var buf [2 + 4*62]int
+	offs := buf[:0]
+	row := func(o int) {
+		_ = S[o : o+n] // every read lies in S
+		offs = append(offs, o)
+	}
+	c := (jy + fr) * sw
+	_ = S[c : c+sw]
+	row(c + fr + ws[0] + 1)
+	row(c + fr - ws[0])
+	for j := 1; j <= fr; j++ {
+		wj := ws[j]
+		a, b := (jy+fr+j)*sw, (jy+fr-j)*sw
+		_, _ = S[a:a+sw], S[b:b+sw]
+		row(a + fr + wj + 1)
+		row(b + fr + wj + 1)
+		row(a + fr - wj)
+		row(b + fr - wj)
+	}
+	diskRowsAsm(out[:x], S, offs)
+	for ; x < n; x++ { // diskRowsGo's scalar tail
+		s := S[offs[0]+x] - S[offs[1]+x]
+		for j := 1; j <= fr; j++ {
+			o := offs[4*j-2:][:4]
+			s += (S[o[0]+x] + S[o[1]+x]) - (S[o[2]+x] + S[o[3]+x])
+		}
+		out[x] = s
+	}
+}
 
 // clampPlane clips every sample of p to [0, 1], NaN to 0, as
 // imageio.Image.Clamp does.
@@ -120,8 +164,19 @@ func clampPlane(p []float32) {
 }
 
 // glassQuantize truncates glass blur's work plane to 8 bit (see
-// glassQuantizeGo).
-func glassQuantize(d []float32) { glassQuantizeGo(d) }
+// glassQuantizeGo). The vector path turns level k into
+// float32(float64(k)·(1/255)), which equals imageio.From8's float32(k)/255
+// for every k (TestSIMDGlassQuantizeExact).
+func glassQuantize(d []float32) {
+	if !simdKernels {
+		glassQuantizeGo(d)
+		return
+	}
+	x := len(d) &^ 3
+	c := [3]float64{255, 1e-3, 1.0 / 255}
+	glassQuantizeAsm(d[:x], &c)
+	glassQuantizeGo(d[x:])
+}
 
 // noiseMix applies normal noise draws z to s (see noiseMixGo).
 func noiseMix(d, s, z []float32, a, b float32) {

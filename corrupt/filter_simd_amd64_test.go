@@ -3,66 +3,9 @@
 package corrupt
 
 import (
-	"math"
 	"math/rand/v2"
 	"testing"
 )
-
-// TestSIMDDiskRowsExact checks diskRows' vector path against diskRowsGo on
-// random prefix-sum planes and the disks of several radii.
-func TestSIMDDiskRowsExact(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 6))
-	simdModes(t, func(mode string) {
-		for _, r := range []float64{0, 1, 2.5, 5, 7.3, 10} {
-			var wsBuf [64]int
-			ws, _ := diskHalfWidths(wsBuf[:], r)
-			fr := len(ws) - 1
-			for _, w := range []int{1, 8, 9, 33, 64, 65, 226} {
-				sw := w + 2*fr + 2
-				jh := 4
-				S := randPlane(rng, sw*(jh+2*fr))
-				for jy := range jh {
-					got, want := make([]float32, w), make([]float32, w)
-					diskRows(got, S, sw, jy, fr, ws)
-					diskRowsGo(want, S, sw, jy, fr, ws)
-					sameBits(t, mode+" diskRows", got, want)
-				}
-			}
-		}
-	})
-}
-
-// TestSIMDGlassQuantizeExact checks glassQuantize's vector path against
-// glassQuantizeGo on random samples, exact 8-bit levels, their neighbours
-// and special values.
-func TestSIMDGlassQuantizeExact(t *testing.T) {
-	rng := rand.New(rand.NewPCG(11, 12))
-	simdModes(t, func(mode string) {
-		p := randPlane(rng, 4099)
-		for i := range p {
-			if i < 3*256 { // every level, and its neighbours below and above
-				p[i] = float32(i/3) / 255
-				if i%3 != 1 {
-					p[i] = math.Nextafter32(p[i], float32(i%3-1)*2)
-				}
-				continue
-			}
-			switch rng.IntN(4) {
-			case 0:
-				p[i] = float32(rng.IntN(256)) / 255
-			case 1:
-				p[i] = math.Nextafter32(float32(rng.IntN(256))/255, float32(rng.IntN(3)-1))
-			case 2:
-				p[i] = []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1)),
-					0, float32(math.Copysign(0, -1)), 1, 254.999 / 255}[rng.IntN(7)]
-			}
-		}
-		got, want := append([]float32(nil), p...), append([]float32(nil), p...)
-		glassQuantize(got)
-		glassQuantizeGo(want)
-		sameBits(t, mode+" glassQuantize", got, want)
-	})
-}
 
 // TestSIMDPixelateExact checks the vector pixelate kernels against the
 // pure-Go ones for many size pairs (span lengths 1–3 and up, blocks that fall

@@ -12,7 +12,7 @@
 // and commit both generated files.
 //
 // Every routine is the vector loop of one pure-Go kernel of package corrupt
-// (filter.go, noise.go), eight float32 outputs per 256-bit vector, four
+// (filter.go, noise.go, blur.go), eight float32 outputs per 256-bit vector, four
 // vectors per block where the kernel has a tap loop (to hide the add
 // latency), then single vectors. Each lane performs the same float32
 // operations on the same operands in the same order as the scalar code,
@@ -34,6 +34,8 @@ func main() {
 	combineRows()
 	clampPlane()
 	noiseMix()
+	diskRows()
+	glassQuantize()
 	Generate()
 }
 
@@ -329,4 +331,100 @@ func noiseMix() {
 			}
 		})
 	}
+}
+
+// diskRows: diskRowsGo.
+func diskRows() {
+	TEXT("diskRowsAsm", NOSPLIT, "func(out, S []float32, offs []int)")
+	Pragma("noescape")
+	Doc("diskRowsAsm is diskRowsGo for len(out), a multiple of 8, outputs, with the",
+		"rows' start offsets in S precomputed: offs[0], offs[1] are those of c_hi and",
+		"c_lo, then per disk row j = 1…fr those of A_hi, B_hi, A_lo, B_lo. Output x",
+		"is s = S[hi+x] − S[lo+x], then s += (S[Ahi+x] + S[Bhi+x]) − (S[Alo+x] + S[Blo+x])",
+		"for each j in order.")
+	out, S, offs := base("out"), base("S"), base("offs")
+	no := length("offs")
+	oend := GP64()
+	LEAQ(offs.Idx(no, 8), oend)
+	n := length("out")
+	// row(i) loads the address S + 4·offs[i] (relative to the current
+	// offsets pointer op) into a register.
+	blocks("diskRows", n, func(off GPVirtual, w int) {
+		sx := GP64() // &S[x]
+		LEAQ(S.Idx(off, 1), sx)
+		row := func(op GPVirtual, i int) Mem {
+			r := GP64()
+			MOVQ(Mem{Base: op, Disp: 8 * i}, r)
+			return Mem{Base: sx, Index: r, Scale: 4}
+		}
+		op := GP64()
+		MOVQ(offs.Base, op)
+		s := make([]VecVirtual, w)
+		hi, lo := row(op, 0), row(op, 1)
+		for j := range s {
+			t := YMM()
+			VMOVUPS(hi.Offset(32*j), t)
+			s[j] = sub(t, lo.Offset(32*j))
+		}
+		ADDQ(Imm(16), op)
+		lbl := "diskRows_j" + map[int]string{1: "1", 4: "4"}[w]
+		Label(lbl)
+		CMPQ(op, oend)
+		JAE(LabelRef(lbl + "_done"))
+		ah, bh, al, bl := row(op, 0), row(op, 1), row(op, 2), row(op, 3)
+		for j := range s {
+			t, u := YMM(), YMM()
+			VMOVUPS(ah.Offset(32*j), t)
+			VMOVUPS(al.Offset(32*j), u)
+			VADDPS(sub(add(t, bh.Offset(32*j)), add(u, bl.Offset(32*j))), s[j], s[j])
+		}
+		ADDQ(Imm(32), op)
+		JMP(LabelRef(lbl))
+		Label(lbl + "_done")
+		for j := range s {
+			VMOVUPS(s[j], out.Idx(off, 1).Offset(32*j))
+		}
+	})
+}
+
+// glassQuantize: glassQuantizeGo.
+func glassQuantize() {
+	TEXT("glassQuantizeAsm", NOSPLIT, "func(d []float32, c *[3]float64)")
+	Pragma("noescape")
+	Doc("glassQuantizeAsm is glassQuantizeGo for len(d), a multiple of 4, samples, four",
+		"at a time in float64: f = float64(v)·255 + 1e-3; +0 unless f > 0 (NaN",
+		"included); at most 255; truncated; times 1/255 and rounded to float32.",
+		"c holds 255, 1e-3 and 1/255.")
+	d, cp := base("d"), ptr("c")
+	c255, eps, inv := YMM(), YMM(), YMM()
+	VBROADCASTSD(cp, c255)
+	VBROADCASTSD(cp.Offset(8), eps)
+	VBROADCASTSD(cp.Offset(16), inv)
+	z := YMM()
+	VXORPD(z, z, z)
+	n := length("d")
+	off := GP64()
+	XORQ(off, off)
+	SHLQ(Imm(2), n)
+	Label("glassQuantize_loop")
+	CMPQ(off, n)
+	JAE(LabelRef("glassQuantize_done"))
+	f := YMM()
+	VCVTPS2PD(d.Idx(off, 1), f)
+	VMULPD(c255, f, f)
+	VADDPD(eps, f, f)
+	m := YMM()
+	VCMPPD(Imm(0x01), f, z, m) // 0 < f, false for NaN
+	VANDPD(f, m, f)
+	VMINPD(c255, f, f)
+	VROUNDPD(Imm(3), f, f) // toward zero
+	VMULPD(inv, f, f)
+	x := XMM()
+	VCVTPD2PSY(f, x)
+	VMOVUPS(x, d.Idx(off, 1))
+	ADDQ(Imm(16), off)
+	JMP(LabelRef("glassQuantize_loop"))
+	Label("glassQuantize_done")
+	VZEROUPPER()
+	RET()
 }

@@ -780,3 +780,141 @@ glassQuantize_loop:
 glassQuantize_done:
 	VZEROUPPER
 	RET
+
+// func fogBlendAsm(d0 []float32, d1 []float32, d2 []float32, s0 []float32, s1 []float32, s2 []float32, pr []float32, c *[3]float32)
+// Requires: AVX
+TEXT ·fogBlendAsm(SB), NOSPLIT, $0-176
+	MOVQ         d0_base+0(FP), AX
+	MOVQ         s0_base+72(FP), CX
+	MOVQ         d1_base+24(FP), DX
+	MOVQ         s1_base+96(FP), BX
+	MOVQ         d2_base+48(FP), SI
+	MOVQ         s2_base+120(FP), DI
+	MOVQ         pr_base+144(FP), R8
+	MOVQ         c+168(FP), R9
+	VBROADCASTSS (R9), Y0
+	VBROADCASTSS 4(R9), Y1
+	VBROADCASTSS 8(R9), Y2
+	VBROADCASTSS fogone<>+0(SB), Y3
+	MOVQ         pr_len+152(FP), R9
+	XORQ         R10, R10
+	SHLQ         $0x02, R9
+
+fogBlend_loop4:
+	MOVQ    R10, R11
+	ADDQ    $0x80, R11
+	CMPQ    R11, R9
+	JA      fogBlend_loop1
+	VMOVUPS (R8)(R10*1), Y4
+	VSUBPS  Y2, Y4, Y4
+	VMULPS  Y4, Y1, Y4
+	VMULPS  (CX)(R10*1), Y0, Y5
+	VADDPS  Y4, Y5, Y5
+	VMINPS  Y5, Y3, Y5
+	VMOVUPS Y5, (AX)(R10*1)
+	VMULPS  (BX)(R10*1), Y0, Y5
+	VADDPS  Y4, Y5, Y5
+	VMINPS  Y5, Y3, Y5
+	VMOVUPS Y5, (DX)(R10*1)
+	VMULPS  (DI)(R10*1), Y0, Y5
+	VADDPS  Y4, Y5, Y4
+	VMINPS  Y4, Y3, Y4
+	VMOVUPS Y4, (SI)(R10*1)
+	VMOVUPS 32(R8)(R10*1), Y4
+	VSUBPS  Y2, Y4, Y4
+	VMULPS  Y4, Y1, Y4
+	VMULPS  32(CX)(R10*1), Y0, Y5
+	VADDPS  Y4, Y5, Y5
+	VMINPS  Y5, Y3, Y5
+	VMOVUPS Y5, 32(AX)(R10*1)
+	VMULPS  32(BX)(R10*1), Y0, Y5
+	VADDPS  Y4, Y5, Y5
+	VMINPS  Y5, Y3, Y5
+	VMOVUPS Y5, 32(DX)(R10*1)
+	VMULPS  32(DI)(R10*1), Y0, Y5
+	VADDPS  Y4, Y5, Y4
+	VMINPS  Y4, Y3, Y4
+	VMOVUPS Y4, 32(SI)(R10*1)
+	VMOVUPS 64(R8)(R10*1), Y4
+	VSUBPS  Y2, Y4, Y4
+	VMULPS  Y4, Y1, Y4
+	VMULPS  64(CX)(R10*1), Y0, Y5
+	VADDPS  Y4, Y5, Y5
+	VMINPS  Y5, Y3, Y5
+	VMOVUPS Y5, 64(AX)(R10*1)
+	VMULPS  64(BX)(R10*1), Y0, Y5
+	VADDPS  Y4, Y5, Y5
+	VMINPS  Y5, Y3, Y5
+	VMOVUPS Y5, 64(DX)(R10*1)
+	VMULPS  64(DI)(R10*1), Y0, Y5
+	VADDPS  Y4, Y5, Y4
+	VMINPS  Y4, Y3, Y4
+	VMOVUPS Y4, 64(SI)(R10*1)
+	VMOVUPS 96(R8)(R10*1), Y4
+	VSUBPS  Y2, Y4, Y4
+	VMULPS  Y4, Y1, Y4
+	VMULPS  96(CX)(R10*1), Y0, Y5
+	VADDPS  Y4, Y5, Y5
+	VMINPS  Y5, Y3, Y5
+	VMOVUPS Y5, 96(AX)(R10*1)
+	VMULPS  96(BX)(R10*1), Y0, Y5
+	VADDPS  Y4, Y5, Y5
+	VMINPS  Y5, Y3, Y5
+	VMOVUPS Y5, 96(DX)(R10*1)
+	VMULPS  96(DI)(R10*1), Y0, Y5
+	VADDPS  Y4, Y5, Y4
+	VMINPS  Y4, Y3, Y4
+	VMOVUPS Y4, 96(SI)(R10*1)
+	ADDQ    $0x80, R10
+	JMP     fogBlend_loop4
+
+fogBlend_loop1:
+	CMPQ    R10, R9
+	JAE     fogBlend_done
+	VMOVUPS (R8)(R10*1), Y4
+	VSUBPS  Y2, Y4, Y4
+	VMULPS  Y4, Y1, Y4
+	VMULPS  (CX)(R10*1), Y0, Y5
+	VADDPS  Y4, Y5, Y5
+	VMINPS  Y5, Y3, Y5
+	VMOVUPS Y5, (AX)(R10*1)
+	VMULPS  (BX)(R10*1), Y0, Y5
+	VADDPS  Y4, Y5, Y5
+	VMINPS  Y5, Y3, Y5
+	VMOVUPS Y5, (DX)(R10*1)
+	VMULPS  (DI)(R10*1), Y0, Y5
+	VADDPS  Y4, Y5, Y4
+	VMINPS  Y4, Y3, Y4
+	VMOVUPS Y4, (SI)(R10*1)
+	ADDQ    $0x20, R10
+	JMP     fogBlend_loop1
+
+fogBlend_done:
+	VZEROUPPER
+	RET
+
+DATA fogone<>+0(SB)/4, $(1.0)
+GLOBL fogone<>(SB), RODATA|NOPTR, $4
+
+// func maxLanesAsm(p []float32, h *[8]float32)
+// Requires: AVX
+TEXT ·maxLanesAsm(SB), NOSPLIT, $0-32
+	MOVQ    p_base+0(FP), AX
+	MOVQ    h+24(FP), CX
+	VMOVUPS (CX), Y0
+	MOVQ    p_len+8(FP), DX
+	SHLQ    $0x02, DX
+	XORQ    BX, BX
+
+maxLanes_loop:
+	CMPQ    BX, DX
+	JAE     maxLanes_done
+	VMOVUPS (AX)(BX*1), Y1
+	VMAXPS  Y0, Y1, Y0
+	ADDQ    $0x20, BX
+	JMP     maxLanes_loop
+
+maxLanes_done:
+	VMOVUPS Y0, (CX)
+	VZEROUPPER
+	RET

@@ -70,3 +70,16 @@ func diskRowsAsm(out []float32, S []float32, offs []int)
 //
 //go:noescape
 func glassQuantizeAsm(d []float32, c *[3]float64)
+
+// fogBlendAsm is fog's blend loop for len(pr), a multiple of 8, samples, c =
+// (k, a, lo): f = a·(p − lo), d_c = s_c·k + f, set to 1 where it is above 1
+// (NaN stays NaN, as in the Go comparison).
+//
+//go:noescape
+func fogBlendAsm(d0 []float32, d1 []float32, d2 []float32, s0 []float32, s1 []float32, s2 []float32, pr []float32, c *[3]float32)
+
+// maxLanesAsm is weatherMax's main loop for len(p), a multiple of 8, samples:
+// lane j of h becomes p[i] wherever p[i] > h[j] (i ≡ j mod 8), in order.
+//
+//go:noescape
+func maxLanesAsm(p []float32, h *[8]float32)

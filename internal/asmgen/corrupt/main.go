@@ -12,7 +12,7 @@
 // and commit both generated files.
 //
 // Every routine is the vector loop of one pure-Go kernel of package corrupt
-// (filter.go, noise.go, blur.go), eight float32 outputs per 256-bit vector, four
+// (filter.go, noise.go, blur.go, fog.go), eight float32 outputs per 256-bit vector, four
 // vectors per block where the kernel has a tap loop (to hide the add
 // latency), then single vectors. Each lane performs the same float32
 // operations on the same operands in the same order as the scalar code,
@@ -36,6 +36,7 @@ func main() {
 	noiseMix()
 	diskRows()
 	glassQuantize()
+	fog()
 	Generate()
 }
 
@@ -427,4 +428,60 @@ func glassQuantize() {
 	Label("glassQuantize_done")
 	VZEROUPPER()
 	RET()
+}
+
+// fog: the blend loop of applyFog and weatherMax's lanes.
+func fog() {
+	TEXT("fogBlendAsm", NOSPLIT, "func(d0, d1, d2, s0, s1, s2, pr []float32, c *[3]float32)")
+	Pragma("noescape")
+	Doc("fogBlendAsm is fog's blend loop for len(pr), a multiple of 8, samples, c =",
+		"(k, a, lo): f = a·(p − lo), d_c = s_c·k + f, set to 1 where it is above 1",
+		"(NaN stays NaN, as in the Go comparison).")
+	var d, sr [3]Mem
+	for i := range 3 {
+		d[i] = base([]string{"d0", "d1", "d2"}[i])
+		sr[i] = base([]string{"s0", "s1", "s2"}[i])
+	}
+	pr, cp := base("pr"), ptr("c")
+	k, a, lo := bcast(cp), bcast(cp.Offset(4)), bcast(cp.Offset(8))
+	one := bcast(ConstData("fogone", F32(1)))
+	n := length("pr")
+	blocks("fogBlend", n, func(off GPVirtual, w int) {
+		for j := 0; j < w; j++ {
+			p := YMM()
+			VMOVUPS(pr.Idx(off, 1).Offset(32*j), p)
+			f := mul(a, sub(p, lo))
+			for i := range 3 {
+				o := add(mul(k, sr[i].Idx(off, 1).Offset(32*j)), f)
+				VMINPS(o, one, o) // 1 < o ? 1 : o
+				VMOVUPS(o, d[i].Idx(off, 1).Offset(32*j))
+			}
+		}
+	})
+
+	TEXT("maxLanesAsm", NOSPLIT, "func(p []float32, h *[8]float32)")
+	Pragma("noescape")
+	Doc("maxLanesAsm is weatherMax's main loop for len(p), a multiple of 8, samples:",
+		"lane j of h becomes p[i] wherever p[i] > h[j] (i ≡ j mod 8), in order.")
+	{
+		p, hp := base("p"), ptr("h")
+		h := YMM()
+		VMOVUPS(hp, h)
+		n := length("p")
+		SHLQ(Imm(2), n)
+		off := GP64()
+		XORQ(off, off)
+		Label("maxLanes_loop")
+		CMPQ(off, n)
+		JAE(LabelRef("maxLanes_done"))
+		q := YMM()
+		VMOVUPS(p.Idx(off, 1), q)
+		VMAXPS(h, q, h) // q > h ? q : h
+		ADDQ(Imm(32), off)
+		JMP(LabelRef("maxLanes_loop"))
+		Label("maxLanes_done")
+		VMOVUPS(h, hp)
+		VZEROUPPER()
+		RET()
+	}
 }

@@ -1,11 +1,12 @@
-//go:build !goexperiment.simd || !amd64
+//go:build !amd64 || purego
 
 package corrupt
 
-// This file is the default build's kernel dispatch: every kernel is the
-// pure-Go version. Building with GOEXPERIMENT=simd on amd64 selects
-// filter_simd_amd64.go instead, whose vectorised kernels give bit-identical
-// results.
+// This file is the pure-Go kernel dispatch (every architecture but amd64,
+// or the build tag purego): every kernel is the pure-Go version. On amd64
+// the default build selects filter_amd64.go (assembly) and GOEXPERIMENT=simd
+// filter_simd_amd64.go (archsimd), whose vectorised kernels give
+// bit-identical results.
 
 // corrRow writes out[x] = Σ_k k[i]·pad[x+i] for x < len(out); pad must hold
 // len(out)+len(k)−1 samples.

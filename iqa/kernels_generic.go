@@ -1,10 +1,11 @@
-//go:build !goexperiment.simd || !amd64
+//go:build !amd64 || purego
 
 package iqa
 
-// The pure-Go build: every hot kernel is its scalar version (pyramid.go,
-// gsm.go, wavelet.go). kernels_simd.go replaces these, under
-// GOEXPERIMENT=simd on amd64, by AVX2 versions with the same results.
+// The pure-Go build (every architecture but amd64, or any with the build
+// tag purego): every hot kernel is its scalar version (pyramid.go, gsm.go,
+// wavelet.go, pixel.go). On amd64, kernels_amd64.go replaces these by
+// vector versions in assembly with the same results.
 
 // simdKernels reports whether the vectorised kernels are in use.
 const simdKernels = false

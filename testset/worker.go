@@ -438,9 +438,9 @@ func (st *runState) imagePath(id int, c *corrupt.Corruption, item Item) (string,
 	return fmt.Sprintf("%s/%0*d%s", dir, st.idWidth, id, st.ext), nil
 }
 
-// to8RGB writes m's samples, converted to 8 bit with r, into dst
-// (interleaved RGB, len 3·pixels).
-func to8RGB(dst []byte, m *imageio.Image, r imageio.Rounding) {
+// to8RGBGo writes m's samples, converted to 8 bit with r (imageio.To8),
+// into dst (interleaved RGB, len 3·pixels). It is to8RGB in pure Go.
+func to8RGBGo(dst []byte, m *imageio.Image, r imageio.Rounding) {
 	R, G, B := m.Ch[0], m.Ch[1], m.Ch[2]
 	n := len(R)
 	dst, G, B = dst[:3*n], G[:n], B[:n]

@@ -1,4 +1,4 @@
-//go:build goexperiment.simd && amd64
+//go:build amd64 && !purego
 
 package iqa
 
@@ -8,14 +8,12 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"simd/archsimd"
-
 	"github.com/vcr-bench/vcr/internal/testimg"
 )
 
-// The AVX2 kernels must give bit-identical results to the scalar ones
-// (kernels_simd.go): every test here compares with ==, on random data of
-// every length around the vector width.
+// The vector kernels (kernels_amd64.go, assembly) must give bit-identical
+// results to the scalar ones: every test here compares with ==, on random
+// data of every length around the vector width.
 
 func randSlice(rng *rand.Rand, n int) []float64 {
 	s := make([]float64, n)
@@ -38,27 +36,27 @@ func sameBits(t *testing.T, what string, got, want []float64) {
 	}
 }
 
-func needAVX2(t *testing.T) {
-	if !archsimd.X86.AVX2() {
-		t.Skip("no AVX2 on this CPU: the scalar kernels are in use")
+func needAVX(t *testing.T) {
+	if !haveAVX {
+		t.Skip("no AVX on this CPU: the scalar kernels are in use")
 	}
 }
 
 func TestSIMDKernelsRows(t *testing.T) {
-	needAVX2(t)
+	needAVX(t)
 	rng := rand.New(rand.NewPCG(1, 2))
 	for n := 1; n <= 23; n++ {
 		for _, first := range []bool{true, false} {
 			v := randSlice(rng, n+4)
 			init := randSlice(rng, n)
 			got, want := append([]float64(nil), init...), append([]float64(nil), init...)
-			accSym5AVX2(got, v, 0.4, 0.16, -0.038, first)
+			accSym5AVX(got, v, 0.4, 0.16, -0.038, first)
 			accSym5Go(want, v, 0.4, 0.16, -0.038, first)
 			sameBits(t, "accSym5", got, want)
 
 			a, b := randSlice(rng, n), randSlice(rng, n)
 			for _, sign := range []float64{+1, -1} {
-				foldRowsAVX2(got, a, b, sign)
+				foldRowsAVX(got, a, b, sign)
 				foldRowsGo(want, a, b, sign)
 				sameBits(t, "foldRows", got, want)
 			}
@@ -68,7 +66,7 @@ func TestSIMDKernelsRows(t *testing.T) {
 			for j := range 6 {
 				rg[j], rw[j] = make([]float64, n), make([]float64, n)
 			}
-			foldBandAVX2(&rg, x)
+			foldBandAVX(&rg, x)
 			foldBandGo(&rw, x)
 			for j := range 6 {
 				sameBits(t, "foldBand", rg[j], rw[j])
@@ -80,11 +78,11 @@ func TestSIMDKernelsRows(t *testing.T) {
 			}
 			ga, gb := append([]float64(nil), init...), randSlice(rng, n)
 			wa, wb := append([]float64(nil), ga...), append([]float64(nil), gb...)
-			accVSym7x2AVX2(ga, gb, &rows, 0.117, -0.082, 0.03, 0.0028, first)
+			accVSym7x2AVX(ga, gb, &rows, 0.117, -0.082, 0.03, 0.0028, first)
 			accVSym7x2Go(wa, wb, &rows, 0.117, -0.082, 0.03, 0.0028, first)
 			sameBits(t, "accVSym7x2 a", ga, wa)
 			sameBits(t, "accVSym7x2 b", gb, wb)
-			accVAnti7x2AVX2(ga, gb, &rows, -0.082, 0.03, 0.0028, first)
+			accVAnti7x2AVX(ga, gb, &rows, -0.082, 0.03, 0.0028, first)
 			accVAnti7x2Go(wa, wb, &rows, -0.082, 0.03, 0.0028, first)
 			sameBits(t, "accVAnti7x2 a", ga, wa)
 			sameBits(t, "accVAnti7x2 b", gb, wb)
@@ -93,7 +91,7 @@ func TestSIMDKernelsRows(t *testing.T) {
 }
 
 func TestSIMDKernelsLowpass(t *testing.T) {
-	needAVX2(t)
+	needAVX(t)
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, w := range []int{5, 6, 7, 8, 9, 10, 11, 12, 13, 16, 17, 23, 37} {
 		for _, h := range []int{5, 8, 13} {
@@ -101,7 +99,7 @@ func TestSIMDKernelsLowpass(t *testing.T) {
 			ow, oh := (w+1)/2, (h+1)/2
 			got, want := make([]float64, ow*oh), make([]float64, ow*oh)
 			xp, tmp := make([]float64, (w+8)*(h+8)), make([]float64, w+8)
-			lowpassDownAVX2(got, src, w, h, xp, tmp)
+			lowpassDownAVX(got, src, w, h, xp, tmp)
 			lowpassDownGo(want, src, w, h, xp, tmp)
 			sameBits(t, "lowpassDown", got, want)
 		}
@@ -109,20 +107,13 @@ func TestSIMDKernelsLowpass(t *testing.T) {
 }
 
 func TestSIMDKernelsPatchCore(t *testing.T) {
-	needAVX2(t)
+	needAVX(t)
 	rng := rand.New(rand.NewPCG(5, 6))
 	for B := 5; B <= 23; B++ {
-		r0, r1, r2 := randSlice(rng, B), randSlice(rng, B), randSlice(rng, B)
-		for _, rows := range [][2][]float64{{r1, r2}, {r1, nil}, {nil, nil}} {
-			var got, want [13]float64
-			sg := patchCoreAVX2(&got, r0, rows[0], rows[1])
-			sw := patchCoreGo(&want, r0, rows[0], rows[1])
-			sameBits(t, "patchCore", append(got[:], sg), append(want[:], sw))
-		}
-		r3 := randSlice(rng, B)
+		r0, r1, r2, r3 := randSlice(rng, B), randSlice(rng, B), randSlice(rng, B), randSlice(rng, B)
 		for _, rows := range [][3][]float64{{r1, r2, r3}, {r1, r2, nil}, {r1, nil, nil}, {nil, nil, nil}} {
 			var ga, gb, wa, wb [13]float64
-			sa, sb := patchCore2AVX2(&ga, &gb, r0, rows[0], rows[1], rows[2])
+			sa, sb := patchCore2AVX(&ga, &gb, r0, rows[0], rows[1], rows[2])
 			ta, tb := patchCore2Go(&wa, &wb, r0, rows[0], rows[1], rows[2])
 			sameBits(t, "patchCore2 a", append(ga[:], sa), append(wa[:], ta))
 			sameBits(t, "patchCore2 b", append(gb[:], sb), append(wb[:], tb))
@@ -133,8 +124,8 @@ func TestSIMDKernelsPatchCore(t *testing.T) {
 // TestSIMDScoreBitIdentical scores whole pairs with the vectorised and the
 // scalar kernels and requires the same bits.
 func TestSIMDScoreBitIdentical(t *testing.T) {
-	needAVX2(t)
-	defer func() { simdKernels = true }()
+	needAVX(t)
+	defer func() { simdKernels = haveAVX }()
 	for _, sz := range [][2]int{{9, 9}, {32, 32}, {37, 50}, {73, 71}, {101, 130}, {224, 224}} {
 		w, h := sz[0], sz[1]
 		m := testimg.Natural(w, h, uint64(w+h))
@@ -151,14 +142,14 @@ func TestSIMDScoreBitIdentical(t *testing.T) {
 				t.Fatalf("%s %d×%d: %v, %v", meth, w, h, err1, err2)
 			}
 			if math.Float64bits(got.VIF) != math.Float64bits(want.VIF) {
-				t.Errorf("%s %d×%d: VIF %.17g with AVX2, %.17g scalar", meth, w, h, got.VIF, want.VIF)
+				t.Errorf("%s %d×%d: VIF %.17g with AVX, %.17g scalar", meth, w, h, got.VIF, want.VIF)
 			}
 		}
 	}
 }
 
 func TestSIMDKernelsBlockProducts(t *testing.T) {
-	needAVX2(t)
+	needAVX(t)
 	rng := rand.New(rand.NewPCG(7, 8))
 	// A random symmetric positive definite Cu⁻¹ (upper triangle doubled, as
 	// subband passes it) and positive eigenvalues.
@@ -183,7 +174,7 @@ func TestSIMDKernelsBlockProducts(t *testing.T) {
 		buf := make([]float64, 9*nc)
 		gn, gd := make([]float64, nc), make([]float64, nc)
 		wn, wd := make([]float64, nc), make([]float64, nc)
-		blockProductsAVX2(gn, gd, r0, r1, r2, 2, g, sv, &inv, &lam, 0.1, buf)
+		blockProductsAVX(gn, gd, r0, r1, r2, 2, g, sv, &inv, &lam, 0.1, buf)
 		blockProductsGo(wn, wd, r0, r1, r2, 2, g, sv, &inv, &lam, 0.1, buf)
 		sameBits(t, "blockProducts pn", gn, wn)
 		sameBits(t, "blockProducts pd", gd, wd)
@@ -191,7 +182,7 @@ func TestSIMDKernelsBlockProducts(t *testing.T) {
 }
 
 func TestSIMDKernelsWindowRows(t *testing.T) {
-	needAVX2(t)
+	needAVX(t)
 	rng := rand.New(rand.NewPCG(9, 10))
 	for _, win := range []int{3, 5, 9, 17} {
 		m, two := win/blockM, win%blockM == 2
@@ -210,7 +201,7 @@ func TestSIMDKernelsWindowRows(t *testing.T) {
 			}
 			rng = rand.New(rand.NewPCG(uint64(nc), uint64(win)))
 			got := run(func(vert, x, y []float64, xoff, cw, n, cols, m int, two bool, p3, p2, buf []float64) {
-				windowRowsAVX2(vert, x, y, xoff, cw, cols, m, two, p3, p2, buf)
+				windowRowsAVX(vert, x, y, xoff, cw, cols, m, two, p3, p2, buf)
 			})
 			rng = rand.New(rand.NewPCG(uint64(nc), uint64(win)))
 			want := run(windowRowsGo)
@@ -220,7 +211,7 @@ func TestSIMDKernelsWindowRows(t *testing.T) {
 }
 
 func TestSIMDKernelsBandRows2(t *testing.T) {
-	needAVX2(t)
+	needAVX(t)
 	rng := rand.New(rand.NewPCG(11, 12))
 	for n := 1; n <= 13; n++ {
 		var ring [8][6][]float64
@@ -238,7 +229,7 @@ func TestSIMDKernelsBandRows2(t *testing.T) {
 			got[i] = randSlice(rng, n)
 			want[i] = append([]float64(nil), got[i]...)
 		}
-		bandRows2AVX2(got[0], got[1], got[2], got[3], &fr, &xr)
+		bandRows2AVX(got[0], got[1], got[2], got[3], &fr, &xr)
 		bandRows2Go(want[0], want[1], want[2], want[3], &fr, &xr)
 		for i := range 4 {
 			sameBits(t, "bandRows2", got[i], want[i])
@@ -246,16 +237,16 @@ func TestSIMDKernelsBandRows2(t *testing.T) {
 	}
 }
 
-// BenchmarkSIMDScore times Score with the scalar and the AVX2 kernels in
+// BenchmarkSIMDScore times Score with the scalar and the AVX kernels in
 // one binary, so both can be compared under the same machine load:
 //
-//	GOEXPERIMENT=simd go test -run '^$' -bench SIMDScore -count 10 -cpu 1 ./iqa > k.txt
+//	go test -run '^$' -bench SIMDScore -count 10 -cpu 1 ./iqa > k.txt
 //	benchstat -col /kernels k.txt
 func BenchmarkSIMDScore(b *testing.B) {
-	if !archsimd.X86.AVX2() {
-		b.Skip("no AVX2")
+	if !haveAVX {
+		b.Skip("no AVX")
 	}
-	defer func() { simdKernels = true }()
+	defer func() { simdKernels = haveAVX }()
 	for _, n := range []int{32, 224, 512} {
 		m := testimg.Natural(n, n, 1)
 		ref, dist := GrayFrom(m), noisy(m, 0.05, 2)
@@ -263,7 +254,7 @@ func BenchmarkSIMDScore(b *testing.B) {
 			for _, on := range []bool{false, true} {
 				kernels := "scalar"
 				if on {
-					kernels = "avx2"
+					kernels = "avx"
 				}
 				name := fmt.Sprintf("method=%s/size=%d/kernels=%s", meth, n, kernels)
 				b.Run(name, func(b *testing.B) {
@@ -283,7 +274,7 @@ func BenchmarkSIMDScore(b *testing.B) {
 }
 
 func TestSIMDKernelsChannelBlocks(t *testing.T) {
-	needAVX2(t)
+	needAVX(t)
 	rng := rand.New(rand.NewPCG(13, 14))
 	for _, p := range []waveParams{paramsVCRPy, paramsVIFVec, {sigmaNSq: 0.4, tol: 1e-12, vifvec: true, strictClamp: true}} {
 		for _, nc := range []int{1, 3, 4, 7, 8, 13, 37} {
@@ -315,7 +306,7 @@ func TestSIMDKernelsChannelBlocks(t *testing.T) {
 			buf := make([]float64, 5*nc)
 			gg, gs := make([]float64, nc), make([]float64, nc)
 			wg, ws := make([]float64, nc), make([]float64, nc)
-			channelBlocksAVX2(gg, gs, top, bot, ww, p, buf)
+			channelBlocksAVX(gg, gs, top, bot, ww, p, buf)
 			channelBlocksGo(wg, ws, top, bot, ww, p, buf)
 			sameBits(t, "channelBlocks g", gg, wg)
 			sameBits(t, "channelBlocks sv", gs, ws)
@@ -324,7 +315,7 @@ func TestSIMDKernelsChannelBlocks(t *testing.T) {
 }
 
 func TestSIMDKernelsPixelFactors(t *testing.T) {
-	needAVX2(t)
+	needAVX(t)
 	rng := rand.New(rand.NewPCG(15, 16))
 	for n := 1; n <= 41; n++ {
 		a, b, d := make([]float64, n), make([]float64, n), make([]float64, n)
@@ -348,7 +339,7 @@ func TestSIMDKernelsPixelFactors(t *testing.T) {
 			a[j], b[j], d[j] = vx, vy, cov
 		}
 		ga, gb, gd := append([]float64(nil), a...), append([]float64(nil), b...), append([]float64(nil), d...)
-		pixelFactorsRowAVX2(ga, gb, gd)
+		pixelFactorsRowAVX(ga, gb, gd)
 		pixelFactorsRowGo(a, b, d)
 		sameBits(t, "pixelFactors a", ga, a)
 		sameBits(t, "pixelFactors b", gb, b)

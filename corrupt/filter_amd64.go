@@ -1,0 +1,219 @@
+//go:build amd64 && !purego && !goexperiment.simd
+
+package corrupt
+
+import "golang.org/x/sys/cpu"
+
+//go:generate go -C ../internal/asmgen run ./corrupt -out ../../corrupt/filter_amd64.s -stubs ../../corrupt/filter_amd64_decl.go -pkg corrupt
+
+// This file is the default amd64 build's kernel dispatch: the vector loops
+// of the separable filters (corrRow, combineRows, combineRowsSym2), of the
+// disk blur's rows, of glass blur's 8-bit truncation, of the noise mix and
+// of the clamp are AVX2 assembly (filter_amd64.s, generated
+// by internal/asmgen/corrupt with avo), used when the CPU has AVX2; every
+// lane does exactly the float32 operations of the pure-Go kernel in the
+// same order, so the results are bit-identical (filter_amd64_test.go). The
+// other kernels are pure Go here; GOEXPERIMENT=simd selects
+// filter_simd_amd64.go instead, which also vectorises pixelate, elastic and
+// fog and has AVX-512 variants. The
+// build tag purego selects filter_nosimd.go.
+
+// simdKernels reports whether the assembly kernels are in use. Tests switch
+// it off to compare both paths in one binary.
+var simdKernels = cpu.X86.HasAVX2
+
+// simd512 is always false in this build: the assembly has no AVX-512
+// variants. (The GOEXPERIMENT=simd build's tests switch it.)
+var simd512 = false
+
+// corrRow writes out[x] = Σ_k k[i]·pad[x+i] for x < len(out); pad must hold
+// len(out)+len(k)−1 samples.
+func corrRow(out, pad, k []float32) {
+	if simdKernels {
+		corrRowAVX2(out, pad, k)
+		return
+	}
+	corrRowGo(out, pad, k)
+}
+
+// corrRowAVX2 is corrRowGo with the whole vectors in assembly.
+func corrRowAVX2(out, pad, k []float32) {
+	n := len(k)
+	if n == 0 {
+		corrRowGo(out, pad, k)
+		return
+	}
+	pad = pad[:len(out)+n-1]
+	x := len(out) &^ 7
+	if n%2 == 1 && isSymmetric(k) {
+		corrRowSymAsm(out[:x], pad, k)
+	} else {
+		corrRowGenAsm(out[:x], pad, k)
+	}
+	if x < len(out) {
+		corrRowGo(out[x:], pad[x:], k)
+	}
+}
+
+// combineRows writes out[x] = Σ_k wts[k]·rows[k][x]. Every row must hold at
+// least len(out) samples.
+func combineRows(out []float32, rows [][]float32, wts []float32) {
+	if simdKernels {
+		combineRowsAVX2(out, rows, wts)
+		return
+	}
+	combineRowsGo(out, rows, wts)
+}
+
+// combineRowsAVX2 is combineRowsGo with the whole vectors in assembly.
+func combineRowsAVX2(out []float32, rows [][]float32, wts []float32) {
+	n := len(out)
+	rows = rows[:len(wts)]
+	for _, r := range rows {
+		_ = r[:n]
+	}
+	x := n &^ 7
+	sym := len(wts) >= 3 && len(wts)%2 == 1 && isSymmetric(wts)
+	if sym {
+		combineRowsSymAsm(out[:x], rows, wts)
+	} else {
+		combineRowsGenAsm(out[:x], rows, wts)
+	}
+	if x == n {
+		return
+	}
+	tail := make([][]float32, 0, 64)
+	if len(rows) > cap(tail) {
+		tail = make([][]float32, 0, len(rows))
+	}
+	for _, r := range rows {
+		tail = append(tail, r[x:n])
+	}
+	combineRowsGo(out[x:], tail, wts)
+}
+
+// combineRowsSym2 writes two output rows of a symmetric column filter
+// (odd len(wts) ≥ 3): out0 from rows[:len(wts)] and out1 from rows[1:].
+func combineRowsSym2(out0, out1 []float32, rows [][]float32, wts []float32) {
+	n := len(wts)
+	if !simdKernels {
+		combineRowsGo(out0, rows[:n], wts)
+		combineRowsGo(out1, rows[1:], wts)
+		return
+	}
+	combineRowsAVX2(out0, rows[:n], wts)
+	combineRowsAVX2(out1, rows[1:n+1], wts)
+}
+
+// diskRows is diskRowsGo (see there).
+func diskRows(out, S []float32, sw, jy, fr int, ws []int) {
+	if !simdKernels || fr >= 63 {
+		diskRowsGo(out, S, sw, jy, fr, ws)
+		return
+	}
+	diskRowsAVX2(out, S, sw, jy, fr, ws)
+}
+
+// diskRowsAVX2 is diskRowsGo with the whole vectors in assembly: the start
+// offsets in S of the rows each output reads are computed here and checked
+// against len(S).
+func diskRowsAVX2(out, S []float32, sw, jy, fr int, ws []int) {
+	n := len(out)
+	x := n &^ 7
+	ws = ws[:fr+1]
+	var buf [2 + 4*62]int
+	offs := buf[:0]
+	row := func(o int) {
+		_ = S[o : o+n] // every read lies in S
+		offs = append(offs, o)
+	}
+	c := (jy + fr) * sw
+	_ = S[c : c+sw]
+	row(c + fr + ws[0] + 1)
+	row(c + fr - ws[0])
+	for j := 1; j <= fr; j++ {
+		wj := ws[j]
+		a, b := (jy+fr+j)*sw, (jy+fr-j)*sw
+		_, _ = S[a:a+sw], S[b:b+sw]
+		row(a + fr + wj + 1)
+		row(b + fr + wj + 1)
+		row(a + fr - wj)
+		row(b + fr - wj)
+	}
+	diskRowsAsm(out[:x], S, offs)
+	for ; x < n; x++ { // diskRowsGo's scalar tail
+		s := S[offs[0]+x] - S[offs[1]+x]
+		for j := 1; j <= fr; j++ {
+			o := offs[4*j-2:][:4]
+			s += (S[o[0]+x] + S[o[1]+x]) - (S[o[2]+x] + S[o[3]+x])
+		}
+		out[x] = s
+	}
+}
+
+// clampPlane clips every sample of p to [0, 1], NaN to 0, as
+// imageio.Image.Clamp does.
+func clampPlane(p []float32) {
+	if !simdKernels {
+		clampPlaneGo(p)
+		return
+	}
+	x := len(p) &^ 7
+	clampPlaneAsm(p[:x])
+	clampPlaneGo(p[x:])
+}
+
+// glassQuantize truncates glass blur's work plane to 8 bit (see
+// glassQuantizeGo). The vector path turns level k into
+// float32(float64(k)·(1/255)), which equals imageio.From8's float32(k)/255
+// for every k (TestSIMDGlassQuantizeExact).
+func glassQuantize(d []float32) {
+	if !simdKernels {
+		glassQuantizeGo(d)
+		return
+	}
+	x := len(d) &^ 3
+	c := [3]float64{255, 1e-3, 1.0 / 255}
+	glassQuantizeAsm(d[:x], &c)
+	glassQuantizeGo(d[x:])
+}
+
+// noiseMix applies normal noise draws z to s (see noiseMixGo).
+func noiseMix(d, s, z []float32, a, b float32) {
+	if !simdKernels {
+		noiseMixGo(d, s, z, a, b)
+		return
+	}
+	n := len(s)
+	d, z = d[:n], z[:n]
+	x := n &^ 7
+	c := [2]float32{a, b}
+	switch {
+	case b == 0:
+		noiseMixAAsm(d[:x], s, z, &c)
+	case a == 0:
+		noiseMixBAsm(d[:x], s, z, &c)
+	default:
+		noiseMixABAsm(d[:x], s, z, &c)
+	}
+	noiseMixGo(d[x:], s[x:], z[x:], a, b)
+}
+
+// pixelatePlan holds what the vector pixelate kernels precompute; the pure-Go
+// kernels need nothing.
+type pixelatePlan struct{}
+
+func newPixelatePlan([]pixelateSpan, []int32) pixelatePlan { return pixelatePlan{} }
+
+// pixelateDownRow is pixelateDownRowGo.
+func pixelateDownRow(out, rows []float32, W int, acc []float32, xs []pixelateSpan, xinv []float32, yinv float32, _ *pixelatePlan) {
+	pixelateDownRowGo(out, rows, W, acc, xs, xinv, yinv)
+}
+
+// pixelateUpRow is pixelateUpRowGo.
+func pixelateUpRow(row, in []float32, xidx []int32, _ *pixelatePlan) { pixelateUpRowGo(row, in, xidx) }
+
+// cleanVectorState is a no-op in this build: every assembly routine ends
+// with VZEROUPPER, and the dirty upper halves that filter_simd_amd64.go's
+// version clears come from the GOEXPERIMENT=simd runtime.
+func cleanVectorState() {}

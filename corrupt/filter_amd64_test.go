@@ -1,0 +1,260 @@
+//go:build amd64 && !purego
+
+package corrupt
+
+// The vector kernels of the default amd64 build (filter_amd64.go, assembly)
+// and of the GOEXPERIMENT=simd build (filter_simd_amd64.go, archsimd) must
+// give the pure-Go kernels' bits; kernels that only the latter vectorises
+// are tested in filter_simd_amd64_test.go.
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// simdModes runs f once per vector kernel width the CPU supports, setting the
+// dispatch flags accordingly, and restores them afterwards.
+func simdModes(t testing.TB, f func(name string)) {
+	if !simdKernels {
+		t.Skip("CPU lacks AVX2: the vectorised kernels are not used")
+	}
+	defer func(s512 bool) { simd512 = s512 }(simd512)
+	hw512 := simd512
+	simd512 = false
+	f("avx2")
+	if hw512 {
+		simd512 = true
+		f("avx512")
+	}
+}
+
+func randPlane(rng *rand.Rand, n int) []float32 {
+	s := make([]float32, n)
+	for i := range s {
+		s[i] = float32(rng.Float64()*3 - 1)
+	}
+	return s
+}
+
+// testKernel returns random taps of length n, symmetric if sym.
+func testKernel(rng *rand.Rand, n int, sym bool) []float32 {
+	k := randPlane(rng, n)
+	if sym {
+		for i := range n / 2 {
+			k[n-1-i] = k[i]
+		}
+	}
+	return k
+}
+
+func sameBits(t *testing.T, what string, got, want []float32) {
+	t.Helper()
+	for i := range want {
+		if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+			t.Fatalf("%s: out[%d] = %v (%#x), pure Go %v (%#x)", what, i,
+				got[i], math.Float32bits(got[i]), want[i], math.Float32bits(want[i]))
+		}
+	}
+}
+
+// TestSIMDCorrRowExact checks that corrRow's vector path is bit-identical to
+// corrRowGo for symmetric and asymmetric kernels and lengths that exercise
+// every block size and the scalar tail.
+func TestSIMDCorrRowExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	simdModes(t, func(mode string) {
+		for _, w := range []int{1, 7, 8, 9, 15, 16, 31, 32, 33, 47, 63, 64, 65, 100, 224, 227} {
+			for _, n := range []int{1, 2, 3, 4, 5, 7, 9, 15, 21, 41} {
+				for _, sym := range []bool{true, false} {
+					k := testKernel(rng, n, sym)
+					pad := randPlane(rng, w+n-1)
+					got, want := make([]float32, w), make([]float32, w)
+					corrRow(got, pad, k)
+					corrRowGo(want, pad, k)
+					sameBits(t, mode+" corrRow", got, want)
+				}
+			}
+		}
+	})
+}
+
+// TestSIMDCombineRowsExact is TestSIMDCorrRowExact for combineRows.
+func TestSIMDCombineRowsExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	simdModes(t, func(mode string) {
+		for _, w := range []int{1, 7, 8, 9, 31, 32, 33, 63, 64, 65, 224, 227} {
+			for _, n := range []int{1, 2, 3, 4, 5, 7, 9, 15, 21, 41} {
+				for _, sym := range []bool{true, false} {
+					wts := testKernel(rng, n, sym)
+					rows := make([][]float32, n)
+					for i := range rows {
+						rows[i] = randPlane(rng, w+rng.IntN(3))
+					}
+					got, want := make([]float32, w), make([]float32, w)
+					combineRows(got, rows, wts)
+					combineRowsGo(want, rows, wts)
+					sameBits(t, mode+" combineRows", got, want)
+				}
+			}
+		}
+	})
+}
+
+// TestSIMDCombineRowsSym2Exact checks the two-row symmetric column kernel
+// against two calls of combineRowsGo.
+func TestSIMDCombineRowsSym2Exact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	simdModes(t, func(mode string) {
+		for _, w := range []int{1, 8, 16, 31, 32, 33, 63, 64, 65, 96, 224, 227} {
+			for _, n := range []int{3, 5, 7, 9, 15, 21, 41} {
+				wts := testKernel(rng, n, true)
+				rows := make([][]float32, n+1)
+				for i := range rows {
+					rows[i] = randPlane(rng, w+rng.IntN(3))
+				}
+				got0, got1 := make([]float32, w), make([]float32, w)
+				want0, want1 := make([]float32, w), make([]float32, w)
+				combineRowsSym2(got0, got1, rows, wts)
+				combineRowsGo(want0, rows[:n], wts)
+				combineRowsGo(want1, rows[1:], wts)
+				sameBits(t, mode+" combineRowsSym2 row 0", got0, want0)
+				sameBits(t, mode+" combineRowsSym2 row 1", got1, want1)
+			}
+		}
+	})
+}
+
+// TestSIMDSeparableExact checks whole separable filters (both passes, the
+// two-row column path, odd and even heights, all borders) against the same
+// call with the vector kernels switched off.
+func TestSIMDSeparableExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	simdModes(t, func(mode string) {
+		for _, sz := range [][2]int{{1, 1}, {7, 5}, {33, 9}, {80, 64}, {67, 41}, {224, 3}} {
+			w, h := sz[0], sz[1]
+			src := randPlane(rng, w*h)
+			for _, sigma := range []float64{0.5, 1, 2.5, 5} {
+				taps := gaussianTaps(sigma, skimageRadius(sigma))
+				asym := testKernel(rng, 5, false)
+				for _, b := range []Border{Replicate, Reflect101, Symmetric, Wrap} {
+					for _, k := range [][2][]float32{{taps, taps}, {asym, taps}, {taps, asym}} {
+						got, want := make([]float32, w*h), make([]float32, w*h)
+						tmp, line := make([]float32, w*h), make([]float32, max(w, h)+len(k[0]))
+						separable(got, src, w, h, k[0], k[1], b, tmp, line)
+						s, s512 := simdKernels, simd512
+						simdKernels, simd512 = false, false
+						separable(want, src, w, h, k[0], k[1], b, tmp, line)
+						simdKernels, simd512 = s, s512
+						sameBits(t, mode+" separable", got, want)
+					}
+				}
+			}
+		}
+	})
+}
+
+// TestSIMDClampExact checks clampPlane's vector path against clampPlaneGo,
+// including NaN, ±0, ±Inf and values just outside [0, 1].
+func TestSIMDClampExact(t *testing.T) {
+	special := []float32{float32(math.NaN()), 0, float32(math.Copysign(0, -1)),
+		float32(math.Inf(1)), float32(math.Inf(-1)), 1, math.Nextafter32(1, 2),
+		math.Nextafter32(0, -1), math.Nextafter32(0, 1), 0.5, -3, 7}
+	rng := rand.New(rand.NewPCG(7, 8))
+	simdModes(t, func(mode string) {
+		for _, n := range []int{0, 5, 8, 13, 64, 101} {
+			p := randPlane(rng, n)
+			for i := range p {
+				if rng.IntN(3) == 0 {
+					p[i] = special[rng.IntN(len(special))]
+				}
+			}
+			got, want := append([]float32(nil), p...), append([]float32(nil), p...)
+			clampPlane(got)
+			clampPlaneGo(want)
+			sameBits(t, mode+" clampPlane", got, want)
+		}
+	})
+}
+
+// TestSIMDNoiseMixExact checks noiseMix's vector path against noiseMixGo for
+// additive, multiplicative and mixed noise, with samples and draws that clip
+// at both ends and special values.
+func TestSIMDNoiseMixExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 18))
+	simdModes(t, func(mode string) {
+		for _, n := range []int{0, 3, 8, 13, 1024, 1027} {
+			s := randPlane(rng, n)
+			z := randPlane(rng, n)
+			for i := range s {
+				s[i] = (s[i] + 1) / 3
+				z[i] *= 3
+				if rng.IntN(20) == 0 {
+					s[i] = []float32{float32(math.NaN()), float32(math.Copysign(0, -1)), 1, 0}[rng.IntN(4)]
+				}
+			}
+			for _, ab := range [][2]float32{{0.08, 0}, {0, 0.35}, {0.05, 0.2}} {
+				got, want := make([]float32, n), make([]float32, n)
+				noiseMix(got, s, z, ab[0], ab[1])
+				noiseMixGo(want, s, z, ab[0], ab[1])
+				sameBits(t, mode+" noiseMix", got, want)
+			}
+		}
+	})
+}
+
+// TestSIMDDiskRowsExact checks diskRows' vector path against diskRowsGo on
+// random prefix-sum planes and the disks of several radii.
+func TestSIMDDiskRowsExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	simdModes(t, func(mode string) {
+		for _, r := range []float64{0, 1, 2.5, 5, 7.3, 10} {
+			var wsBuf [64]int
+			ws, _ := diskHalfWidths(wsBuf[:], r)
+			fr := len(ws) - 1
+			for _, w := range []int{1, 8, 9, 33, 64, 65, 226} {
+				sw := w + 2*fr + 2
+				jh := 4
+				S := randPlane(rng, sw*(jh+2*fr))
+				for jy := range jh {
+					got, want := make([]float32, w), make([]float32, w)
+					diskRows(got, S, sw, jy, fr, ws)
+					diskRowsGo(want, S, sw, jy, fr, ws)
+					sameBits(t, mode+" diskRows", got, want)
+				}
+			}
+		}
+	})
+}
+
+// TestSIMDGlassQuantizeExact checks glassQuantize's vector path against
+// glassQuantizeGo on random samples, exact 8-bit levels, their neighbours
+// and special values.
+func TestSIMDGlassQuantizeExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	simdModes(t, func(mode string) {
+		p := randPlane(rng, 4099)
+		for i := range p {
+			if i < 3*256 { // every level, and its neighbours below and above
+				p[i] = float32(i/3) / 255
+				if i%3 != 1 {
+					p[i] = math.Nextafter32(p[i], float32(i%3-1)*2)
+				}
+				continue
+			}
+			switch rng.IntN(4) {
+			case 0:
+				p[i] = float32(rng.IntN(256)) / 255
+			case 1:
+				p[i] = math.Nextafter32(float32(rng.IntN(256))/255, float32(rng.IntN(3)-1))
+			case 2:
+				p[i] = []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1)),
+					0, float32(math.Copysign(0, -1)), 1, 254.999 / 255}[rng.IntN(7)]
+			}
+		}
+		got, want := append([]float32(nil), p...), append([]float32(nil), p...)
+		glassQuantize(got)
+		glassQuantizeGo(want)
+		sameBits(t, mode+" glassQuantize", got, want)
+	})
+}

@@ -1,0 +1,487 @@
+// Command corrupt writes the AVX2 assembly kernels of package corrupt
+// (corrupt/filter_amd64.s) and their Go declarations
+// (corrupt/filter_amd64_decl.go) with avo (github.com/mmcloughlin/avo).
+// Regenerate with
+//
+//	go generate ./corrupt
+//
+// (see the go:generate line in corrupt/filter_amd64.go), which runs
+//
+//	go -C internal/asmgen run ./corrupt -out ../../corrupt/filter_amd64.s -stubs ../../corrupt/filter_amd64_decl.go -pkg corrupt
+//
+// and commit both generated files.
+//
+// Every routine is the vector loop of one pure-Go kernel of package corrupt
+// (filter.go, noise.go, blur.go, fog.go), eight float32 outputs per 256-bit vector, four
+// vectors per block where the kernel has a tap loop (to hide the add
+// latency), then single vectors. Each lane performs the same float32
+// operations on the same operands in the same order as the scalar code,
+// with separate multiplies and adds (no fused multiply-add), so the results
+// are bit-identical. The routines handle only whole vectors (len(out) a
+// multiple of 8); the Go callers (corrupt/filter_amd64.go) do the rest.
+// Every routine ends with VZEROUPPER.
+package main
+
+import (
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+)
+
+func main() {
+	ConstraintExpr("amd64,!purego,!goexperiment.simd")
+	corrRow()
+	combineRows()
+	clampPlane()
+	noiseMix()
+	diskRows()
+	glassQuantize()
+	fog()
+	Generate()
+}
+
+func base(name string) Mem { return Mem{Base: Load(Param(name).Base(), GP64())} }
+
+func ptr(name string) Mem { return Mem{Base: Load(Param(name), GP64())} }
+
+func length(name string) GPVirtual { return Load(Param(name).Len(), GP64()).(GPVirtual) }
+
+func add(a, b Op) VecVirtual { d := YMM(); VADDPS(b, a, d); return d } // a + b
+func sub(a, b Op) VecVirtual { d := YMM(); VSUBPS(b, a, d); return d } // a − b
+func mul(a, b Op) VecVirtual { d := YMM(); VMULPS(b, a, d); return d } // a · b
+
+func bcast(m Mem) VecVirtual { y := YMM(); VBROADCASTSS(m, y); return y }
+
+// blocks emits the loops over the outputs: off (a byte offset) runs over
+// blocks of 4 vectors (32 outputs) while they fit in n outputs, then over
+// single vectors; body(off, w) emits the code for w vectors at off. n must
+// be a multiple of 8; it is clobbered.
+func blocks(name string, n GPVirtual, body func(off GPVirtual, w int)) {
+	off := GP64()
+	XORQ(off, off)
+	SHLQ(Imm(2), n)
+	end := GP64()
+	Label(name + "_loop4")
+	MOVQ(off, end)
+	ADDQ(Imm(128), end)
+	CMPQ(end, n)
+	JA(LabelRef(name + "_loop1"))
+	body(off, 4)
+	ADDQ(Imm(128), off)
+	JMP(LabelRef(name + "_loop4"))
+	Label(name + "_loop1")
+	CMPQ(off, n)
+	JAE(LabelRef(name + "_done"))
+	body(off, 1)
+	ADDQ(Imm(32), off)
+	JMP(LabelRef(name + "_loop1"))
+	Label(name + "_done")
+	VZEROUPPER()
+	RET()
+}
+
+// corrRow: corrRowGo's two paths.
+func corrRow() {
+	TEXT("corrRowSymAsm", NOSPLIT, "func(out, pad, k []float32)")
+	Pragma("noescape")
+	Doc("corrRowSymAsm is corrRowGo for an odd symmetric kernel k (n = 2r+1 taps)",
+		"and len(out), a multiple of 8, outputs: s = k[r]·p[r], then",
+		"s += k[r+i]·(p[r−i] + p[r+i]) for i = 1…r, p = pad[x:].")
+	{
+		out, pad, k := base("out"), base("pad"), base("k")
+		r := length("k")
+		SHRQ(Imm(1), r)
+		mid := GP64() // &k[r]
+		LEAQ(k.Idx(r, 4), mid)
+		SHLQ(Imm(2), r) // r in bytes from here on
+		n := length("out")
+		blocks("corrRowSym", n, func(off GPVirtual, w int) {
+			px := GP64() // &pad[x + r]
+			LEAQ(pad.Idx(off, 1), px)
+			ADDQ(r, px)
+			c := bcast(Mem{Base: mid})
+			s := make([]VecVirtual, w)
+			for j := range s {
+				s[j] = mul(c, Mem{Base: px, Disp: 32 * j})
+			}
+			lo, hi, kp, end := GP64(), GP64(), GP64(), GP64()
+			MOVQ(px, lo)
+			MOVQ(px, hi)
+			MOVQ(mid, kp)
+			MOVQ(mid, end)
+			ADDQ(r, end) // &k[2r]
+			lbl := "corrRowSym_taps" + map[int]string{1: "1", 4: "4"}[w]
+			Label(lbl)
+			CMPQ(kp, end)
+			JAE(LabelRef(lbl + "_done"))
+			ADDQ(Imm(4), kp)
+			SUBQ(Imm(4), lo)
+			ADDQ(Imm(4), hi)
+			v := bcast(Mem{Base: kp})
+			for j := range s {
+				t := YMM()
+				VMOVUPS(Mem{Base: lo, Disp: 32 * j}, t)
+				VADDPS(mul(v, add(t, Mem{Base: hi, Disp: 32 * j})), s[j], s[j])
+			}
+			JMP(LabelRef(lbl))
+			Label(lbl + "_done")
+			for j := range s {
+				VMOVUPS(s[j], out.Idx(off, 1).Offset(32*j))
+			}
+		})
+	}
+
+	TEXT("corrRowGenAsm", NOSPLIT, "func(out, pad, k []float32)")
+	Pragma("noescape")
+	Doc("corrRowGenAsm is corrRowGo's general path for len(out), a multiple of 8,",
+		"outputs: s = 0, then s += k[i]·p[i] for i = 0…len(k)−1, p = pad[x:].")
+	{
+		out, pad, k := base("out"), base("pad"), base("k")
+		nk := length("k")
+		kend := GP64()
+		LEAQ(k.Idx(nk, 4), kend)
+		n := length("out")
+		blocks("corrRowGen", n, func(off GPVirtual, w int) {
+			px, kp := GP64(), GP64()
+			LEAQ(pad.Idx(off, 1), px)
+			MOVQ(k.Base, kp)
+			s := make([]VecVirtual, w)
+			for j := range s {
+				s[j] = YMM()
+				VXORPS(s[j], s[j], s[j])
+			}
+			lbl := "corrRowGen_taps" + map[int]string{1: "1", 4: "4"}[w]
+			Label(lbl)
+			CMPQ(kp, kend)
+			JAE(LabelRef(lbl + "_done"))
+			v := bcast(Mem{Base: kp})
+			for j := range s {
+				VADDPS(mul(v, Mem{Base: px, Disp: 32 * j}), s[j], s[j])
+			}
+			ADDQ(Imm(4), kp)
+			ADDQ(Imm(4), px)
+			JMP(LabelRef(lbl))
+			Label(lbl + "_done")
+			for j := range s {
+				VMOVUPS(s[j], out.Idx(off, 1).Offset(32*j))
+			}
+		})
+	}
+}
+
+// combineRows: combineRowsGo's two paths.
+func combineRows() {
+	TEXT("combineRowsSymAsm", NOSPLIT, "func(out []float32, rows [][]float32, wts []float32)")
+	Pragma("noescape")
+	Doc("combineRowsSymAsm is combineRowsSymGo (odd symmetric wts, n = 2r+1) for",
+		"len(out), a multiple of 8, outputs: s = wts[r]·rows[r][x], then",
+		"s += wts[k]·(rows[k][x] + rows[n−1−k][x]) for k = 0…r−1.")
+	{
+		out, rows, wts := base("out"), base("rows"), base("wts")
+		r := length("wts")
+		SHRQ(Imm(1), r)
+		// mid = &wts[r]; midRow = rows[r].base; last = &rows[2r] header.
+		mid, midRow, last := GP64(), GP64(), GP64()
+		LEAQ(wts.Idx(r, 4), mid)
+		hdr := GP64()
+		MOVQ(r, hdr)
+		IMUL3Q(Imm(24), hdr, hdr)
+		ADDQ(rows.Base, hdr)
+		MOVQ(Mem{Base: hdr}, midRow)
+		LEAQ(Mem{Base: hdr, Index: hdr, Scale: 1}, last)
+		SUBQ(rows.Base, last) // rows + 48r = &rows[2r]
+		n := length("out")
+		blocks("combineRowsSym", n, func(off GPVirtual, w int) {
+			c := bcast(Mem{Base: mid})
+			s := make([]VecVirtual, w)
+			for j := range s {
+				s[j] = mul(c, Mem{Base: midRow, Index: off, Scale: 1, Disp: 32 * j})
+			}
+			lo, hi, kp := GP64(), GP64(), GP64() // &rows[k], &rows[n−1−k], &wts[k]
+			MOVQ(rows.Base, lo)
+			MOVQ(last, hi)
+			MOVQ(wts.Base, kp)
+			lbl := "combineRowsSym_k" + map[int]string{1: "1", 4: "4"}[w]
+			Label(lbl)
+			CMPQ(kp, mid)
+			JAE(LabelRef(lbl + "_done"))
+			v := bcast(Mem{Base: kp})
+			a, b := GP64(), GP64()
+			MOVQ(Mem{Base: lo}, a)
+			MOVQ(Mem{Base: hi}, b)
+			for j := range s {
+				t := YMM()
+				VMOVUPS(Mem{Base: a, Index: off, Scale: 1, Disp: 32 * j}, t)
+				VADDPS(mul(v, add(t, Mem{Base: b, Index: off, Scale: 1, Disp: 32 * j})), s[j], s[j])
+			}
+			ADDQ(Imm(4), kp)
+			ADDQ(Imm(24), lo)
+			SUBQ(Imm(24), hi)
+			JMP(LabelRef(lbl))
+			Label(lbl + "_done")
+			for j := range s {
+				VMOVUPS(s[j], out.Idx(off, 1).Offset(32*j))
+			}
+		})
+	}
+
+	TEXT("combineRowsGenAsm", NOSPLIT, "func(out []float32, rows [][]float32, wts []float32)")
+	Pragma("noescape")
+	Doc("combineRowsGenAsm is combineRowsGo's general path for len(out), a multiple",
+		"of 8, outputs: s = 0, then s += wts[k]·rows[k][x] for k = 0…len(wts)−1.")
+	{
+		out, rows, wts := base("out"), base("rows"), base("wts")
+		nk := length("wts")
+		kend := GP64()
+		LEAQ(wts.Idx(nk, 4), kend)
+		n := length("out")
+		blocks("combineRowsGen", n, func(off GPVirtual, w int) {
+			s := make([]VecVirtual, w)
+			for j := range s {
+				s[j] = YMM()
+				VXORPS(s[j], s[j], s[j])
+			}
+			hdr, kp := GP64(), GP64()
+			MOVQ(rows.Base, hdr)
+			MOVQ(wts.Base, kp)
+			lbl := "combineRowsGen_k" + map[int]string{1: "1", 4: "4"}[w]
+			Label(lbl)
+			CMPQ(kp, kend)
+			JAE(LabelRef(lbl + "_done"))
+			v := bcast(Mem{Base: kp})
+			a := GP64()
+			MOVQ(Mem{Base: hdr}, a)
+			for j := range s {
+				VADDPS(mul(v, Mem{Base: a, Index: off, Scale: 1, Disp: 32 * j}), s[j], s[j])
+			}
+			ADDQ(Imm(4), kp)
+			ADDQ(Imm(24), hdr)
+			JMP(LabelRef(lbl))
+			Label(lbl + "_done")
+			for j := range s {
+				VMOVUPS(s[j], out.Idx(off, 1).Offset(32*j))
+			}
+		})
+	}
+}
+
+// clampPlane: clampPlaneGo.
+func clampPlane() {
+	one := ConstData("onef32", F32(1))
+	TEXT("clampPlaneAsm", NOSPLIT, "func(p []float32)")
+	Pragma("noescape")
+	Doc("clampPlaneAsm is clampPlaneGo for len(p), a multiple of 8, samples: lanes",
+		"not above 0 (NaN included) become +0, lanes above 1 become 1.")
+	p := base("p")
+	n := length("p")
+	o := bcast(one)
+	z := YMM()
+	VXORPS(z, z, z)
+	blocks("clampPlane", n, func(off GPVirtual, w int) {
+		for j := 0; j < w; j++ {
+			m := p.Idx(off, 1).Offset(32 * j)
+			v := YMM()
+			VMOVUPS(m, v)
+			pos := YMM()
+			VCMPPS(Imm(0x01), v, z, pos) // 0 < v, false for NaN
+			VANDPS(v, pos, v)
+			gt := YMM()
+			VCMPPS(Imm(0x01), v, o, gt) // 1 < v
+			VBLENDVPS(gt, o, v, v)
+			VMOVUPS(v, m)
+		}
+	})
+}
+
+// noiseMix: noiseMixGo's three paths.
+func noiseMix() {
+	for _, variant := range []string{"A", "B", "AB"} {
+		name := "noiseMix" + variant + "Asm"
+		TEXT(name, NOSPLIT, "func(d, s, z []float32, c *[2]float32)")
+		Pragma("noescape")
+		Doc(name+" is noiseMixGo for len(d), a multiple of 8, samples "+map[string]string{
+			"A":  "with b = 0: clamp(v + a·z)",
+			"B":  "with a = 0: clamp(v + v·(b·z))",
+			"AB": "with a, b ≠ 0: clamp(v + (a + b·v)·z)",
+		}[variant]+", c = (a, b); the clamp works on the",
+			"bit patterns as noiseClamp does.")
+		d, s, zp, cp := base("d"), base("s"), base("z"), ptr("c")
+		va, vb := bcast(cp), bcast(cp.Offset(4))
+		one := YMM()
+		VPBROADCASTD(ConstData("one"+variant+"bits", U32(0x3f800000)), one)
+		n := length("d")
+		blocks(name, n, func(off GPVirtual, w int) {
+			for j := 0; j < w; j++ {
+				v := YMM()
+				VMOVUPS(s.Idx(off, 1).Offset(32*j), v)
+				z := zp.Idx(off, 1).Offset(32 * j)
+				var r VecVirtual
+				switch variant {
+				case "A":
+					r = add(v, mul(va, z))
+				case "B":
+					r = add(v, mul(v, mul(vb, z)))
+				default:
+					r = add(v, mul(add(va, mul(vb, v)), z))
+				}
+				sg := YMM()
+				VPSRAD(Imm(31), r, sg)
+				VPANDN(r, sg, r) // r &^ sign
+				VPMINSD(one, r, r)
+				VMOVUPS(r, d.Idx(off, 1).Offset(32*j))
+			}
+		})
+	}
+}
+
+// diskRows: diskRowsGo.
+func diskRows() {
+	TEXT("diskRowsAsm", NOSPLIT, "func(out, S []float32, offs []int)")
+	Pragma("noescape")
+	Doc("diskRowsAsm is diskRowsGo for len(out), a multiple of 8, outputs, with the",
+		"rows' start offsets in S precomputed: offs[0], offs[1] are those of c_hi and",
+		"c_lo, then per disk row j = 1…fr those of A_hi, B_hi, A_lo, B_lo. Output x",
+		"is s = S[hi+x] − S[lo+x], then s += (S[Ahi+x] + S[Bhi+x]) − (S[Alo+x] + S[Blo+x])",
+		"for each j in order.")
+	out, S, offs := base("out"), base("S"), base("offs")
+	no := length("offs")
+	oend := GP64()
+	LEAQ(offs.Idx(no, 8), oend)
+	n := length("out")
+	// row(i) loads the address S + 4·offs[i] (relative to the current
+	// offsets pointer op) into a register.
+	blocks("diskRows", n, func(off GPVirtual, w int) {
+		sx := GP64() // &S[x]
+		LEAQ(S.Idx(off, 1), sx)
+		row := func(op GPVirtual, i int) Mem {
+			r := GP64()
+			MOVQ(Mem{Base: op, Disp: 8 * i}, r)
+			return Mem{Base: sx, Index: r, Scale: 4}
+		}
+		op := GP64()
+		MOVQ(offs.Base, op)
+		s := make([]VecVirtual, w)
+		hi, lo := row(op, 0), row(op, 1)
+		for j := range s {
+			t := YMM()
+			VMOVUPS(hi.Offset(32*j), t)
+			s[j] = sub(t, lo.Offset(32*j))
+		}
+		ADDQ(Imm(16), op)
+		lbl := "diskRows_j" + map[int]string{1: "1", 4: "4"}[w]
+		Label(lbl)
+		CMPQ(op, oend)
+		JAE(LabelRef(lbl + "_done"))
+		ah, bh, al, bl := row(op, 0), row(op, 1), row(op, 2), row(op, 3)
+		for j := range s {
+			t, u := YMM(), YMM()
+			VMOVUPS(ah.Offset(32*j), t)
+			VMOVUPS(al.Offset(32*j), u)
+			VADDPS(sub(add(t, bh.Offset(32*j)), add(u, bl.Offset(32*j))), s[j], s[j])
+		}
+		ADDQ(Imm(32), op)
+		JMP(LabelRef(lbl))
+		Label(lbl + "_done")
+		for j := range s {
+			VMOVUPS(s[j], out.Idx(off, 1).Offset(32*j))
+		}
+	})
+}
+
+// glassQuantize: glassQuantizeGo.
+func glassQuantize() {
+	TEXT("glassQuantizeAsm", NOSPLIT, "func(d []float32, c *[3]float64)")
+	Pragma("noescape")
+	Doc("glassQuantizeAsm is glassQuantizeGo for len(d), a multiple of 4, samples, four",
+		"at a time in float64: f = float64(v)·255 + 1e-3; +0 unless f > 0 (NaN",
+		"included); at most 255; truncated; times 1/255 and rounded to float32.",
+		"c holds 255, 1e-3 and 1/255.")
+	d, cp := base("d"), ptr("c")
+	c255, eps, inv := YMM(), YMM(), YMM()
+	VBROADCASTSD(cp, c255)
+	VBROADCASTSD(cp.Offset(8), eps)
+	VBROADCASTSD(cp.Offset(16), inv)
+	z := YMM()
+	VXORPD(z, z, z)
+	n := length("d")
+	off := GP64()
+	XORQ(off, off)
+	SHLQ(Imm(2), n)
+	Label("glassQuantize_loop")
+	CMPQ(off, n)
+	JAE(LabelRef("glassQuantize_done"))
+	f := YMM()
+	VCVTPS2PD(d.Idx(off, 1), f)
+	VMULPD(c255, f, f)
+	VADDPD(eps, f, f)
+	m := YMM()
+	VCMPPD(Imm(0x01), f, z, m) // 0 < f, false for NaN
+	VANDPD(f, m, f)
+	VMINPD(c255, f, f)
+	VROUNDPD(Imm(3), f, f) // toward zero
+	VMULPD(inv, f, f)
+	x := XMM()
+	VCVTPD2PSY(f, x)
+	VMOVUPS(x, d.Idx(off, 1))
+	ADDQ(Imm(16), off)
+	JMP(LabelRef("glassQuantize_loop"))
+	Label("glassQuantize_done")
+	VZEROUPPER()
+	RET()
+}
+
+// fog: the blend loop of applyFog and weatherMax's lanes.
+func fog() {
+	TEXT("fogBlendAsm", NOSPLIT, "func(d0, d1, d2, s0, s1, s2, pr []float32, c *[3]float32)")
+	Pragma("noescape")
+	Doc("fogBlendAsm is fog's blend loop for len(pr), a multiple of 8, samples, c =",
+		"(k, a, lo): f = a·(p − lo), d_c = s_c·k + f, set to 1 where it is above 1",
+		"(NaN stays NaN, as in the Go comparison).")
+	var d, sr [3]Mem
+	for i := range 3 {
+		d[i] = base([]string{"d0", "d1", "d2"}[i])
+		sr[i] = base([]string{"s0", "s1", "s2"}[i])
+	}
+	pr, cp := base("pr"), ptr("c")
+	k, a, lo := bcast(cp), bcast(cp.Offset(4)), bcast(cp.Offset(8))
+	one := bcast(ConstData("fogone", F32(1)))
+	n := length("pr")
+	blocks("fogBlend", n, func(off GPVirtual, w int) {
+		for j := 0; j < w; j++ {
+			p := YMM()
+			VMOVUPS(pr.Idx(off, 1).Offset(32*j), p)
+			f := mul(a, sub(p, lo))
+			for i := range 3 {
+				o := add(mul(k, sr[i].Idx(off, 1).Offset(32*j)), f)
+				VMINPS(o, one, o) // 1 < o ? 1 : o
+				VMOVUPS(o, d[i].Idx(off, 1).Offset(32*j))
+			}
+		}
+	})
+
+	TEXT("maxLanesAsm", NOSPLIT, "func(p []float32, h *[8]float32)")
+	Pragma("noescape")
+	Doc("maxLanesAsm is weatherMax's main loop for len(p), a multiple of 8, samples:",
+		"lane j of h becomes p[i] wherever p[i] > h[j] (i ≡ j mod 8), in order.")
+	{
+		p, hp := base("p"), ptr("h")
+		h := YMM()
+		VMOVUPS(hp, h)
+		n := length("p")
+		SHLQ(Imm(2), n)
+		off := GP64()
+		XORQ(off, off)
+		Label("maxLanes_loop")
+		CMPQ(off, n)
+		JAE(LabelRef("maxLanes_done"))
+		q := YMM()
+		VMOVUPS(p.Idx(off, 1), q)
+		VMAXPS(h, q, h) // q > h ? q : h
+		ADDQ(Imm(32), off)
+		JMP(LabelRef("maxLanes_loop"))
+		Label("maxLanes_done")
+		VMOVUPS(h, hp)
+		VZEROUPPER()
+		RET()
+	}
+}

@@ -1,0 +1,664 @@
+// Command iqa writes the AVX assembly kernels of package iqa
+// (iqa/kernels_amd64.s) and their Go declarations (iqa/kernels_amd64_decl.go)
+// with avo (github.com/mmcloughlin/avo). The generators live in a module of
+// their own (internal/asmgen) so that vcr's go.mod does not depend on avo.
+// Regenerate with
+//
+//	go generate ./iqa
+//
+// (see the go:generate line in iqa/kernels_amd64.go), which runs
+//
+//	go -C internal/asmgen run ./iqa -out ../../iqa/kernels_amd64.s -stubs ../../iqa/kernels_amd64_decl.go -pkg iqa
+//
+// and commit both generated files.
+//
+// Every routine here is the vector loop of one kernel of iqa's pure-Go build
+// (pyramid.go, gsm.go, wavelet.go, pixel.go), four float64 outputs per
+// 256-bit vector: each lane performs the same IEEE operations on the same
+// operands in the same order as the scalar code, with separate multiplies
+// and adds (no fused multiply-add), so the results are bit-identical. The
+// routines handle only whole vectors; the Go callers (iqa/kernels_amd64.go)
+// keep the control flow, bounds checks and ragged ends. Every routine ends
+// with VZEROUPPER, since the SSE code that follows otherwise runs several
+// times slower.
+package main
+
+import (
+	"fmt"
+
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+)
+
+func main() {
+	ConstraintExpr("amd64,!purego")
+	rows()
+	accSym5()
+	foldBand()
+	accV7x2()
+	lowpass()
+	patchCore2()
+	blockProducts()
+	windowRows()
+	channelBlocks()
+	pixelFactors()
+	Generate()
+}
+
+// base loads the base pointer of the slice parameter name.
+func base(name string) Mem { return Mem{Base: Load(Param(name).Base(), GP64())} }
+
+// ptr loads the pointer parameter name.
+func ptr(name string) Mem { return Mem{Base: Load(Param(name), GP64())} }
+
+// count loads the length of the slice parameter name, or the int parameter
+// name when slice is false.
+func count(name string, slice bool) GPVirtual {
+	if slice {
+		return Load(Param(name).Len(), GP64()).(GPVirtual)
+	}
+	return Load(Param(name), GP64()).(GPVirtual)
+}
+
+// loop emits "for off := 0; off < 8·n; off += step·8 { body(off) }", with
+// off a byte offset.
+func loop(name string, n GPVirtual, step int, body func(off GPVirtual)) {
+	off := GP64()
+	XORQ(off, off)
+	SHLQ(Imm(3), n)
+	Label(name + "_loop")
+	CMPQ(off, n)
+	JAE(LabelRef(name + "_done"))
+	body(off)
+	ADDQ(Imm(uint64(8*step)), off)
+	JMP(LabelRef(name + "_loop"))
+	Label(name + "_done")
+	VZEROUPPER()
+	RET()
+}
+
+func ld(m Mem, off GPVirtual, i int) VecVirtual {
+	y := YMM()
+	VMOVUPD(m.Idx(off, 1).Offset(8*i), y)
+	return y
+}
+
+func st(y VecVirtual, m Mem, off GPVirtual, i int) { VMOVUPD(y, m.Idx(off, 1).Offset(8*i)) }
+
+func add(a, b Op) VecVirtual { d := YMM(); VADDPD(b, a, d); return d } // a + b
+func sub(a, b Op) VecVirtual { d := YMM(); VSUBPD(b, a, d); return d } // a − b
+func mul(a, b Op) VecVirtual { d := YMM(); VMULPD(b, a, d); return d } // a · b
+func div(a, b Op) VecVirtual { d := YMM(); VDIVPD(b, a, d); return d } // a / b
+
+func bcast(m Mem) VecVirtual { y := YMM(); VBROADCASTSD(m, y); return y }
+
+var setAdd = []struct {
+	suffix string
+	first  bool
+}{{"Set", true}, {"Add", false}}
+
+// rows: foldRowsGo.
+func rows() {
+	for _, op := range []string{"add", "sub"} {
+		TEXT(op+"RowsAsm", NOSPLIT, "func(dst, a, b []float64)")
+		Pragma("noescape")
+		Doc(op + "RowsAsm is foldRowsGo with sign " + map[string]string{"add": "+1", "sub": "−1"}[op] +
+			" for len(dst), a multiple of 4, samples.")
+		dst, a, b := base("dst"), base("a"), base("b")
+		n := count("dst", true)
+		loop(op+"Rows", n, 4, func(o GPVirtual) {
+			if op == "add" {
+				st(add(ld(a, o, 0), ld(b, o, 0)), dst, o, 0)
+			} else {
+				st(sub(ld(a, o, 0), ld(b, o, 0)), dst, o, 0)
+			}
+		})
+	}
+}
+
+// accSym5: accSym5Go.
+func accSym5() {
+	for _, v := range setAdd {
+		TEXT("accSym5"+v.suffix+"Asm", NOSPLIT, "func(out, v []float64, c *[3]float64)")
+		Pragma("noescape")
+		Doc("accSym5" + v.suffix + "Asm is accSym5Go (first = " + fmt.Sprint(v.first) + ") for len(out), a multiple of 4, outputs.")
+		out, x, c := base("out"), base("v"), ptr("c")
+		k0, k1, k2 := bcast(c), bcast(c.Offset(8)), bcast(c.Offset(16))
+		n := count("out", true)
+		loop("accSym5"+v.suffix, n, 4, func(o GPVirtual) {
+			s := mul(k0, ld(x, o, 2))
+			s = add(s, mul(k1, add(ld(x, o, 1), ld(x, o, 3))))
+			s = add(s, mul(k2, add(ld(x, o, 0), ld(x, o, 4))))
+			if !v.first {
+				s = add(ld(out, o, 0), s)
+			}
+			st(s, out, o, 0)
+		})
+	}
+}
+
+// foldBand: foldBandGo.
+func foldBand() {
+	TEXT("foldBandAsm", NOSPLIT, "func(r *[6][]float64, x []float64, n int)")
+	Pragma("noescape")
+	Doc("foldBandAsm is foldBandGo for the first n, a multiple of 4, columns.")
+	rp := ptr("r")
+	var d [6]Mem
+	for j := range d {
+		d[j] = Mem{Base: GP64()}
+		MOVQ(rp.Offset(24*j), d[j].Base)
+	}
+	x := base("x")
+	n := count("n", false)
+	loop("foldBand", n, 4, func(o GPVirtual) {
+		x0, x1, x2 := ld(x, o, 0), ld(x, o, 1), ld(x, o, 2)
+		x4, x5, x6 := ld(x, o, 4), ld(x, o, 5), ld(x, o, 6)
+		st(sub(x4, x2), d[0], o, 0)
+		st(sub(x5, x1), d[1], o, 0)
+		st(sub(x6, x0), d[2], o, 0)
+		st(add(x2, x4), d[3], o, 0)
+		st(add(x1, x5), d[4], o, 0)
+		st(add(x0, x6), d[5], o, 0)
+	})
+}
+
+// accV7x2: accVSym7x2Go and accVAnti7x2Go.
+func accV7x2() {
+	for _, sym := range []bool{true, false} {
+		for _, v := range setAdd {
+			name, taps := "accVSym7x2", 4
+			if !sym {
+				name, taps = "accVAnti7x2", 3
+			}
+			TEXT(name+v.suffix+"Asm", NOSPLIT, fmt.Sprintf("func(oa, ob []float64, v *[8][]float64, t *[%d]float64)", taps))
+			Pragma("noescape")
+			Doc(name+v.suffix+"Asm is "+name+"Go (first = "+fmt.Sprint(v.first)+") for len(oa), a multiple of 4, columns;",
+				"t holds the taps "+map[bool]string{true: "t0 … t3", false: "t1 … t3"}[sym]+".")
+			oa, ob, tp := base("oa"), base("ob"), ptr("t")
+			vp := ptr("v")
+			var r [8]Mem
+			for k := range r {
+				r[k] = Mem{Base: GP64()}
+				MOVQ(vp.Offset(24*k), r[k].Base)
+			}
+			n := count("oa", true)
+			var kv [4]VecVirtual
+			for i := range taps {
+				kv[i] = bcast(tp.Offset(8 * i))
+			}
+			loop(name+v.suffix, n, 4, func(o GPVirtual) {
+				k := func(i int) VecVirtual { return kv[i] }
+				a1, a2, a3 := ld(r[1], o, 0), ld(r[2], o, 0), ld(r[3], o, 0)
+				a4, a5, a6 := ld(r[4], o, 0), ld(r[5], o, 0), ld(r[6], o, 0)
+				var sa, sb VecVirtual
+				if sym {
+					sa = mul((k(0)), a3)
+					sa = add(sa, mul((k(1)), add(a2, a4)))
+					sa = add(sa, mul((k(2)), add(a1, a5)))
+					sa = add(sa, mul((k(3)), add(ld(r[0], o, 0), a6)))
+					sb = mul((k(0)), a4)
+					sb = add(sb, mul((k(1)), add(a3, a5)))
+					sb = add(sb, mul((k(2)), add(a2, a6)))
+					sb = add(sb, mul((k(3)), add(a1, ld(r[7], o, 0))))
+				} else {
+					sa = mul((k(0)), sub(a4, a2))
+					sa = add(sa, mul((k(1)), sub(a5, a1)))
+					sa = add(sa, mul((k(2)), sub(a6, ld(r[0], o, 0))))
+					sb = mul((k(0)), sub(a5, a3))
+					sb = add(sb, mul((k(1)), sub(a6, a2)))
+					sb = add(sb, mul((k(2)), sub(ld(r[7], o, 0), a1)))
+				}
+				if !v.first {
+					sa = add(ld(oa, o, 0), sa)
+					sb = add(ld(ob, o, 0), sb)
+				}
+				st(sa, oa, o, 0)
+				st(sb, ob, o, 0)
+			})
+		}
+	}
+}
+
+// lowpass: the de-interleaving of padReflectSplit and accSym9Split.
+func lowpass() {
+	TEXT("splitEvenOddAsm", NOSPLIT, "func(e, o, s []float64)")
+	Pragma("noescape")
+	Doc("splitEvenOddAsm writes s[2k] into e[k] and s[2k+1] into o[k] for k < len(e),",
+		"a multiple of 4.")
+	e, od, s := base("e"), base("o"), base("s")
+	n := count("e", true)
+	loop("splitEvenOdd", n, 4, func(o GPVirtual) {
+		// s is read at twice the offset: o2 = 2·o.
+		o2 := GP64()
+		LEAQ(Mem{Base: o, Index: o, Scale: 1}, o2)
+		a, b := ld(s, o2, 0), ld(s, o2, 4)
+		lo, hi := YMM(), YMM()
+		VPERM2F128(Imm(0x20), b, a, lo) // s0 s1 s4 s5
+		VPERM2F128(Imm(0x31), b, a, hi) // s2 s3 s6 s7
+		ev, ov := YMM(), YMM()
+		VUNPCKLPD(hi, lo, ev) // s0 s2 s4 s6
+		VUNPCKHPD(hi, lo, ov) // s1 s3 s5 s7
+		st(ev, e, o, 0)
+		st(ov, od, o, 0)
+	})
+
+	for _, v := range setAdd {
+		TEXT("accSym9Split"+v.suffix+"Asm", NOSPLIT, "func(out, e, o []float64, t *[5]float64)")
+		Pragma("noescape")
+		Doc("accSym9Split"+v.suffix+"Asm is accSym9Split (first = "+fmt.Sprint(v.first)+") for len(out), a multiple of 4,",
+			"outputs: e and o are the even and odd samples, t the taps t[4 … 8].")
+		out, E, O, tp := base("out"), base("e"), base("o"), ptr("t")
+		n := count("out", true)
+		loop("accSym9Split"+v.suffix, n, 4, func(o GPVirtual) {
+			s := mul(bcast(tp), ld(E, o, 2))
+			s = add(s, mul(bcast(tp.Offset(8)), add(ld(O, o, 1), ld(O, o, 2))))
+			s = add(s, mul(bcast(tp.Offset(16)), add(ld(E, o, 1), ld(E, o, 3))))
+			s = add(s, mul(bcast(tp.Offset(24)), add(ld(O, o, 0), ld(O, o, 3))))
+			s = add(s, mul(bcast(tp.Offset(32)), add(ld(E, o, 0), ld(E, o, 4))))
+			if !v.first {
+				s = add(ld(out, o, 0), s)
+			}
+			st(s, out, o, 0)
+		})
+	}
+}
+
+// patchCore2: the vector loop of patchCore2AVX.
+func patchCore2() {
+	one := ConstData("one64", F64(1))
+	TEXT("patchCore2Asm", NOSPLIT, "func(r0, r1, r2, r3 []float64, kn int, acc *[8][4]float64)")
+	Pragma("noescape")
+	Doc("patchCore2Asm runs k = 0 … kn−1 of the vector loop of patchCore2 (see",
+		"kernels_amd64.go) and stores its eight sums a0, a1, a2, ae, b0, b1, b2, be",
+		"into acc.")
+	r0, r1, r2, r3 := base("r0"), base("r1"), base("r2"), base("r3")
+	accp := ptr("acc")
+	n := count("kn", false)
+	var sums [8]VecVirtual
+	for i := range sums {
+		sums[i] = YMM()
+		VXORPD(sums[i], sums[i], sums[i])
+	}
+	ones := bcast(one)
+	off := GP64()
+	XORQ(off, off)
+	SHLQ(Imm(3), n)
+	Label("patchCore2_loop")
+	CMPQ(off, n)
+	JAE(LabelRef("patchCore2_done"))
+	va := bcast(r0.Idx(off, 1).Offset(16)) // c_a[k] = r0[2+k]
+	vb := bcast(r1.Idx(off, 1).Offset(16)) // c_b[k] = r1[2+k]
+	x2 := ld(r2, off, 0)
+	acc := func(i int, v, x VecVirtual) {
+		VADDPD(mul(v, x), sums[i], sums[i])
+	}
+	acc(0, va, ld(r0, off, 2))
+	acc(1, va, ld(r1, off, 0))
+	acc(2, va, x2)
+	ea := ld(r1, off, 4)
+	VBLENDPD(Imm(0b0010), ld(r2, off, 3), ea, ea) // (r1[k+4], r2[k+4], ·, ·)
+	VBLENDPD(Imm(0b1100), ones, ea, ea)           // (r1[k+4], r2[k+4], 1, 1)
+	acc(3, va, ea)
+	acc(4, vb, ld(r1, off, 2))
+	acc(5, vb, x2)
+	acc(6, vb, ld(r3, off, 0))
+	eb := ld(r2, off, 4)
+	VBLENDPD(Imm(0b0010), ld(r3, off, 3), eb, eb)
+	VBLENDPD(Imm(0b1100), ones, eb, eb)
+	acc(7, vb, eb)
+	ADDQ(Imm(8), off)
+	JMP(LabelRef("patchCore2_loop"))
+	Label("patchCore2_done")
+	for i := range sums {
+		VMOVUPD(sums[i], accp.Offset(32*i))
+	}
+	VZEROUPPER()
+	RET()
+}
+
+// blockProducts: the vector loop of blockProductsAVX.
+func blockProducts() {
+	TEXT("blockProductsAsm", NOSPLIT, "func(pn, pd, g, sv, planes []float64, tab *[232]float64)")
+	Pragma("noescape")
+	Doc("blockProductsAsm is the vector loop of blockProductsAVX (kernels_amd64.go)",
+		"for len(pn), a multiple of 4, blocks: planes holds the nine planes of block",
+		"samples, tab the upper triangle of Cu⁻¹ (45 entries), λ (9), 1, 9 and σn²,",
+		"each broadcast to 4 lanes.")
+	pn, pd, g, sv, pl, tp := base("pn"), base("pd"), base("g"), base("sv"), base("planes"), ptr("tab")
+	n := count("pn", true)
+	stride := GP64() // bytes between planes
+	MOVQ(n, stride)
+	SHLQ(Imm(3), stride)
+	T := func(i int) Mem { return tp.Offset(32 * i) }
+	const iOne, iNine, iSig = 54, 55, 56
+	loop("blockProducts", n, 4, func(o GPVirtual) {
+		// Plane i of block vector o: pl + o + i·stride; p walks the planes.
+		p := GP64()
+		MOVQ(pl.Base, p)
+		ADDQ(o, p)
+		var v [9]VecVirtual
+		for i := range v {
+			v[i] = YMM()
+			VMOVUPD(Mem{Base: p}, v[i])
+			if i < 8 {
+				ADDQ(stride, p)
+			}
+		}
+		// yᵀ·Cu⁻¹·y row by row, in the scalar kernel's order.
+		var q VecVirtual
+		t := 0
+		for i := range 9 {
+			r := mul(v[i], T(t))
+			t++
+			for j := i + 1; j < 9; j++ {
+				r = add(r, mul(v[j], T(t)))
+				t++
+			}
+			r = mul(r, v[i])
+			if i == 0 {
+				z := YMM()
+				VXORPD(z, z, z)
+				q = add(z, r) // 0 + x: −0 becomes +0 as in the scalar sum
+			} else {
+				q = add(q, r)
+			}
+		}
+		s := div(q, T(iNine))
+		gv := ld(g, o, 0)
+		gn := div(mul(mul(gv, gv), s), add(ld(sv, o, 0), T(iSig)))
+		sd := div(s, T(iSig))
+		one := bcast(tp.Offset(32 * iOne))
+		f := func(a VecVirtual, j int) VecVirtual { return add(one, mul(a, T(45+j))) }
+		for k, a := range []VecVirtual{gn, sd} {
+			p := mul(f(a, 0), f(a, 1))
+			p = mul(p, f(a, 2))
+			p = mul(p, f(a, 3))
+			p = mul(p, f(a, 4))
+			r := mul(f(a, 5), f(a, 6))
+			r = mul(r, f(a, 7))
+			r = mul(r, f(a, 8))
+			st(mul(p, r), []Mem{pn, pd}[k], o, 0)
+		}
+	})
+}
+
+// transpose4 returns the columns of the 4×4 matrix with rows a, b, c, d.
+func transpose4(a, b, c, d VecVirtual) (VecVirtual, VecVirtual, VecVirtual, VecVirtual) {
+	t0, t1, t2, t3 := YMM(), YMM(), YMM(), YMM()
+	VUNPCKLPD(b, a, t0) // a0 b0 a2 b2
+	VUNPCKHPD(b, a, t1) // a1 b1 a3 b3
+	VUNPCKLPD(d, c, t2) // c0 d0 c2 d2
+	VUNPCKHPD(d, c, t3) // c1 d1 c3 d3
+	c0, c1, c2, c3 := YMM(), YMM(), YMM(), YMM()
+	VPERM2F128(Imm(0x20), t2, t0, c0)
+	VPERM2F128(Imm(0x20), t3, t1, c1)
+	VPERM2F128(Imm(0x31), t2, t0, c2)
+	VPERM2F128(Imm(0x31), t3, t1, c3)
+	return c0, c1, c2, c3
+}
+
+// windowRows: the three vector loops of windowRowsAVX.
+func windowRows() {
+	TEXT("transposeRowsAsm", NOSPLIT, "func(dst, src []float64, stride, n int)")
+	Pragma("noescape")
+	Doc("transposeRowsAsm writes src[i·stride + j] into dst[4j + i] for i < 4 and",
+		"j < n, a multiple of 4.")
+	{
+		dst, src := base("dst"), base("src")
+		stride := count("stride", false)
+		SHLQ(Imm(3), stride)
+		var rr [4]Mem
+		rr[0] = src
+		for i := 1; i < 4; i++ {
+			rr[i] = Mem{Base: GP64()}
+			MOVQ(rr[i-1].Base, rr[i].Base)
+			ADDQ(stride, rr[i].Base)
+		}
+		d := GP64()
+		MOVQ(dst.Base, d)
+		n := count("n", false)
+		loop("transposeRows", n, 4, func(o GPVirtual) {
+			c0, c1, c2, c3 := transpose4(ld(rr[0], o, 0), ld(rr[1], o, 0), ld(rr[2], o, 0), ld(rr[3], o, 0))
+			for i, c := range []VecVirtual{c0, c1, c2, c3} {
+				VMOVUPD(c, Mem{Base: d}.Offset(32*i))
+			}
+			ADDQ(Imm(128), d)
+		})
+	}
+
+	for _, two := range []bool{false, true} {
+		name := map[bool]string{false: "prefix3Asm", true: "prefix2Asm"}[two]
+		TEXT(name, NOSPLIT, "func(p3, p2, xt, yt []float64, t int)")
+		Pragma("noescape")
+		if two {
+			Doc("prefix2Asm is the prefix loop of windowRowsAVX with two = true for",
+				"3t+2 columns: it writes the five prefixes of four rows at columns 3t′",
+				"(p3) and 3t′+2 (p2).")
+		} else {
+			Doc("prefix3Asm is the prefix loop of windowRowsAVX with two = false for",
+				"3t columns: it writes the five prefixes of four rows at columns 3t′ (p3).")
+		}
+		p3, p2, xt, yt := base("p3"), base("p2"), base("xt"), base("yt")
+		_ = p2
+		t := count("t", false)
+		var s [5]VecVirtual
+		for i := range s {
+			s[i] = YMM()
+			VXORPD(s[i], s[i], s[i])
+		}
+		store := func(P Mem) {
+			for i := range s {
+				VMOVUPD(s[i], P.Offset(32*i))
+			}
+		}
+		store(p3)
+		ADDQ(Imm(160), p3.Base)
+		step := func() { // one column j: X = xt[4j:], Y = yt[4j:]
+			X, Y := YMM(), YMM()
+			VMOVUPD(xt, X)
+			VMOVUPD(yt, Y)
+			VADDPD(X, s[0], s[0])
+			VADDPD(Y, s[1], s[1])
+			VADDPD(mul(X, X), s[2], s[2])
+			VADDPD(mul(Y, Y), s[3], s[3])
+			VADDPD(mul(X, Y), s[4], s[4])
+			ADDQ(Imm(32), xt.Base)
+			ADDQ(Imm(32), yt.Base)
+		}
+		Label(name + "_loop")
+		TESTQ(t, t)
+		JZ(LabelRef(name + "_tail"))
+		step()
+		step()
+		if two {
+			store(p2)
+			ADDQ(Imm(160), p2.Base)
+		}
+		step()
+		store(p3)
+		ADDQ(Imm(160), p3.Base)
+		DECQ(t)
+		JMP(LabelRef(name + "_loop"))
+		Label(name + "_tail")
+		if two {
+			step()
+			step()
+			store(p2)
+		}
+		VZEROUPPER()
+		RET()
+	}
+
+	TEXT("vertAcc4Asm", NOSPLIT, "func(vert []float64, e5 int, hi, lo []float64, n int)")
+	Pragma("noescape")
+	Doc("vertAcc4Asm is the last loop of windowRowsAVX for entries e < n, a",
+		"multiple of 4: with prev = vert[:e5] and cur_i = vert[(i+1)·e5:], it adds",
+		"the window row sums hi[4e+i] − lo[4e+i] of rows i = 0…3 to the running",
+		"vertical prefix.")
+	{
+		vert := base("vert")
+		e5 := count("e5", false)
+		SHLQ(Imm(3), e5)
+		var cur [5]Mem
+		cur[0] = vert
+		for i := 1; i < 5; i++ {
+			cur[i] = Mem{Base: GP64()}
+			MOVQ(cur[i-1].Base, cur[i].Base)
+			ADDQ(e5, cur[i].Base)
+		}
+		hi, lo := base("hi"), base("lo")
+		n := count("n", false)
+		loop("vertAcc4", n, 4, func(o GPVirtual) {
+			// hi and lo are read at four times the offset.
+			var d [4]VecVirtual
+			for i := range d {
+				h, l := YMM(), YMM()
+				VMOVUPD(Mem{Base: hi.Base}.Offset(32*i), h)
+				VMOVUPD(Mem{Base: lo.Base}.Offset(32*i), l)
+				d[i] = sub(h, l)
+			}
+			ADDQ(Imm(128), hi.Base)
+			ADDQ(Imm(128), lo.Base)
+			r0, r1, r2, r3 := transpose4(d[0], d[1], d[2], d[3])
+			v := add(ld(cur[0], o, 0), r0)
+			st(v, cur[1], o, 0)
+			v = add(v, r1)
+			st(v, cur[2], o, 0)
+			v = add(v, r2)
+			st(v, cur[3], o, 0)
+			v = add(v, r3)
+			st(v, cur[4], o, 0)
+		})
+	}
+}
+
+// Comparison predicates of VCMPPD.
+const (
+	cmpLT    = 0x01 // a < b, false for NaN
+	cmpLE    = 0x02 // a ≤ b, false for NaN
+	cmpNLEUQ = 0x16 // !(a ≤ b): a > b or NaN
+)
+
+func cmp(pred uint64, a, b Op) VecVirtual { m := YMM(); VCMPPD(Imm(pred), b, a, m); return m }
+
+func or(a, b Op) VecVirtual { d := YMM(); VORPD(b, a, d); return d }
+
+// merge returns a where m is set, b elsewhere (lane by lane).
+func merge(a, b, m Op) VecVirtual { d := YMM(); VBLENDVPD(m, a, b, d); return d }
+
+// max0 is Go's max(x, 0) lane by lane: NaN stays NaN, −0 and negative
+// values become +0 (x where x > 0 or NaN, else all bits clear).
+func max0(x VecVirtual) VecVirtual {
+	z := YMM()
+	VXORPD(z, z, z)
+	d := YMM()
+	VANDPD(cmp(cmpNLEUQ, x, z), x, d)
+	return d
+}
+
+// channelBlocks: the vector loop of channelBlocksAVX.
+func channelBlocks() {
+	for _, variant := range []string{"Py", "Vec", "VecStrict"} {
+		name := "channelBlocks" + variant + "Asm"
+		TEXT(name, NOSPLIT, "func(gs, svs, planes []float64, c *[2]float64)")
+		Pragma("noescape")
+		Doc(name+" is the vector loop of channelBlocksAVX (kernels_amd64.go) for",
+			"len(gs), a multiple of 4, blocks "+map[string]string{
+				"Py":        "with vifvec = false",
+				"Vec":       "with vifvec = true, strictClamp = false",
+				"VecStrict": "with vifvec = true, strictClamp = true",
+			}[variant]+": planes holds the five",
+			"window sums, one quantity per plane, c the window size ww and tol.")
+		gs, svs, pl, cp := base("gs"), base("svs"), base("planes"), ptr("c")
+		n := count("gs", true)
+		stride := GP64()
+		MOVQ(n, stride)
+		SHLQ(Imm(3), stride)
+		W, tol := bcast(cp), bcast(cp.Offset(8))
+		z := YMM()
+		VXORPD(z, z, z)
+		loop(name, n, 4, func(o GPVirtual) {
+			p := GP64()
+			MOVQ(pl.Base, p)
+			ADDQ(o, p)
+			var q [5]VecVirtual
+			for i := range q {
+				q[i] = YMM()
+				VMOVUPD(Mem{Base: p}, q[i])
+				if i < 4 {
+					ADDQ(stride, p)
+				}
+			}
+			sx, sy, sxx, syy, sxy := q[0], q[1], q[2], q[3], q[4]
+			muX, muY := div(sx, W), div(sy, W)
+			var g, sv, vy VecVirtual
+			if variant != "Py" {
+				cov := sub(sxy, mul(mul(W, muX), muY))
+				ssX := max0(sub(sxx, mul(mul(W, muX), muX)))
+				ssY := max0(sub(syy, mul(mul(W, muY), muY)))
+				g = div(cov, add(ssX, tol))
+				sv = div(sub(ssY, mul(g, cov)), W)
+				m := cmp(cmpLT, ssX, tol)
+				g, sv = merge(z, g, m), merge(ssY, sv, m)
+				vy = ssY
+			} else {
+				varX := sub(div(sxx, W), mul(muX, muX))
+				varY := sub(div(syy, W), mul(muY, muY))
+				cov := sub(div(sxy, W), mul(muX, muY))
+				cov = merge(z, cov, or(cmp(cmpLT, varX, z), cmp(cmpLT, varY, z)))
+				varX, varY = max0(varX), max0(varY)
+				g = div(cov, add(varX, tol))
+				sv = sub(varY, mul(g, cov))
+				m := cmp(cmpLT, varX, tol)
+				g, sv = merge(z, g, m), merge(varY, sv, m)
+				vy = varY
+			}
+			m := cmp(cmpLT, vy, tol)
+			g, sv = merge(z, g, m), merge(z, sv, m)
+			m = cmp(cmpLT, g, z)
+			g, sv = merge(z, g, m), merge(vy, sv, m)
+			if variant == "Vec" {
+				m = cmp(cmpLE, sv, tol)
+			} else {
+				m = cmp(cmpLT, sv, tol)
+			}
+			sv = merge(tol, sv, m)
+			st(g, gs, o, 0)
+			st(sv, svs, o, 0)
+		})
+	}
+}
+
+// pixelFactors: the vector loop of pixelFactorsRowAVX.
+func pixelFactors() {
+	TEXT("pixelFactorsAsm", NOSPLIT, "func(a, b, d []float64, c *[6]float64)")
+	Pragma("noescape")
+	Doc("pixelFactorsAsm is pixelFactorsRowGo for len(a), a multiple of 4, windows:",
+		"both branches of pixelFactors are computed and blended; c holds 1, 0.5,",
+		"the tolerance, σn², 1/σn² and the bits of the sign-clearing mask.")
+	a, b, d, cp := base("a"), base("b"), base("d"), ptr("c")
+	one, half, tol := bcast(cp), bcast(cp.Offset(8)), bcast(cp.Offset(16))
+	sn, isn, noSign := bcast(cp.Offset(24)), bcast(cp.Offset(32)), bcast(cp.Offset(40))
+	z := YMM()
+	VXORPD(z, z, z)
+	n := count("a", true)
+	loop("pixelFactors", n, 4, func(o GPVirtual) {
+		vx, vy, cov := ld(a, o, 0), ld(b, o, 0), ld(d, o, 0)
+		tiny := cmp(cmpLT, vx, tol)
+		small := or(tiny, cmp(cmpLT, vy, tol))
+		fden := add(one, mul(merge(z, vx, tiny), isn))
+		dd := add(vx, tol)
+		abs := YMM()
+		VANDPD(noSign, cov, abs)
+		c := mul(add(cov, abs), half)
+		t := sub(mul(dd, vy), mul(cov, cov))
+		td := mul(tol, dd)
+		t = merge(td, t, cmp(cmpLT, t, td))
+		bb := mul(dd, add(t, mul(sn, dd)))
+		aa := add(bb, mul(mul(c, c), vx))
+		st(merge(one, aa, small), a, o, 0)
+		st(merge(one, bb, small), b, o, 0)
+		st(fden, d, o, 0)
+	})
+}

@@ -1,0 +1,81 @@
+// Command testset writes the AVX assembly of package testset
+// (testset/to8_amd64.s) and its Go declaration (testset/to8_amd64_decl.go)
+// with avo (github.com/mmcloughlin/avo). Regenerate with
+//
+//	go generate ./testset
+//
+// (see the go:generate line in testset/to8_amd64.go), which runs
+//
+//	go -C internal/asmgen run ./testset -out ../../testset/to8_amd64.s -stubs ../../testset/to8_amd64_decl.go -pkg testset
+//
+// and commit both generated files.
+package main
+
+import (
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+)
+
+func main() {
+	ConstraintExpr("amd64,!purego")
+	// Byte shuffle taking the low three bytes of four 32-bit lanes to 12
+	// consecutive bytes, zeroing the last four.
+	shuf := GLOBL("to8shuf", RODATA|NOPTR)
+	DATA(0, U64(0x0908060504020100))
+	DATA(8, U64(0x808080800e0d0c0a))
+
+	TEXT("to8RGBAsm", NOSPLIT, "func(dst []byte, r, g, b []float32, c *[2]float64, k int)")
+	Pragma("noescape")
+	Doc("to8RGBAsm is to8RGBGo for the first 4k pixels, four at a time: per sample",
+		"f = float64(v)·255 + c[1] (0.5 to round, 0 to truncate), +0 unless f > 0",
+		"(NaN included), at most c[0] = 255, truncated; the three channels are",
+		"interleaved into 12 bytes by a shuffle and stored with a 16-byte store, so",
+		"dst must hold 12k + 4 bytes.")
+	dst := Mem{Base: Load(Param("dst").Base(), GP64())}
+	var ch [3]Mem
+	for i, name := range []string{"r", "g", "b"} {
+		ch[i] = Mem{Base: Load(Param(name).Base(), GP64())}
+	}
+	cp := Mem{Base: Load(Param("c"), GP64())}
+	k := Load(Param("k"), GP64())
+	c255, add := YMM(), YMM()
+	VBROADCASTSD(cp, c255)
+	VBROADCASTSD(cp.Offset(8), add)
+	z := YMM()
+	VXORPD(z, z, z)
+	sh := XMM()
+	VMOVDQU(shuf, sh)
+	off := GP64() // float offset in bytes; dst advances by 12 per group
+	XORQ(off, off)
+	Label("to8_loop")
+	TESTQ(k, k)
+	JZ(LabelRef("to8_done"))
+	var q [3]VecVirtual
+	for i := range ch {
+		f := YMM()
+		VCVTPS2PD(ch[i].Idx(off, 1), f)
+		VMULPD(c255, f, f)
+		VADDPD(add, f, f)
+		m := YMM()
+		VCMPPD(Imm(0x01), f, z, m) // 0 < f, false for NaN
+		VANDPD(f, m, f)
+		VMINPD(c255, f, f)
+		q[i] = XMM()
+		VCVTTPD2DQY(f, q[i])
+	}
+	VPSLLD(Imm(8), q[1], q[1])
+	VPSLLD(Imm(16), q[2], q[2])
+	VPOR(q[1], q[0], q[0])
+	VPOR(q[2], q[0], q[0])
+	VPSHUFB(sh, q[0], q[0])
+	VMOVDQU(q[0], dst)
+	ADDQ(Imm(12), dst.Base)
+	ADDQ(Imm(16), off)
+	DECQ(k)
+	JMP(LabelRef("to8_loop"))
+	Label("to8_done")
+	VZEROUPPER()
+	RET()
+	Generate()
+}

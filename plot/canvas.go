@@ -105,7 +105,7 @@ func (p svgPainter) text(class, s string, x, y float64, a align, c rgb, bold boo
 	anchor := [...]string{"start", "middle", "end"}[a]
 	extra := ""
 	if bold {
-		extra = ` font-size="15" font-weight="bold"`
+		extra = fmt.Sprintf(` font-size="%d" font-weight="bold"`, TitleSize)
 	}
 	p.printf(`<text class="%s" x="%.1f" y="%.1f" text-anchor="%s" fill="%s"%s>%s</text>`+"\n",
 		class, x, y, anchor, svgColour(c), extra, esc(s))
@@ -120,7 +120,7 @@ func (p svgPainter) vtext(class, s string, x, y float64, c rgb) {
 // calls draw, and closes the document.
 func svgDocument(b *bufio.Writer, w, h int, draw func(painter)) error {
 	fmt.Fprintf(b, `<?xml version="1.0" encoding="UTF-8"?>`+"\n")
-	fmt.Fprintf(b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="Helvetica, Arial, sans-serif" font-size="12">`+"\n", w, h, w, h)
+	fmt.Fprintf(b, svgRoot, w, h, w, h, FontSize)
 	fmt.Fprintf(b, `<rect width="100%%" height="100%%" fill="white"/>`+"\n")
 	draw(svgPainter{b})
 	fmt.Fprintf(b, "</svg>\n")
@@ -132,6 +132,7 @@ func svgDocument(b *bufio.Writer, w, h int, draw func(painter)) error {
 // over their bounding box only.
 type pngPainter struct {
 	img   *image.RGBA
+	fonts *fontFaces
 	z     *vector.Rasterizer
 	paths [][]pt
 }
@@ -139,7 +140,7 @@ type pngPainter struct {
 func newPNGPainter(width, height int) *pngPainter {
 	img := image.NewRGBA(image.Rect(0, 0, width, height))
 	draw.Draw(img, img.Bounds(), image.White, image.Point{}, draw.Src)
-	return &pngPainter{img: img, z: vector.NewRasterizer(1, 1)}
+	return &pngPainter{img: img, z: vector.NewRasterizer(1, 1), fonts: newFontFaces()}
 }
 
 func (p *pngPainter) begin(string) {}
@@ -266,12 +267,12 @@ func (p *pngPainter) circle(_ string, x, y, r float64, c rgb, opacity float64, _
 	p.paint(c, opacity)
 }
 
-func (p *pngPainter) text(_, s string, x, y float64, a align, c rgb, _ bool) {
-	text(p.img, s, x, y, a, color.RGBA{c[0], c[1], c[2], 255})
+func (p *pngPainter) text(_, s string, x, y float64, a align, c rgb, bold bool) {
+	p.fonts.drawText(p.img, s, x, y, a, color.RGBA{c[0], c[1], c[2], 255}, bold)
 }
 
 func (p *pngPainter) vtext(_, s string, x, y float64, c rgb) {
-	verticalText(p.img, s, x, y, color.RGBA{c[0], c[1], c[2], 255})
+	p.fonts.drawVerticalText(p.img, s, x, y, color.RGBA{c[0], c[1], c[2], 255})
 }
 
 // checkPNGSize reports whether width×height is within the PNG limits.

@@ -84,11 +84,7 @@ type heatLayout struct {
 
 func newHeatLayout(h HeatMap, w, ht int) heatLayout {
 	l := heatLayout{h: h, w: float64(w), ht: float64(ht)}
-	names := 0
-	for _, r := range h.Rows {
-		names = max(names, len(pngText(r)))
-	}
-	l.left = float64(names)*charW + 30
+	l.left = maxTextWidth(h.Rows...) + 30
 	l.barX = l.w - 70
 	l.right = l.barX - 20
 	l.top = 36
@@ -169,11 +165,7 @@ func HeatMapSVG(w io.Writer, h HeatMap) error {
 	if err := h.Validate(); err != nil {
 		return err
 	}
-	names := 0
-	for _, r := range h.Rows {
-		names = max(names, len([]rune(r)))
-	}
-	wd, ht := SVGWidth+names*charW, 80+36*len(h.Rows)
+	wd, ht := SVGWidth+int(maxTextWidth(h.Rows...)), 80+36*len(h.Rows)
 	return svgDocument(bufio.NewWriter(w), wd, ht, newHeatLayout(h, wd, ht).draw)
 }
 

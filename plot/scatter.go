@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image/png"
 	"io"
+	"math"
 	"slices"
 )
 
@@ -145,9 +146,9 @@ func (l scatterLayout) draw(p painter) {
 	l.drawAxes(p, c.XLabel, c.YLabel)
 	p.begin("legend")
 	for i, s := range l.series {
-		y := l.top + 8 + 20*float64(i)
-		p.circle("legend-marker", l.legendX+15, y, 5, l.styles[i].colour, 0.8, "")
-		p.text("legend-label", s, l.legendX+36, y+4, alignLeft, black, false)
+		x, y := l.legendAt(i)
+		p.circle("legend-marker", x+15, y, 5, l.styles[i].colour, 0.8, "")
+		p.text("legend-label", s, x+38, y+4.5, alignLeft, black, false)
 	}
 	p.end()
 }
@@ -160,11 +161,8 @@ func ScatterSVG(w io.Writer, c ScatterChart) error {
 	if err := c.Validate(); err != nil {
 		return err
 	}
-	names := 0
-	for _, s := range c.series() {
-		names = max(names, len([]rune(s)))
-	}
-	wd, ht := SVGWidth+names*charW+58, max(SVGHeight+40, 60+20*len(c.series()))
+	_, _, legendH := legendGeometry(SVGWidth, c.series())
+	wd, ht := SVGWidth, SVGHeight+int(math.Ceil(legendH))
 	return svgDocument(bufio.NewWriter(w), wd, ht, newScatterLayout(c, wd, ht).draw)
 }
 

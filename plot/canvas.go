@@ -56,7 +56,7 @@ func svgPoints(pts []pt) string {
 		if i > 0 {
 			b.WriteByte(' ')
 		}
-		fmt.Fprintf(&b, "%.2f,%.2f", q.x, q.y)
+		fmt.Fprintf(&b, "%.1f,%.1f", q.x, q.y)
 	}
 	return b.String()
 }
@@ -97,7 +97,7 @@ func (p svgPainter) rect(class string, x0, y0, x1, y1 float64, c rgb, opacity fl
 }
 
 func (p svgPainter) circle(class string, x, y, r float64, c rgb, opacity float64, tip string) {
-	p.printf(`<circle class="%s" cx="%.2f" cy="%.2f" r="%.2f" fill="%s" fill-opacity="%s">%s</circle>`+"\n",
+	p.printf(`<circle class="%s" cx="%.1f" cy="%.1f" r="%.1f" fill="%s" fill-opacity="%s">%s</circle>`+"\n",
 		class, x, y, r, svgColour(c), formatTick(opacity), svgTip(tip))
 }
 

@@ -492,7 +492,7 @@ func (l curveLayout) drawAxes(p painter, xLabel, yLabel string) {
 	}
 	p.end()
 	if xLabel != "" {
-		p.text("x-label", xLabel, (l.left+l.right)/2, l.h-8, alignCentre, black, false)
+		p.text("x-label", xLabel, (l.left+l.right)/2, l.bot+38, alignCentre, black, false)
 	}
 	if yLabel != "" {
 		p.vtext("y-label", yLabel, 4, (l.top+l.bot)/2, black)

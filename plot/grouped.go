@@ -24,8 +24,9 @@ type GroupedSeries struct {
 }
 
 // GroupedChart is a horizontal grouped bar chart: for each category (e.g.
-// a corruption) one row of bars, one bar per series (e.g. a model) in a
-// colour of its own, as the VCR study's HMRI and MRSI figures for many
+// a corruption) one row of bars, one bar per series (e.g. a model) in the
+// series' order and a colour of its own (series of one Group: shades of
+// the group's colour), as the VCR study's HMRI and MRSI figures for many
 // models. Its size grows with categories × series; its number does not.
 type GroupedChart struct {
 	// Title is drawn on top, XLabel under the value axis.
@@ -97,6 +98,20 @@ func newGroupedLayout(c GroupedChart, w, h int) groupedLayout {
 		labels = append(labels, s.Name)
 	}
 	l.styles = styles(human, nm, gr)
+	// Bars cannot be dashed: the members of a family get shades of its
+	// colour, from the full colour to 60% of the way to white.
+	count, idx := map[string]int{}, make([]int, len(c.Series))
+	for i, s := range c.Series {
+		if s.Group != "" && !s.Human {
+			idx[i] = count[s.Group]
+			count[s.Group]++
+		}
+	}
+	for i, s := range c.Series {
+		if n := count[s.Group]; s.Group != "" && !s.Human && n > 1 {
+			l.styles[i].colour = tint(l.styles[i].colour, 0.6*float64(idx[i])/float64(n-1))
+		}
+	}
 	var legendH float64
 	l.legend.legendColW, l.legend.legendCols, legendH = legendGeometry(l.w, labels)
 	l.legend.legendTop = l.h - legendH
@@ -105,6 +120,12 @@ func newGroupedLayout(c GroupedChart, w, h int) groupedLayout {
 	l.top = 36
 	l.bot = l.legend.legendTop - 44
 	return l
+}
+
+// tint mixes c the fraction f of the way towards white.
+func tint(c rgb, f float64) rgb {
+	m := func(v uint8) uint8 { return uint8(math.Round(float64(v) + (255-float64(v))*f)) }
+	return rgb{m(c[0]), m(c[1]), m(c[2])}
 }
 
 func (l groupedLayout) x(v float64) float64 {

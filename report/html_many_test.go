@@ -1,0 +1,140 @@
+package report
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/vcr-bench/vcr/internal/atomicfile"
+	"github.com/vcr-bench/vcr/robustness"
+)
+
+// manyAnalysis simulates models × corruptions: each model's accuracy
+// falls with Δv at its own rate, the humans' (one curve per corruption)
+// more slowly; every model is compared with the humans.
+func manyAnalysis(t *testing.T, models, corruptions int) *Analysis {
+	t.Helper()
+	a := &Analysis{Human: "simulated humans", VIFMethod: "vcr-py", HumanVIFMethod: "vcr-py",
+		Bins: robustness.DefaultBins, MinPerBin: robustness.DefaultMinCount, Seed: 1, Families: map[string]string{}}
+	for c := range corruptions {
+		corr := fmt.Sprintf("corruption_%02d", c)
+		h := fit(t, series("human", corr, true, 0.95, 0.5, 800, uint64(1000+c)), 0)
+		a.Humans = append(a.Humans, h)
+		for m := range models {
+			name := fmt.Sprintf("model-%02d", m)
+			e := fit(t, series(name, corr, false, 0.8+0.01*float64(m%10), 0.3+0.03*float64(m), 600, uint64(m*100+c)), 0)
+			cmp, err := robustness.Compare(e, h, robustness.CompareOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			a.Models = append(a.Models, e)
+			a.Comparisons = append(a.Comparisons, cmp)
+		}
+	}
+	for m := range models {
+		a.Families[fmt.Sprintf("model-%02d", m)] = []string{"cnn", "vit", "mlp"}[m%3]
+	}
+	return a
+}
+
+// writeAnalysis writes what 'vcr analyze' writes for the report into dir:
+// summary.json, curves.csv and bins.csv.
+func writeAnalysis(t *testing.T, a *Analysis, dir string) {
+	t.Helper()
+	os.MkdirAll(dir, 0o755)
+	if err := atomicfile.Write(filepath.Join(dir, "summary.json"), a.WriteJSON); err != nil {
+		t.Fatal(err)
+	}
+	if err := atomicfile.Write(filepath.Join(dir, CurvesFile), a.WriteCurvesCSV); err != nil {
+		t.Fatal(err)
+	}
+	if err := atomicfile.Write(filepath.Join(dir, BinsFile), a.WriteBinsCSV); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// keep, when set, is a folder the many-model test copies its reports to
+// (to look at them: go test ./report -run ManyModels -keep /tmp/r).
+var keep = flag.String("keep", "", "copy the reports of TestWriteHTMLManyModels into this `folder`")
+
+var (
+	chartImg       = regexp.MustCompile(`<img class="chart"`)
+	leaderboardRow = regexp.MustCompile(`<tr><td><a href="#model-`)
+)
+
+// TestWriteHTMLManyModels is the contract of a many-model report: the
+// number of charts depends on the corruptions only (a curve chart per
+// corruption and property, a coverage histogram per corruption, a grouped
+// chart per HMRI/MRSI measure: 3·corruptions + 4), the leaderboard has
+// one row per model, the page stays small, and one analysis of every
+// model gives the same charts as one analysis folder per model.
+func TestWriteHTMLManyModels(t *testing.T) {
+	for _, tc := range []struct{ models, corruptions int }{{3, 6}, {12, 6}, {20, 15}} {
+		t.Run(fmt.Sprintf("%dx%d", tc.models, tc.corruptions), func(t *testing.T) {
+			if testing.Short() && tc.models > 12 {
+				t.Skip("20 × 15 fits take a while")
+			}
+			a := manyAnalysis(t, tc.models, tc.corruptions)
+			dir := t.TempDir()
+			writeAnalysis(t, a, filepath.Join(dir, "analysis"))
+			out := filepath.Join(t.TempDir(), "r.html")
+			if err := WriteHTML(out, dir); err != nil {
+				t.Fatal(err)
+			}
+			page, _ := os.ReadFile(out)
+			doc := parseHTML(t, page)
+			if got, want := len(chartImg.FindAll(page, -1)), 3*tc.corruptions+4; got != want {
+				t.Errorf("%d charts, want %d (3 per corruption + 4 grouped)", got, want)
+			}
+			if got := len(leaderboardRow.FindAll(page, -1)); got != tc.models {
+				t.Errorf("%d leaderboard rows, want %d", got, tc.models)
+			}
+			if got := strings.Count(string(page), `<details id="model-`); got != tc.models {
+				t.Errorf("%d per-model sections, want %d", got, tc.models)
+			}
+			for _, s := range []string{"leaderboard", "curves", "human", "models", "coverage"} {
+				if !doc.hasSection(s) {
+					t.Errorf("no section %q", s)
+				}
+			}
+			if len(page) > 3<<20 {
+				t.Errorf("report is %d bytes, want under 3 MB", len(page))
+			}
+			if *keep != "" {
+				os.MkdirAll(*keep, 0o755)
+				os.WriteFile(filepath.Join(*keep, fmt.Sprintf("many-%dx%d.html", tc.models, tc.corruptions)), page, 0o644)
+			}
+			t.Logf("%d models × %d corruptions: %d bytes, %d charts", tc.models, tc.corruptions, len(page), len(chartImg.FindAll(page, -1)))
+
+			// The same models, one analysis folder each.
+			split := t.TempDir()
+			for m := range tc.models {
+				name := fmt.Sprintf("model-%02d", m)
+				b := *a
+				b.Models, b.Comparisons = nil, nil
+				for i, e := range a.Models {
+					if e.Subject == name {
+						b.Models = append(b.Models, e)
+						b.Comparisons = append(b.Comparisons, a.Comparisons[i])
+					}
+				}
+				writeAnalysis(t, &b, filepath.Join(split, name))
+			}
+			out2 := filepath.Join(t.TempDir(), "r2.html")
+			if err := WriteHTML(out2, split); err != nil {
+				t.Fatal(err)
+			}
+			page2, _ := os.ReadFile(out2)
+			if got, want := len(chartImg.FindAll(page2, -1)), 3*tc.corruptions+4; got != want {
+				t.Errorf("one folder per model: %d charts, want %d", got, want)
+			}
+			if got := len(leaderboardRow.FindAll(page2, -1)); got != tc.models {
+				t.Errorf("one folder per model: %d leaderboard rows, want %d", got, tc.models)
+			}
+		})
+	}
+}

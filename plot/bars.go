@@ -197,14 +197,15 @@ func BarsSVG(w io.Writer, c BarChart) error {
 }
 
 // BarsSize returns the size in pixels BarsSVG draws c at: SVGWidth wide,
-// more for long names, and barRow = 24 px high per bar plus 80 px. BarsPNG
+// more for long names, and barRow = 24 px high per bar plus 80 px (at
+// least MinPNGHeight). BarsPNG
 // at this size draws the same picture.
 func BarsSize(c BarChart) (width, height int) {
 	names := 0.0
 	for _, b := range c.Bars {
 		names = max(names, textWidth(b.Name, false))
 	}
-	return SVGWidth + max(0, int(names)-140), 80 + barRow*len(c.Bars)
+	return SVGWidth + max(0, int(names)-140), max(MinPNGHeight, 80+barRow*len(c.Bars))
 }
 
 // BarsPNG draws c into a width×height PNG: the same chart as BarsSVG. It

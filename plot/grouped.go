@@ -118,7 +118,7 @@ func newGroupedLayout(c GroupedChart, w, h int) groupedLayout {
 	l.left = maxTextWidth(c.Categories...) + 18
 	l.right = l.w - 24
 	l.top = 36
-	l.bot = l.legend.legendTop - 44
+	l.bot = l.legend.legendTop - 48
 	return l
 }
 
@@ -223,8 +223,9 @@ func GroupedSize(c GroupedChart) (width, height int) {
 	}
 	width = SVGWidth + max(0, int(maxTextWidth(c.Categories...))-160)
 	_, _, legendH := legendGeometry(float64(width), labels)
-	plotH := len(c.Categories) * (len(c.Series)*groupedBar + groupedGap)
-	return width, 36 + max(plotH, 120) + 44 + int(math.Ceil(legendH))
+	// At least 16 px per category: one or two series get thicker bars.
+	plotH := len(c.Categories) * (max(len(c.Series)*groupedBar, 16) + groupedGap)
+	return width, max(MinPNGHeight, 36+plotH+48+int(math.Ceil(legendH)))
 }
 
 // GroupedSVG writes c as a standalone SVG document: per category a row of

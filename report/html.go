@@ -146,6 +146,7 @@ func (p *page) kv(v any) {
 		}
 	}
 	walk("", v)
+	slices.SortStableFunc(rows, func(a, b [2]string) int { return strings.Compare(keyLabel(a[0]), keyLabel(b[0])) })
 	p.s("<table class=\"kv\">\n")
 	for _, r := range rows {
 		p.f("<tr><th title=\"%s\">%s</th><td>%s</td></tr>\n", esc(r[0]), esc(keyLabel(r[0])), esc(r[1]))
@@ -799,7 +800,7 @@ func (f *found) renderExamples(p *page, b *board) bool {
 		return false
 	}
 	p.section("examples", sectionTitles["examples"])
-	p.f("<p class=\"note\">Per corruption, one source image of the test set (the one whose corrupted versions come nearest to Δv = %s, within 0.1) as Δv grows, with its corruption parameters; under it the accuracy of the humans and of each model at that Δv, read off their fitted accuracy curves (in italics where a curve is extrapolated).</p>\n", strings.Trim(fmt.Sprint(ExampleDV), "[]"))
+	p.f("<p class=\"note\">Per corruption, one source image of the test set (the one whose corrupted versions come nearest to Δv = %s, within 0.1) as Δv grows, with its corruption parameters; under it the accuracy of the humans and of each model at that Δv, read off their fitted accuracy curves (in italics where a curve is extrapolated).</p>\n", dvList(ExampleDV))
 	p.s(body.b.String())
 	p.end()
 	return true
@@ -856,6 +857,18 @@ func (b *board) strip(p *page, c string, ex []example) {
 		}
 	}
 	p.s("</tbody></table></div>\n")
+}
+
+// dvList writes levels as "0.2, 0.4, 0.6, 0.8 and 1".
+func dvList(levels []float64) string {
+	var s []string
+	for _, v := range levels {
+		s = append(s, strconv.FormatFloat(v, 'g', -1, 64))
+	}
+	if len(s) < 2 {
+		return strings.Join(s, "")
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
 }
 
 // interpolate returns y at x on the polyline (xs, ys), xs increasing,

@@ -319,7 +319,7 @@ func (b *board) renderLeaderboard(p *page) bool {
 		}
 		return 0
 	})
-	p.f("<p>%d models on %d corruptions. Each number is the mean over the model's corruptions (the count says how many); higher is more robust for R̂a, R̂p and HMRI (acc.: of accuracy, cons.: of prediction consistency), lower for mCE. Click a column's header to sort by it (again to reverse); the rows start sorted by mean R̂a.</p>\n", len(b.models), len(b.corruptions))
+	p.f("<p>%s on %s. Each number is the mean over the model's corruptions (the count says how many); higher is more robust for R̂a, R̂p and HMRI (acc.: of accuracy, cons.: of prediction consistency), lower for mCE. Click a column's header to sort by it (again to reverse); the rows start sorted by mean R̂a.</p>\n", plural(len(b.models), "model"), plural(len(b.corruptions), "corruption"))
 	p.s(`<div class="scroll"><table class="sortable leaderboard"><thead><tr><th>model</th><th>family</th><th>corruptions</th>`)
 	for _, m := range ms {
 		p.f("<th title=\"mean %s\">%s</th>", esc(m.words), esc(m.short))
@@ -444,7 +444,7 @@ func (b *board) groupedCharts(p *page) error {
 		if len(cats) == 0 {
 			continue
 		}
-		ch := plot.GroupedChart{Title: chartTitles[m.id], XLabel: m.head + " (0 to 1, higher = more)", Categories: cats}
+		ch := plot.GroupedChart{Title: chartTitles[m.id], XLabel: m.short + " (ratio of areas under the curves, 0–1)", Categories: cats}
 		for _, model := range b.models {
 			s := plot.GroupedSeries{Name: model, Group: b.families[model], CI95: make([]*plot.Interval, len(cats))}
 			any := false
@@ -468,7 +468,7 @@ func (b *board) groupedCharts(p *page) error {
 		if err := plot.GroupedSVG(&buf, ch); err != nil {
 			return fmt.Errorf("%s chart: %w", m.head, err)
 		}
-		figs = append(figs, fmt.Sprintf("<figure class=\"grouped\">%s<figcaption>%s per corruption and model; whiskers: 95%% bootstrap intervals; a model without a bar has no value there, a bar of zero length is 0.</figcaption></figure>\n",
+		figs = append(figs, fmt.Sprintf("<figure class=\"grouped\">%s<figcaption>%s. Whiskers: 95%% bootstrap intervals; no bar: no value.</figcaption></figure>\n",
 			svgImg(buf.Bytes(), m.words), esc(m.words)))
 	}
 	if len(figs) > 0 {
@@ -664,4 +664,12 @@ func (b *board) coverageCharts(f *found) ([]string, error) {
 		figs = append(figs, "<figure>"+svgImg(buf.Bytes(), "Δv histogram of "+c)+"</figure>\n")
 	}
 	return figs, nil
+}
+
+// plural writes n and the noun, with an s unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -12,12 +12,6 @@ import (
 	"github.com/vcr-bench/vcr/robustness"
 )
 
-// PNG sizes of the plots WritePlots draws.
-const (
-	CurvesPNGWidth, CurvesPNGHeight = 1000, 560
-	BarsPNGWidth                    = 900
-)
-
 // properties are the two curves of an estimate, in file-name order.
 var properties = []struct {
 	name, short string
@@ -122,7 +116,9 @@ func CoverageHistogram(title string, models []*robustness.Estimate, bins, minPer
 	return h, len(h.Series) > 0
 }
 
-// WritePlots writes the charts of a into dir and returns the files written:
+// WritePlots writes the charts of a into dir and returns the files written,
+// each as SVG and as a PNG of the same size (plot.CurvesSize,
+// plot.BarsSize, plot.SVGWidth × plot.SVGHeight):
 // for each corruption C and property P (accuracy, consistency)
 // curves_C_P.svg/.png (models and the humans they are compared with), with
 // humans hmri_C_P.svg/.png and mrsi_C_P.svg/.png, and coverage_C.svg/.png
@@ -177,7 +173,7 @@ func (a *Analysis) WritePlots(dir string) ([]string, error) {
 			ch := CurveChart(title, p.name, ests, a.Families)
 			if err := svgPNG("curves_"+fc+"_"+p.name,
 				func(w io.Writer) error { return plot.CurvesSVG(w, ch) },
-				func(w io.Writer) error { return plot.CurvesPNG(w, ch, CurvesPNGWidth, CurvesPNGHeight) }); err != nil {
+				func(w io.Writer) error { wd, ht := plot.CurvesSize(ch); return plot.CurvesPNG(w, ch, wd, ht) }); err != nil {
 				return files, err
 			}
 			if len(comps) == 0 {
@@ -188,10 +184,11 @@ func (a *Analysis) WritePlots(dir string) ([]string, error) {
 				if len(bc.Bars) == 0 {
 					continue
 				}
-				ht := max(plot.MinPNGHeight, 90+28*len(bc.Bars))
+				wd, ht := plot.BarsSize(bc)
+				ht = max(plot.MinPNGHeight, ht)
 				if err := svgPNG(strings.ToLower(metric)+"_"+fc+"_"+p.name,
 					func(w io.Writer) error { return plot.BarsSVG(w, bc) },
-					func(w io.Writer) error { return plot.BarsPNG(w, bc, BarsPNGWidth, ht) }); err != nil {
+					func(w io.Writer) error { return plot.BarsPNG(w, bc, wd, ht) }); err != nil {
 					return files, err
 				}
 			}
@@ -199,7 +196,7 @@ func (a *Analysis) WritePlots(dir string) ([]string, error) {
 		if h, ok := CoverageHistogram(corr+": Δv coverage ("+a.VIFMethod+")", models, a.Bins, a.MinPerBin); ok {
 			if err := svgPNG("coverage_"+fc,
 				func(w io.Writer) error { return plot.HistogramSVG(w, h) },
-				func(w io.Writer) error { return plot.HistogramPNG(w, h, 900, 420) }); err != nil {
+				func(w io.Writer) error { return plot.HistogramPNG(w, h, plot.SVGWidth, plot.SVGHeight) }); err != nil {
 				return files, err
 			}
 		}

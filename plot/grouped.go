@@ -170,7 +170,11 @@ func (l groupedLayout) draw(p painter) {
 			if ser.CI95 != nil && ser.CI95[k] != nil {
 				tip += fmt.Sprintf(" (95%% interval %.3f–%.3f)", ser.CI95[k].Lo, ser.CI95[k].Hi)
 			}
-			p.rect("bar", base, y0+0.5, l.x(v), y1-0.5, l.styles[s].colour, 0.9, tip)
+			x1 := l.x(v)
+			if math.Abs(x1-base) < 2 { // a zero stays visible, unlike a missing value
+				x1 = base + 2
+			}
+			p.rect("bar", base, y0+0.5, x1, y1-0.5, l.styles[s].colour, 0.9, tip)
 		}
 	}
 	p.end()
@@ -230,7 +234,7 @@ func GroupedSize(c GroupedChart) (width, height int) {
 
 // GroupedSVG writes c as a standalone SVG document: per category a row of
 // horizontal bars (class "bar", with a tooltip), one per series, with thin
-// 95% error bars, category names at the left and a legend under the
+// 95% error bars (a value of 0 is a 2-px stub; NaN draws no bar), category names at the left and a legend under the
 // value axis. The canvas is GroupedSize(c). It returns an error wrapping
 // ErrChart if c is invalid, or the first write error.
 func GroupedSVG(w io.Writer, c GroupedChart) error {

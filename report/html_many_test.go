@@ -1,13 +1,17 @@
 package report
 
 import (
+	"bytes"
+	"context"
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/vcr-bench/vcr/internal/atomicfile"
 	"github.com/vcr-bench/vcr/robustness"
@@ -108,6 +112,9 @@ func TestWriteHTMLManyModels(t *testing.T) {
 				os.MkdirAll(*keep, 0o755)
 				os.WriteFile(filepath.Join(*keep, fmt.Sprintf("many-%dx%d.html", tc.models, tc.corruptions)), page, 0o644)
 			}
+			if tc.models == 12 {
+				t.Run("chromium", func(t *testing.T) { openInChromium(t, out, tc.models) })
+			}
 			t.Logf("%d models × %d corruptions: %d bytes, %d charts", tc.models, tc.corruptions, len(page), len(chartImg.FindAll(page, -1)))
 
 			// The same models, one analysis folder each.
@@ -136,5 +143,45 @@ func TestWriteHTMLManyModels(t *testing.T) {
 				t.Errorf("one folder per model: %d leaderboard rows, want %d", got, tc.models)
 			}
 		})
+	}
+}
+
+// openInChromium loads page in headless Chromium (Debian's chromium, as
+// docs/report.md says) and checks that the browser logs no console
+// message, that the sort script ran (it marks the headers "sort") and that
+// the DOM holds one leaderboard row per model. It skips without chromium
+// unless VCR_REQUIRE_CHROMIUM=1.
+func openInChromium(t *testing.T, page string, models int) {
+	bin, err := exec.LookPath("chromium")
+	if err != nil {
+		if os.Getenv("VCR_REQUIRE_CHROMIUM") == "1" {
+			t.Fatal("chromium not on PATH and VCR_REQUIRE_CHROMIUM=1")
+		}
+		t.Skip("chromium not on PATH")
+	}
+	abs, _ := filepath.Abs(page)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--hide-scrollbars",
+		"--user-data-dir="+t.TempDir(), "--enable-logging=stderr", "--v=0", "--dump-dom", "file://"+abs)
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("chromium: %v\n%s", err, e.Bytes())
+	}
+	t.Logf("chromium loaded the page in %v (browser start included)", time.Since(start).Round(time.Millisecond))
+	for _, line := range strings.Split(e.String(), "\n") {
+		if strings.Contains(line, "Uncaught") || strings.Contains(line, "CONSOLE") {
+			t.Errorf("browser console: %s", line)
+		}
+	}
+	dom := o.String()
+	if n := strings.Count(dom, `class="sort"`); n == 0 {
+		t.Error("the sort script did not run")
+	}
+	if n := strings.Count(dom, `<tr><td><a href="#model-`); n != models {
+		t.Errorf("the DOM has %d leaderboard rows, want %d", n, models)
 	}
 }

@@ -468,7 +468,7 @@ func (b *board) groupedCharts(p *page) error {
 		if err := plot.GroupedSVG(&buf, ch); err != nil {
 			return fmt.Errorf("%s chart: %w", m.head, err)
 		}
-		figs = append(figs, fmt.Sprintf("<figure class=\"grouped\">%s<figcaption>%s. Whiskers: 95%% bootstrap intervals; no bar: no value.</figcaption></figure>\n",
+		figs = append(figs, fmt.Sprintf("<figure class=\"grouped\">%s<figcaption>%s. Whiskers: 95%% bootstrap intervals; a 2-px stub is 0, no bar: no value.</figcaption></figure>\n",
 			svgImg(buf.Bytes(), m.words), esc(m.words)))
 	}
 	if len(figs) > 0 {

@@ -172,7 +172,8 @@ func fileName(name string) string {
 
 // GroupChart returns the per-group accuracy chart of scope "clean" or
 // "corrupted" (all corruptions pooled): per model, its group accuracies as
-// points (area ∝ rows) and its regression line over the ordered groups.
+// points (area ∝ rows) and its regression line over the ordered groups,
+// drawn between the first and the last group with images.
 // ok is false when no model has a slope.
 func (f *File) GroupChart(scope string) (c plot.Chart, ok bool) {
 	est := ""
@@ -192,13 +193,21 @@ func (f *File) GroupChart(scope string) (c plot.Chart, ok bool) {
 		if ms.Slope == nil {
 			continue
 		}
-		cv := plot.Curve{Name: fmt.Sprintf("%s (slope %.3f)", m.Model, *ms.Slope), X: []float64{0, 3},
-			Y: []float64{*ms.Intercept, *ms.Intercept + 3**ms.Slope}}
+		cv := plot.Curve{Name: fmt.Sprintf("%s (slope %.3f)", m.Model, *ms.Slope)}
+		lo, hi := math.Inf(1), math.Inf(-1)
 		for _, g := range ms.Groups[:len(Groups)] {
 			if g.Accuracy != nil {
 				cv.Points = append(cv.Points, plot.Point{X: float64(g.Index), Y: *g.Accuracy, N: g.Rows})
+				lo, hi = min(lo, float64(g.Index)), max(hi, float64(g.Index))
 			}
 		}
+		// The regression line spans the groups with images only, not
+		// empty groups at either end.
+		if !(hi > lo) {
+			continue
+		}
+		cv.X = []float64{lo, hi}
+		cv.Y = []float64{*ms.Intercept + lo**ms.Slope, *ms.Intercept + hi**ms.Slope}
 		c.Curves = append(c.Curves, cv)
 	}
 	return c, len(c.Curves) > 0

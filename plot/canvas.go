@@ -61,6 +61,53 @@ func svgPoints(pts []pt) string {
 	return b.String()
 }
 
+// svgTolerance is how far (in pixels) an SVG polyline may pass from the
+// points it leaves out: a tenth of the 0.1-px precision the coordinates
+// are written with would change nothing; 0.15 px is invisible at any zoom
+// a reader uses and keeps a 101-point curve to a few dozen points.
+const svgTolerance = 0.15
+
+// simplify returns pts without the points that lie within tol of the line
+// between their neighbours kept (Ramer–Douglas–Peucker), the ends kept.
+func simplify(pts []pt, tol float64) []pt {
+	if len(pts) < 3 {
+		return pts
+	}
+	keep := make([]bool, len(pts))
+	keep[0], keep[len(pts)-1] = true, true
+	var rdp func(i, j int)
+	rdp = func(i, j int) {
+		a, b := pts[i], pts[j]
+		dx, dy := b.x-a.x, b.y-a.y
+		n := math.Hypot(dx, dy)
+		far, at := 0.0, -1
+		for k := i + 1; k < j; k++ {
+			var d float64
+			if n == 0 {
+				d = math.Hypot(pts[k].x-a.x, pts[k].y-a.y)
+			} else {
+				d = math.Abs(dy*(pts[k].x-a.x)-dx*(pts[k].y-a.y)) / n
+			}
+			if d > far {
+				far, at = d, k
+			}
+		}
+		if at >= 0 && far > tol {
+			keep[at] = true
+			rdp(i, at)
+			rdp(at, j)
+		}
+	}
+	rdp(0, len(pts)-1)
+	out := make([]pt, 0, len(pts))
+	for k, q := range pts {
+		if keep[k] {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
 func svgTip(tip string) string {
 	if tip == "" {
 		return ""
@@ -81,7 +128,7 @@ func (p svgPainter) line(class string, pts []pt, c rgb, width float64, dash []fl
 		d = fmt.Sprintf(` stroke-dasharray="%s"`, strings.Join(s, " "))
 	}
 	p.printf(`<polyline class="%s" points="%s" fill="none" stroke="%s" stroke-width="%s" stroke-linejoin="round"%s/>`+"\n",
-		class, svgPoints(pts), svgColour(c), formatTick(width), d)
+		class, svgPoints(simplify(pts, svgTolerance)), svgColour(c), formatTick(width), d)
 }
 
 func (p svgPainter) fill(class string, pts []pt, c rgb, opacity float64) {

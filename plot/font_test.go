@@ -113,3 +113,38 @@ func TestSizesAgree(t *testing.T) {
 }
 
 func atoi(b []byte) int { n, _ := strconv.Atoi(string(b)); return n }
+
+// TestSimplify: points on a straight line go, a corner stays, and no
+// point left out lies farther than the tolerance from the kept polyline
+// (checked on a sampled quarter circle against the exact distances).
+func TestSimplify(t *testing.T) {
+	line := []pt{{0, 0}, {1, 1}, {2, 2}, {3, 3.05}, {4, 4}}
+	if got := simplify(line, 0.15); len(got) != 2 {
+		t.Errorf("straight line kept %v", got)
+	}
+	corner := []pt{{0, 0}, {5, 0}, {5, 5}}
+	if got := simplify(corner, 0.15); len(got) != 3 {
+		t.Errorf("corner lost: %v", got)
+	}
+	var arc []pt
+	for i := 0; i <= 100; i++ {
+		a := math.Pi / 2 * float64(i) / 100
+		arc = append(arc, pt{300 * math.Cos(a), 300 * math.Sin(a)})
+	}
+	kept := simplify(arc, 0.15)
+	if len(kept) >= len(arc) || len(kept) < 5 {
+		t.Errorf("arc of %d points kept %d", len(arc), len(kept))
+	}
+	for _, q := range arc {
+		best := math.Inf(1)
+		for k := 1; k < len(kept); k++ {
+			a, b := kept[k-1], kept[k]
+			dx, dy := b.x-a.x, b.y-a.y
+			u := max(0, min(1, ((q.x-a.x)*dx+(q.y-a.y)*dy)/(dx*dx+dy*dy)))
+			best = min(best, math.Hypot(q.x-a.x-u*dx, q.y-a.y-u*dy))
+		}
+		if best > 0.15+1e-9 {
+			t.Errorf("point %v is %.3f px from the simplified arc", q, best)
+		}
+	}
+}

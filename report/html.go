@@ -991,7 +991,7 @@ func (f *found) glance() string {
 		}
 	}
 	item("models", strings.Join(models, ", "))
-	item("corruptions", orNone(strings.Join(f.corruptions(), ", ")))
+	item("corruptions", strings.Join(f.corruptions(), ", "))
 	if images > 0 {
 		item("test images", strconv.Itoa(images))
 	}

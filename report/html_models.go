@@ -429,6 +429,10 @@ var chartTitles = map[string]string{
 // corruptions as rows, a bar per model, 95% intervals.
 func (b *board) groupedCharts(p *page) error {
 	var figs []string
+	whiskers := "Whiskers: 95% bootstrap intervals."
+	if len(b.models) > maxPointModels {
+		whiskers = fmt.Sprintf("With more than %d models the intervals are in the tables only.", maxPointModels)
+	}
 	for _, m := range metrics {
 		if !m.human {
 			continue
@@ -460,16 +464,35 @@ func (b *board) groupedCharts(p *page) error {
 				}
 				s.Values = append(s.Values, v)
 			}
+			if len(b.models) > maxPointModels {
+				s.CI95 = nil // many models' whiskers hide the bars; the tables have them
+			}
 			if any {
 				ch.Series = append(ch.Series, s)
 			}
+		}
+		// Small values (MRSI usually) get an axis to their scale: up to the
+		// largest value or interval, rounded up to 0.05, when that is under 0.5.
+		top := 0.0
+		for _, s := range ch.Series {
+			for k, v := range s.Values {
+				if !math.IsNaN(v) {
+					top = max(top, v)
+				}
+				if s.CI95 != nil && s.CI95[k] != nil {
+					top = max(top, s.CI95[k].Hi)
+				}
+			}
+		}
+		if top < 0.5 {
+			ch.Max = max(0.05, math.Ceil(top*1.1/0.05)*0.05)
 		}
 		var buf bytes.Buffer
 		if err := plot.GroupedSVG(&buf, ch); err != nil {
 			return fmt.Errorf("%s chart: %w", m.head, err)
 		}
-		figs = append(figs, fmt.Sprintf("<figure class=\"grouped\">%s<figcaption>%s. Whiskers: 95%% bootstrap intervals; a 2-px stub is 0, no bar: no value.</figcaption></figure>\n",
-			svgImg(buf.Bytes(), m.words), esc(m.words)))
+		figs = append(figs, fmt.Sprintf("<figure class=\"grouped\">%s<figcaption>%s. %s A 2-px stub is 0, no bar: no value; mind the axis' range.</figcaption></figure>\n",
+			svgImg(buf.Bytes(), m.words), esc(m.words), whiskers))
 	}
 	if len(figs) > 0 {
 		p.s("<div class=\"grid\">\n" + strings.Join(figs, "") + "</div>\n")

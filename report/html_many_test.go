@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -183,5 +184,49 @@ func openInChromium(t *testing.T, page string, models int) {
 	}
 	if n := strings.Count(dom, `<tr><td><a href="#model-`); n != models {
 		t.Errorf("the DOM has %d leaderboard rows, want %d", n, models)
+	}
+
+	// Clicking the R̂p header (the fifth) sorts the leaderboard by R̂p, the
+	// largest first; clicking again, the smallest first.
+	for clicks, wantDesc := range map[int]bool{1: true, 2: false} {
+		b, _ := os.ReadFile(page)
+		click := strings.Repeat(`document.querySelector("table.leaderboard").tHead.rows[0].cells[4].click();`, clicks)
+		b = bytes.Replace(b, []byte("</body>"), []byte("<script>"+click+"</script>\n</body>"), 1)
+		clicked := filepath.Join(t.TempDir(), "clicked.html")
+		os.WriteFile(clicked, b, 0o644)
+		out, err := exec.CommandContext(ctx, bin, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+			"--disable-background-networking", "--user-data-dir="+t.TempDir(), "--dump-dom", "file://"+clicked).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		board := string(out)
+		if i := strings.Index(board, `class="sortable leaderboard"`); i >= 0 {
+			board = board[i:]
+		}
+		if i := strings.Index(board, "</table>"); i >= 0 {
+			board = board[:i]
+		}
+		// The fifth cell of each row: <td class="num" data-v="…">.
+		var rp []float64
+		for _, row := range strings.Split(board, "<tr>")[2:] {
+			cells := strings.Split(row, `data-v="`)
+			if len(cells) < 4 {
+				continue
+			}
+			v, err := strconv.ParseFloat(cells[3][:strings.IndexByte(cells[3], '"')], 64)
+			if err != nil {
+				t.Fatalf("R̂p cell %q: %v", cells[3], err)
+			}
+			rp = append(rp, v)
+		}
+		if len(rp) != models {
+			t.Fatalf("%d click(s): %d R̂p values in %q", clicks, len(rp), board)
+		}
+		for i := 1; i < len(rp); i++ {
+			if (wantDesc && rp[i] > rp[i-1]) || (!wantDesc && rp[i] < rp[i-1]) {
+				t.Errorf("%d click(s) on R̂p: order %v, want descending %v", clicks, rp, wantDesc)
+				break
+			}
+		}
 	}
 }

@@ -34,12 +34,6 @@ type File struct {
 	*Result
 }
 
-// PNG sizes of the plots.
-const (
-	PNGWidth  = 800
-	PNGHeight = 500
-)
-
 func cellf(v *float64) string {
 	if v == nil {
 		return ""
@@ -265,7 +259,8 @@ func (f *File) HeatMap(m *ModelResult) plot.HeatMap {
 }
 
 // WriteDir writes into dir: contrast.json, groups.csv, measures.csv,
-// comparisons.csv (two or more models), and the plots as SVG and PNG:
+// comparisons.csv (two or more models), and the plots as SVG and as PNG of
+// the same size:
 // groups_clean, groups_corrupted, sensitivity and heatmap_MODEL. It returns
 // the files written.
 func (f *File) WriteDir(dir string) ([]string, error) {
@@ -310,21 +305,21 @@ func (f *File) WriteDir(dir string) ([]string, error) {
 	for _, scope := range []string{"clean", "corrupted"} {
 		if c, ok := f.GroupChart(scope); ok {
 			if err := both("groups_"+scope, func(w io.Writer) error { return plot.CurvesSVG(w, c) },
-				func(w io.Writer) error { return plot.CurvesPNG(w, c, PNGWidth, PNGHeight) }); err != nil {
+				func(w io.Writer) error { wd, ht := plot.CurvesSize(c); return plot.CurvesPNG(w, c, wd, ht) }); err != nil {
 				return files, err
 			}
 		}
 	}
 	if c, ok := f.SensitivityChart(); ok {
 		if err := both("sensitivity", func(w io.Writer) error { return plot.ScatterSVG(w, c) },
-			func(w io.Writer) error { return plot.ScatterPNG(w, c, PNGWidth, PNGHeight) }); err != nil {
+			func(w io.Writer) error { wd, ht := plot.ScatterSize(c); return plot.ScatterPNG(w, c, wd, ht) }); err != nil {
 			return files, err
 		}
 	}
 	for i := range f.Models {
 		h := f.HeatMap(&f.Models[i])
 		if err := both("heatmap_"+fileName(f.Models[i].Model), func(w io.Writer) error { return plot.HeatMapSVG(w, h) },
-			func(w io.Writer) error { return plot.HeatMapPNG(w, h, PNGWidth, PNGHeight) }); err != nil {
+			func(w io.Writer) error { wd, ht := plot.HeatMapSize(h); return plot.HeatMapPNG(w, h, wd, ht) }); err != nil {
 			return files, err
 		}
 	}

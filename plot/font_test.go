@@ -64,6 +64,8 @@ var svgSize = regexp.MustCompile(`<svg [^>]*width="(\d+)" height="(\d+)" viewBox
 func TestSizesAgree(t *testing.T) {
 	cc := sampleChart()
 	bc := BarChart{Title: "Δv bars", Bars: []Bar{{Name: "a", Value: 0.5}, {Name: "b", Value: 0.25}}}
+	sc := ScatterChart{Title: "Δ scatter", Points: []ScatterPoint{{X: 0.1, Y: 0.2, Label: "a", Series: "m"}, {X: 0.3, Y: 0.1, Series: "n"}}}
+	hm := HeatMap{Title: "heat", Rows: []string{"low", "high"}, Cols: []string{"clean", "1"}, Values: [][]float64{{0.5, 0.25}, {1, math.NaN()}}}
 	gc := GroupedChart{Title: "grouped", Categories: []string{"blur", "fog"}, Series: []GroupedSeries{
 		{Name: "m1", Values: []float64{0.5, math.NaN()}}, {Name: "m2", Values: []float64{0.25, 0.75}}}}
 	for _, tc := range []struct {
@@ -75,6 +77,8 @@ func TestSizesAgree(t *testing.T) {
 		{"curves", 0, 0, func(b *bytes.Buffer) error { return CurvesSVG(b, cc) }, func(b *bytes.Buffer, w, h int) error { return CurvesPNG(b, cc, w, h) }},
 		{"bars", 0, 0, func(b *bytes.Buffer) error { return BarsSVG(b, bc) }, func(b *bytes.Buffer, w, h int) error { return BarsPNG(b, bc, w, h) }},
 		{"grouped", 0, 0, func(b *bytes.Buffer) error { return GroupedSVG(b, gc) }, func(b *bytes.Buffer, w, h int) error { return GroupedPNG(b, gc, w, h) }},
+		{"scatter", 0, 0, func(b *bytes.Buffer) error { return ScatterSVG(b, sc) }, func(b *bytes.Buffer, w, h int) error { return ScatterPNG(b, sc, w, h) }},
+		{"heatmap", 0, 0, func(b *bytes.Buffer) error { return HeatMapSVG(b, hm) }, func(b *bytes.Buffer, w, h int) error { return HeatMapPNG(b, hm, w, h) }},
 	} {
 		switch tc.name {
 		case "curves":
@@ -83,6 +87,10 @@ func TestSizesAgree(t *testing.T) {
 			tc.w, tc.h = BarsSize(bc)
 		case "grouped":
 			tc.w, tc.h = GroupedSize(gc)
+		case "scatter":
+			tc.w, tc.h = ScatterSize(sc)
+		case "heatmap":
+			tc.w, tc.h = HeatMapSize(hm)
 		}
 		var s, p bytes.Buffer
 		if err := tc.svg(&s); err != nil {

@@ -165,8 +165,15 @@ func HeatMapSVG(w io.Writer, h HeatMap) error {
 	if err := h.Validate(); err != nil {
 		return err
 	}
-	wd, ht := SVGWidth+int(maxTextWidth(h.Rows...)), 80+36*len(h.Rows)
+	wd, ht := HeatMapSize(h)
 	return svgDocument(bufio.NewWriter(w), wd, ht, newHeatLayout(h, wd, ht).draw)
+}
+
+// HeatMapSize returns the size in pixels HeatMapSVG draws h at: SVGWidth
+// wide plus room for the row names, 80 + 36 px per row high (at least
+// MinPNGHeight). HeatMapPNG at this size draws the same picture.
+func HeatMapSize(h HeatMap) (width, height int) {
+	return SVGWidth + int(maxTextWidth(h.Rows...)), max(MinPNGHeight, 80+36*len(h.Rows))
 }
 
 // HeatMapPNG draws h into a width×height PNG: the same chart as

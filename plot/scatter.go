@@ -199,6 +199,14 @@ func (l scatterLayout) draw(p painter) {
 	p.end()
 }
 
+// ScatterSize returns the size in pixels ScatterSVG draws c at: SVGWidth
+// wide, SVGHeight high plus the legend's rows. ScatterPNG at this size
+// draws the same picture.
+func ScatterSize(c ScatterChart) (width, height int) {
+	_, _, legendH := legendGeometry(SVGWidth, c.series())
+	return SVGWidth, SVGHeight + int(math.Ceil(legendH))
+}
+
 // ScatterSVG writes c as a standalone SVG document: one circle per point
 // (class "point", with a tooltip; labels of class "point-label", beside
 // their point where they overlap no other label or point, else left out), a colour
@@ -208,8 +216,7 @@ func ScatterSVG(w io.Writer, c ScatterChart) error {
 	if err := c.Validate(); err != nil {
 		return err
 	}
-	_, _, legendH := legendGeometry(SVGWidth, c.series())
-	wd, ht := SVGWidth, SVGHeight+int(math.Ceil(legendH))
+	wd, ht := ScatterSize(c)
 	return svgDocument(bufio.NewWriter(w), wd, ht, newScatterLayout(c, wd, ht).draw)
 }
 

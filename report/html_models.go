@@ -224,20 +224,20 @@ func (f *found) board() *board {
 type metric struct {
 	id, head, words string
 	short           string // the leaderboard's column header
-	get             func(*modelRow) *float64
-	ci95            func(*modelRow) *[2]float64
+	get             func(*ModelSummary) *float64
+	ci95            func(*ModelSummary) *[2]float64
 	human           bool // a comparison with humans
 }
 
 func ptrOf(v float64) *float64 { return &v }
 
 var metrics = []metric{
-	{"ra", "R̂a", "R̂a, the area under the accuracy curve over Δv ∈ [0, 1]", "R̂a", func(r *modelRow) *float64 { return ptrOf(r.Ra) }, func(r *modelRow) *[2]float64 { return r.RaCI95 }, false},
-	{"rp", "R̂p", "R̂p, the area under the prediction-consistency curve", "R̂p", func(r *modelRow) *float64 { return ptrOf(r.Rp) }, func(r *modelRow) *[2]float64 { return r.RpCI95 }, false},
-	{"hmri-a", "HMRI (accuracy)", "HMRI of accuracy: the share of the humans' accuracy area the model reaches (1 = at least human everywhere)", "HMRI acc.", func(r *modelRow) *float64 { return r.HMRIa }, func(r *modelRow) *[2]float64 { return r.HMRIaCI95 }, true},
-	{"mrsi-a", "MRSI (accuracy)", "MRSI of accuracy: the share of the model's accuracy area above the humans' (0 = never better than humans)", "MRSI acc.", func(r *modelRow) *float64 { return r.MRSIa }, func(r *modelRow) *[2]float64 { return r.MRSIaCI95 }, true},
-	{"hmri-p", "HMRI (consistency)", "HMRI of prediction consistency: the share of the humans' consistency area the model reaches", "HMRI cons.", func(r *modelRow) *float64 { return r.HMRIp }, func(r *modelRow) *[2]float64 { return r.HMRIpCI95 }, true},
-	{"mrsi-p", "MRSI (consistency)", "MRSI of prediction consistency: the share of the model's consistency area above the humans'", "MRSI cons.", func(r *modelRow) *float64 { return r.MRSIp }, func(r *modelRow) *[2]float64 { return r.MRSIpCI95 }, true},
+	{"ra", "R̂a", "R̂a, the area under the accuracy curve over Δv ∈ [0, 1]", "R̂a", func(r *ModelSummary) *float64 { return ptrOf(r.Ra) }, func(r *ModelSummary) *[2]float64 { return r.RaCI95 }, false},
+	{"rp", "R̂p", "R̂p, the area under the prediction-consistency curve", "R̂p", func(r *ModelSummary) *float64 { return ptrOf(r.Rp) }, func(r *ModelSummary) *[2]float64 { return r.RpCI95 }, false},
+	{"hmri-a", "HMRI (accuracy)", "HMRI of accuracy: the share of the humans' accuracy area the model reaches (1 = at least human everywhere)", "HMRI acc.", func(r *ModelSummary) *float64 { return r.HMRIa }, func(r *ModelSummary) *[2]float64 { return r.HMRIaCI95 }, true},
+	{"mrsi-a", "MRSI (accuracy)", "MRSI of accuracy: the share of the model's accuracy area above the humans' (0 = never better than humans)", "MRSI acc.", func(r *ModelSummary) *float64 { return r.MRSIa }, func(r *ModelSummary) *[2]float64 { return r.MRSIaCI95 }, true},
+	{"hmri-p", "HMRI (consistency)", "HMRI of prediction consistency: the share of the humans' consistency area the model reaches", "HMRI cons.", func(r *ModelSummary) *float64 { return r.HMRIp }, func(r *ModelSummary) *[2]float64 { return r.HMRIpCI95 }, true},
+	{"mrsi-p", "MRSI (consistency)", "MRSI of prediction consistency: the share of the model's consistency area above the humans'", "MRSI cons.", func(r *ModelSummary) *float64 { return r.MRSIp }, func(r *ModelSummary) *[2]float64 { return r.MRSIpCI95 }, true},
 }
 
 // mean returns the mean of m over the model's corruptions and how many
@@ -246,7 +246,7 @@ func (b *board) mean(model string, m metric) (*float64, int) {
 	s, n := 0.0, 0
 	for _, c := range b.corruptions {
 		if r := b.rows[[2]string{model, c}]; r != nil {
-			if v := m.get(r); v != nil && !math.IsNaN(*v) {
+			if v := m.get(&r.ModelSummary); v != nil && !math.IsNaN(*v) {
 				s += *v
 				n++
 			}
@@ -368,7 +368,7 @@ func (b *board) renderLeaderboard(p *page) bool {
 			for _, c := range b.corruptions {
 				var v *float64
 				if r := b.rows[[2]string{model, c}]; r != nil {
-					v = m.get(r)
+					v = m.get(&r.ModelSummary)
 				}
 				p.s(numCell(v))
 			}
@@ -383,7 +383,7 @@ func (b *board) renderLeaderboard(p *page) bool {
 			for _, c := range b.corruptions {
 				var v *float64
 				if h := b.humans[b.humanCorruption(c)]; h != nil {
-					v = m.get(h)
+					v = m.get(&h.ModelSummary)
 				}
 				p.s(numCell(v))
 			}
@@ -425,6 +425,64 @@ var chartTitles = map[string]string{
 	"mrsi-p": "MRSI, consistency: share of model robustness beyond humans",
 }
 
+// groupedChart returns the grouped bar chart of measure m: the
+// corruptions where some model has it as rows, a bar per model (row gives
+// a model's summary on a corruption, nil for none), 95% intervals with up
+// to maxPointModels models, and a value axis to the scale of small
+// measures (up to the largest value or interval rounded up to 0.05, when
+// under 0.5). ok is false when no model has m.
+func groupedChart(m metric, models, corruptions []string, row func(model, c string) *ModelSummary, families map[string]string) (ch plot.GroupedChart, ok bool) {
+	var cats []string
+	for _, c := range corruptions {
+		for _, model := range models {
+			if r := row(model, c); r != nil && m.get(r) != nil && !slices.Contains(cats, c) {
+				cats = append(cats, c)
+			}
+		}
+	}
+	if len(cats) == 0 {
+		return ch, false
+	}
+	ch = plot.GroupedChart{Title: chartTitles[m.id], XLabel: m.short + " (ratio of areas under the curves, 0–1)", Categories: cats}
+	for _, model := range models {
+		s := plot.GroupedSeries{Name: model, Group: families[model], CI95: make([]*plot.Interval, len(cats))}
+		any := false
+		for k, c := range cats {
+			v := math.NaN()
+			if r := row(model, c); r != nil {
+				if x := m.get(r); x != nil {
+					v, any = *x, true
+				}
+				if ci := m.ci95(r); ci != nil {
+					s.CI95[k] = &plot.Interval{Lo: ci[0], Hi: ci[1]}
+				}
+			}
+			s.Values = append(s.Values, v)
+		}
+		if len(models) > maxPointModels {
+			s.CI95 = nil // many models' whiskers hide the bars; the tables have them
+		}
+		if any {
+			ch.Series = append(ch.Series, s)
+		}
+	}
+	top := 0.0
+	for _, s := range ch.Series {
+		for k, v := range s.Values {
+			if !math.IsNaN(v) {
+				top = max(top, v)
+			}
+			if s.CI95 != nil && s.CI95[k] != nil {
+				top = max(top, s.CI95[k].Hi)
+			}
+		}
+	}
+	if top < 0.5 {
+		ch.Max = max(0.05, math.Ceil(top*1.1/0.05)*0.05)
+	}
+	return ch, len(ch.Series) > 0
+}
+
 // groupedCharts writes one grouped bar chart per HMRI/MRSI measure:
 // corruptions as rows, a bar per model, 95% intervals.
 func (b *board) groupedCharts(p *page) error {
@@ -437,55 +495,14 @@ func (b *board) groupedCharts(p *page) error {
 		if !m.human {
 			continue
 		}
-		var cats []string
-		for _, c := range b.corruptions {
-			for _, model := range b.models {
-				if r := b.rows[[2]string{model, c}]; r != nil && m.get(r) != nil && !slices.Contains(cats, c) {
-					cats = append(cats, c)
-				}
+		ch, ok := groupedChart(m, b.models, b.corruptions, func(model, c string) *ModelSummary {
+			if r := b.rows[[2]string{model, c}]; r != nil {
+				return &r.ModelSummary
 			}
-		}
-		if len(cats) == 0 {
+			return nil
+		}, b.families)
+		if !ok {
 			continue
-		}
-		ch := plot.GroupedChart{Title: chartTitles[m.id], XLabel: m.short + " (ratio of areas under the curves, 0–1)", Categories: cats}
-		for _, model := range b.models {
-			s := plot.GroupedSeries{Name: model, Group: b.families[model], CI95: make([]*plot.Interval, len(cats))}
-			any := false
-			for k, c := range cats {
-				v := math.NaN()
-				if r := b.rows[[2]string{model, c}]; r != nil {
-					if x := m.get(r); x != nil {
-						v, any = *x, true
-					}
-					if ci := m.ci95(r); ci != nil {
-						s.CI95[k] = &plot.Interval{Lo: ci[0], Hi: ci[1]}
-					}
-				}
-				s.Values = append(s.Values, v)
-			}
-			if len(b.models) > maxPointModels {
-				s.CI95 = nil // many models' whiskers hide the bars; the tables have them
-			}
-			if any {
-				ch.Series = append(ch.Series, s)
-			}
-		}
-		// Small values (MRSI usually) get an axis to their scale: up to the
-		// largest value or interval, rounded up to 0.05, when that is under 0.5.
-		top := 0.0
-		for _, s := range ch.Series {
-			for k, v := range s.Values {
-				if !math.IsNaN(v) {
-					top = max(top, v)
-				}
-				if s.CI95 != nil && s.CI95[k] != nil {
-					top = max(top, s.CI95[k].Hi)
-				}
-			}
-		}
-		if top < 0.5 {
-			ch.Max = max(0.05, math.Ceil(top*1.1/0.05)*0.05)
 		}
 		var buf bytes.Buffer
 		if err := plot.GroupedSVG(&buf, ch); err != nil {
@@ -517,10 +534,7 @@ func (b *board) curveCharts(p *page) error {
 			if hc != c && b.humans[hc] != nil {
 				title += " (humans: " + hc + ")"
 			}
-			ch := plot.Chart{Title: title, XLabel: "visual change Δv = max(0, 1 − VIF)", YLabel: prop.name + " (fraction of images)"}
-			if prop.name == "consistency" {
-				ch.YLabel = "consistency (fraction of predictions kept)"
-			}
+			ch := plot.Chart{Title: title, XLabel: curveXLabel, YLabel: curveYLabels[prop.name]}
 			add := func(name string, human bool, a *foundAnalysis, subject, corr string) {
 				cd := a.curves[curveKey{subject, human, corr, prop.name}]
 				if cd == nil || len(cd.grid) == 0 {

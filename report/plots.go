@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/vcr-bench/vcr/internal/atomicfile"
@@ -32,6 +33,13 @@ func FileName(name string) string {
 		return '_'
 	}, name)
 }
+
+// curveXLabel and curveYLabels are the axis labels of the curve charts,
+// with their units.
+var (
+	curveXLabel  = "visual change Δv = max(0, 1 − VIF)"
+	curveYLabels = map[string]string{"accuracy": "accuracy (fraction of images)", "consistency": "consistency (fraction of predictions kept)"}
+)
 
 // CurveChart returns the chart of one property's curves of ests (models and
 // humans on one axis): fitted curves, 83% and 95% bands when bootstrapped,
@@ -102,7 +110,7 @@ func MetricChart(title, metric, property string, comps []*robustness.Comparison,
 // (the bins of their accuracy curves), with the minimum count per bin as
 // threshold. It returns false when no model has per-trial bins.
 func CoverageHistogram(title string, models []*robustness.Estimate, bins, minPerBin int) (plot.Histogram, bool) {
-	h := plot.Histogram{Title: title, XLabel: "Δv", YLabel: "images per bin", Threshold: minPerBin}
+	h := plot.Histogram{Title: title, XLabel: "visual change Δv", YLabel: "images per bin", Threshold: minPerBin}
 	h.Edges = make([]float64, bins+1)
 	for k := range h.Edges {
 		h.Edges[k] = float64(k) / float64(bins)
@@ -122,7 +130,9 @@ func CoverageHistogram(title string, models []*robustness.Estimate, bins, minPer
 // for each corruption C and property P (accuracy, consistency)
 // curves_C_P.svg/.png (models and the humans they are compared with), with
 // humans hmri_C_P.svg/.png and mrsi_C_P.svg/.png, and coverage_C.svg/.png
-// (the models' Δv histograms).
+// (the models' Δv histograms); with humans also hmri_accuracy_all,
+// mrsi_accuracy_all, hmri_consistency_all and mrsi_consistency_all: one
+// grouped chart per measure, every corruption and model (GroupedFile).
 func (a *Analysis) WritePlots(dir string) ([]string, error) {
 	var files []string
 	svgPNG := func(base string, svg func(io.Writer) error, png func(io.Writer) error) error {
@@ -171,6 +181,7 @@ func (a *Analysis) WritePlots(dir string) ([]string, error) {
 				title += fmt.Sprintf(" (humans: %s)", humanCorr)
 			}
 			ch := CurveChart(title, p.name, ests, a.Families)
+			ch.XLabel, ch.YLabel = curveXLabel, curveYLabels[p.name]
 			if err := svgPNG("curves_"+fc+"_"+p.name,
 				func(w io.Writer) error { return plot.CurvesSVG(w, ch) },
 				func(w io.Writer) error { wd, ht := plot.CurvesSize(ch); return plot.CurvesPNG(w, ch, wd, ht) }); err != nil {
@@ -201,5 +212,45 @@ func (a *Analysis) WritePlots(dir string) ([]string, error) {
 			}
 		}
 	}
+	// One grouped chart per HMRI/MRSI measure: every corruption and model.
+	sum := a.Summary()
+	var models, corrs []string
+	rows := map[[2]string]*ModelSummary{}
+	for i := range sum.Models {
+		m := &sum.Models[i]
+		if !slices.Contains(models, m.Model) {
+			models = append(models, m.Model)
+		}
+		if !slices.Contains(corrs, m.Corruption) {
+			corrs = append(corrs, m.Corruption)
+		}
+		rows[[2]string{m.Model, m.Corruption}] = m
+	}
+	slices.Sort(corrs)
+	for _, m := range metrics {
+		if !m.human {
+			continue
+		}
+		ch, ok := groupedChart(m, models, corrs, func(model, c string) *ModelSummary { return rows[[2]string{model, c}] }, a.Families)
+		if !ok {
+			continue
+		}
+		if err := svgPNG(GroupedFile(m.id),
+			func(w io.Writer) error { return plot.GroupedSVG(w, ch) },
+			func(w io.Writer) error { wd, ht := plot.GroupedSize(ch); return plot.GroupedPNG(w, ch, wd, ht) }); err != nil {
+			return files, err
+		}
+	}
 	return files, nil
+}
+
+// GroupedFile returns the base name of the grouped chart WritePlots draws
+// of a measure ("hmri-a", "mrsi-a", "hmri-p", "mrsi-p"): e.g.
+// hmri_accuracy_all for HMRI of accuracy over all corruptions.
+func GroupedFile(measure string) string {
+	name, prop, _ := strings.Cut(measure, "-")
+	if prop == "a" {
+		return name + "_accuracy_all"
+	}
+	return name + "_consistency_all"
 }

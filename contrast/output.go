@@ -34,12 +34,6 @@ type File struct {
 	*Result
 }
 
-// PNG sizes of the plots.
-const (
-	PNGWidth  = 800
-	PNGHeight = 500
-)
-
 func cellf(v *float64) string {
 	if v == nil {
 		return ""
@@ -172,7 +166,8 @@ func fileName(name string) string {
 
 // GroupChart returns the per-group accuracy chart of scope "clean" or
 // "corrupted" (all corruptions pooled): per model, its group accuracies as
-// points (area ∝ rows) and its regression line over the ordered groups.
+// points (area ∝ rows) and its regression line over the ordered groups,
+// drawn between the first and the last group with images.
 // ok is false when no model has a slope.
 func (f *File) GroupChart(scope string) (c plot.Chart, ok bool) {
 	est := ""
@@ -192,13 +187,21 @@ func (f *File) GroupChart(scope string) (c plot.Chart, ok bool) {
 		if ms.Slope == nil {
 			continue
 		}
-		cv := plot.Curve{Name: fmt.Sprintf("%s (slope %.3f)", m.Model, *ms.Slope), X: []float64{0, 3},
-			Y: []float64{*ms.Intercept, *ms.Intercept + 3**ms.Slope}}
+		cv := plot.Curve{Name: fmt.Sprintf("%s (slope %.3f)", m.Model, *ms.Slope)}
+		lo, hi := math.Inf(1), math.Inf(-1)
 		for _, g := range ms.Groups[:len(Groups)] {
 			if g.Accuracy != nil {
 				cv.Points = append(cv.Points, plot.Point{X: float64(g.Index), Y: *g.Accuracy, N: g.Rows})
+				lo, hi = min(lo, float64(g.Index)), max(hi, float64(g.Index))
 			}
 		}
+		// The regression line spans the groups with images only, not
+		// empty groups at either end.
+		if !(hi > lo) {
+			continue
+		}
+		cv.X = []float64{lo, hi}
+		cv.Y = []float64{*ms.Intercept + lo**ms.Slope, *ms.Intercept + hi**ms.Slope}
 		c.Curves = append(c.Curves, cv)
 	}
 	return c, len(c.Curves) > 0
@@ -256,7 +259,8 @@ func (f *File) HeatMap(m *ModelResult) plot.HeatMap {
 }
 
 // WriteDir writes into dir: contrast.json, groups.csv, measures.csv,
-// comparisons.csv (two or more models), and the plots as SVG and PNG:
+// comparisons.csv (two or more models), and the plots as SVG and as PNG of
+// the same size:
 // groups_clean, groups_corrupted, sensitivity and heatmap_MODEL. It returns
 // the files written.
 func (f *File) WriteDir(dir string) ([]string, error) {
@@ -301,21 +305,21 @@ func (f *File) WriteDir(dir string) ([]string, error) {
 	for _, scope := range []string{"clean", "corrupted"} {
 		if c, ok := f.GroupChart(scope); ok {
 			if err := both("groups_"+scope, func(w io.Writer) error { return plot.CurvesSVG(w, c) },
-				func(w io.Writer) error { return plot.CurvesPNG(w, c, PNGWidth, PNGHeight) }); err != nil {
+				func(w io.Writer) error { wd, ht := plot.CurvesSize(c); return plot.CurvesPNG(w, c, wd, ht) }); err != nil {
 				return files, err
 			}
 		}
 	}
 	if c, ok := f.SensitivityChart(); ok {
 		if err := both("sensitivity", func(w io.Writer) error { return plot.ScatterSVG(w, c) },
-			func(w io.Writer) error { return plot.ScatterPNG(w, c, PNGWidth, PNGHeight) }); err != nil {
+			func(w io.Writer) error { wd, ht := plot.ScatterSize(c); return plot.ScatterPNG(w, c, wd, ht) }); err != nil {
 			return files, err
 		}
 	}
 	for i := range f.Models {
 		h := f.HeatMap(&f.Models[i])
 		if err := both("heatmap_"+fileName(f.Models[i].Model), func(w io.Writer) error { return plot.HeatMapSVG(w, h) },
-			func(w io.Writer) error { return plot.HeatMapPNG(w, h, PNGWidth, PNGHeight) }); err != nil {
+			func(w io.Writer) error { wd, ht := plot.HeatMapSize(h); return plot.HeatMapPNG(w, h, wd, ht) }); err != nil {
 			return files, err
 		}
 	}

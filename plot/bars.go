@@ -95,14 +95,14 @@ func newBarLayout(c BarChart, w, h int) barLayout {
 	l := barLayout{c: c, bars: c.sorted(), w: float64(w), h: float64(h)}
 	l.lo, l.hi = c.vrange()
 	l.ticks = ticksWithin(l.lo, l.hi, 5)
-	names := 0
+	names := 0.0
 	human, nm, gr := make([]bool, len(l.bars)), make([]string, len(l.bars)), make([]string, len(l.bars))
 	for i, b := range l.bars {
-		names = max(names, len(pngText(b.Name)))
+		names = max(names, textWidth(b.Name, false))
 		human[i], nm[i], gr[i] = b.Human, b.Name, b.Group
 	}
 	l.styles = styles(human, nm, gr)
-	l.left = float64(names)*charW + 16
+	l.left = names + 16
 	l.right = l.w - 56 // room for the value labels
 	l.top = 36
 	l.bot = l.h - 44
@@ -192,12 +192,20 @@ func BarsSVG(w io.Writer, c BarChart) error {
 	if err := c.Validate(); err != nil {
 		return err
 	}
-	names := 0
-	for _, b := range c.Bars {
-		names = max(names, len([]rune(b.Name)))
-	}
-	wd, ht := SVGWidth+names*charW, 80+barRow*len(c.Bars)
+	wd, ht := BarsSize(c)
 	return svgDocument(bufio.NewWriter(w), wd, ht, newBarLayout(c, wd, ht).draw)
+}
+
+// BarsSize returns the size in pixels BarsSVG draws c at: SVGWidth wide,
+// more for long names, and barRow = 24 px high per bar plus 80 px (at
+// least MinPNGHeight). BarsPNG
+// at this size draws the same picture.
+func BarsSize(c BarChart) (width, height int) {
+	names := 0.0
+	for _, b := range c.Bars {
+		names = max(names, textWidth(b.Name, false))
+	}
+	return SVGWidth + max(0, int(names)-140), max(MinPNGHeight, 80+barRow*len(c.Bars))
 }
 
 // BarsPNG draws c into a width×height PNG: the same chart as BarsSVG. It

@@ -56,9 +56,56 @@ func svgPoints(pts []pt) string {
 		if i > 0 {
 			b.WriteByte(' ')
 		}
-		fmt.Fprintf(&b, "%.2f,%.2f", q.x, q.y)
+		fmt.Fprintf(&b, "%.1f,%.1f", q.x, q.y)
 	}
 	return b.String()
+}
+
+// svgTolerance is how far (in pixels) an SVG polyline may pass from the
+// points it leaves out: a tenth of the 0.1-px precision the coordinates
+// are written with would change nothing; 0.15 px is invisible at any zoom
+// a reader uses and keeps a 101-point curve to a few dozen points.
+const svgTolerance = 0.15
+
+// simplify returns pts without the points that lie within tol of the line
+// between their neighbours kept (Ramer–Douglas–Peucker), the ends kept.
+func simplify(pts []pt, tol float64) []pt {
+	if len(pts) < 3 {
+		return pts
+	}
+	keep := make([]bool, len(pts))
+	keep[0], keep[len(pts)-1] = true, true
+	var rdp func(i, j int)
+	rdp = func(i, j int) {
+		a, b := pts[i], pts[j]
+		dx, dy := b.x-a.x, b.y-a.y
+		n := math.Hypot(dx, dy)
+		far, at := 0.0, -1
+		for k := i + 1; k < j; k++ {
+			var d float64
+			if n == 0 {
+				d = math.Hypot(pts[k].x-a.x, pts[k].y-a.y)
+			} else {
+				d = math.Abs(dy*(pts[k].x-a.x)-dx*(pts[k].y-a.y)) / n
+			}
+			if d > far {
+				far, at = d, k
+			}
+		}
+		if at >= 0 && far > tol {
+			keep[at] = true
+			rdp(i, at)
+			rdp(at, j)
+		}
+	}
+	rdp(0, len(pts)-1)
+	out := make([]pt, 0, len(pts))
+	for k, q := range pts {
+		if keep[k] {
+			out = append(out, q)
+		}
+	}
+	return out
 }
 
 func svgTip(tip string) string {
@@ -81,7 +128,7 @@ func (p svgPainter) line(class string, pts []pt, c rgb, width float64, dash []fl
 		d = fmt.Sprintf(` stroke-dasharray="%s"`, strings.Join(s, " "))
 	}
 	p.printf(`<polyline class="%s" points="%s" fill="none" stroke="%s" stroke-width="%s" stroke-linejoin="round"%s/>`+"\n",
-		class, svgPoints(pts), svgColour(c), formatTick(width), d)
+		class, svgPoints(simplify(pts, svgTolerance)), svgColour(c), formatTick(width), d)
 }
 
 func (p svgPainter) fill(class string, pts []pt, c rgb, opacity float64) {
@@ -97,7 +144,7 @@ func (p svgPainter) rect(class string, x0, y0, x1, y1 float64, c rgb, opacity fl
 }
 
 func (p svgPainter) circle(class string, x, y, r float64, c rgb, opacity float64, tip string) {
-	p.printf(`<circle class="%s" cx="%.2f" cy="%.2f" r="%.2f" fill="%s" fill-opacity="%s">%s</circle>`+"\n",
+	p.printf(`<circle class="%s" cx="%.1f" cy="%.1f" r="%.1f" fill="%s" fill-opacity="%s">%s</circle>`+"\n",
 		class, x, y, r, svgColour(c), formatTick(opacity), svgTip(tip))
 }
 
@@ -105,7 +152,7 @@ func (p svgPainter) text(class, s string, x, y float64, a align, c rgb, bold boo
 	anchor := [...]string{"start", "middle", "end"}[a]
 	extra := ""
 	if bold {
-		extra = ` font-size="15" font-weight="bold"`
+		extra = fmt.Sprintf(` font-size="%d" font-weight="bold"`, TitleSize)
 	}
 	p.printf(`<text class="%s" x="%.1f" y="%.1f" text-anchor="%s" fill="%s"%s>%s</text>`+"\n",
 		class, x, y, anchor, svgColour(c), extra, esc(s))
@@ -120,7 +167,7 @@ func (p svgPainter) vtext(class, s string, x, y float64, c rgb) {
 // calls draw, and closes the document.
 func svgDocument(b *bufio.Writer, w, h int, draw func(painter)) error {
 	fmt.Fprintf(b, `<?xml version="1.0" encoding="UTF-8"?>`+"\n")
-	fmt.Fprintf(b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="Helvetica, Arial, sans-serif" font-size="12">`+"\n", w, h, w, h)
+	fmt.Fprintf(b, svgRoot, w, h, w, h, FontSize)
 	fmt.Fprintf(b, `<rect width="100%%" height="100%%" fill="white"/>`+"\n")
 	draw(svgPainter{b})
 	fmt.Fprintf(b, "</svg>\n")
@@ -132,6 +179,7 @@ func svgDocument(b *bufio.Writer, w, h int, draw func(painter)) error {
 // over their bounding box only.
 type pngPainter struct {
 	img   *image.RGBA
+	fonts *fontFaces
 	z     *vector.Rasterizer
 	paths [][]pt
 }
@@ -139,7 +187,7 @@ type pngPainter struct {
 func newPNGPainter(width, height int) *pngPainter {
 	img := image.NewRGBA(image.Rect(0, 0, width, height))
 	draw.Draw(img, img.Bounds(), image.White, image.Point{}, draw.Src)
-	return &pngPainter{img: img, z: vector.NewRasterizer(1, 1)}
+	return &pngPainter{img: img, z: vector.NewRasterizer(1, 1), fonts: newFontFaces()}
 }
 
 func (p *pngPainter) begin(string) {}
@@ -266,12 +314,12 @@ func (p *pngPainter) circle(_ string, x, y, r float64, c rgb, opacity float64, _
 	p.paint(c, opacity)
 }
 
-func (p *pngPainter) text(_, s string, x, y float64, a align, c rgb, _ bool) {
-	text(p.img, s, x, y, a, color.RGBA{c[0], c[1], c[2], 255})
+func (p *pngPainter) text(_, s string, x, y float64, a align, c rgb, bold bool) {
+	p.fonts.drawText(p.img, s, x, y, a, color.RGBA{c[0], c[1], c[2], 255}, bold)
 }
 
 func (p *pngPainter) vtext(_, s string, x, y float64, c rgb) {
-	verticalText(p.img, s, x, y, color.RGBA{c[0], c[1], c[2], 255})
+	p.fonts.drawVerticalText(p.img, s, x, y, color.RGBA{c[0], c[1], c[2], 255})
 }
 
 // checkPNGSize reports whether width×height is within the PNG limits.

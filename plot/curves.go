@@ -226,20 +226,50 @@ func styles(human []bool, names, groups []string) []style {
 	return out
 }
 
-// curveLayout places a chart in a w×h canvas, with the legend to the right
-// of the plot area.
+// curveLayout places a chart in a w×h canvas, with the legend in columns
+// under the plot area (so that the plot keeps its width however many
+// curves there are).
 type curveLayout struct {
 	c                     Chart
 	w, h                  float64
 	left, right, top, bot float64
 	xl, xh, yl, yh        float64
 	xticks, yticks        []float64
-	legendX               float64
 	styles                []style
 	maxN                  int
+	// legendTop is the top of the legend; legendCols its number of
+	// columns, legendColW their width.
+	legendTop, legendColW float64
+	legendCols            int
 }
 
-const charW = 7 // approximate width of a 12px character, and of the bitmap font
+// legendRow is the height of a legend row.
+const legendRow = 20
+
+// legendGeometry returns the column width, number of columns and height of
+// a legend of entries with the given labels in a canvas w wide.
+func legendGeometry(w float64, labels []string) (colW float64, cols int, height float64) {
+	if len(labels) == 0 {
+		return 0, 1, 0
+	}
+	colW = maxTextWidth(labels...) + 52
+	cols = max(1, min(len(labels), int((w-24)/colW)))
+	rows := (len(labels) + cols - 1) / cols
+	return colW, cols, float64(rows*legendRow + 10)
+}
+
+// legendLabels returns the legend's entries: the curves' names, and the
+// extrapolation's when some curve has one.
+func (c Chart) legendLabels() []string {
+	var ls []string
+	for _, cv := range c.Curves {
+		ls = append(ls, cv.Name)
+	}
+	if c.extrapolates() {
+		ls = append(ls, extrapolatedLabel)
+	}
+	return ls
+}
 
 func newCurveLayout(c Chart, w, h int) curveLayout {
 	l := curveLayout{c: c, w: float64(w), h: float64(h)}
@@ -247,29 +277,33 @@ func newCurveLayout(c Chart, w, h int) curveLayout {
 	l.yl, l.yh = c.yrange()
 	l.xticks = ticksWithin(l.xl, l.xh, 6)
 	l.yticks = ticksWithin(l.yl, l.yh, 5)
-	wide := 0
+	wide := 0.0
 	for _, v := range l.yticks {
-		wide = max(wide, len(formatTick(v)))
+		wide = max(wide, textWidth(formatTick(v), false))
 	}
-	names := 0
 	human, nm, gr := make([]bool, len(c.Curves)), make([]string, len(c.Curves)), make([]string, len(c.Curves))
 	for i, cv := range c.Curves {
-		names = max(names, len(pngText(cv.Name)))
 		human[i], nm[i], gr[i] = cv.Human, cv.Name, cv.Group
 		for _, p := range cv.Points {
 			l.maxN = max(l.maxN, p.N)
 		}
 	}
-	if c.extrapolates() {
-		names = max(names, len(pngText(extrapolatedLabel)))
-	}
 	l.styles = styles(human, nm, gr)
-	l.left = float64(wide)*charW + 34
-	l.legendX = l.w - float64(names)*charW - 44
-	l.right = l.legendX - 14
+	var legendH float64
+	l.legendColW, l.legendCols, legendH = legendGeometry(l.w, c.legendLabels())
+	l.left = wide + 40
+	l.right = l.w - 20
 	l.top = 36
-	l.bot = l.h - 44
+	l.legendTop = l.h - legendH
+	l.bot = l.legendTop - 48
 	return l
+}
+
+// legendAt returns where legend entry i starts: the left end of its line
+// or marker and the middle of its row.
+func (l curveLayout) legendAt(i int) (x, y float64) {
+	col, row := i%l.legendCols, i/l.legendCols
+	return 16 + float64(col)*l.legendColW, l.legendTop + 4 + legendRow*float64(row) + legendRow/2
 }
 
 // ticksWithin returns round ticks inside [lo, hi], including both ends
@@ -376,40 +410,36 @@ func (l curveLayout) draw(p painter) {
 	l.drawAxes(p, c.XLabel, c.YLabel)
 	p.begin("legend")
 	for i, cv := range c.Curves {
-		y := l.top + 8 + 20*float64(i)
-		p.line("legend-line", []pt{{l.legendX, y}, {l.legendX + 30, y}}, l.styles[i].colour, 2, l.styles[i].dash)
-		p.text("legend-label", cv.Name, l.legendX+36, y+4, alignLeft, black, false)
+		x, y := l.legendAt(i)
+		p.line("legend-line", []pt{{x, y}, {x + 30, y}}, l.styles[i].colour, 2.5, l.styles[i].dash)
+		p.text("legend-label", cv.Name, x+38, y+4.5, alignLeft, black, false)
 	}
 	if c.extrapolates() {
-		y := l.top + 8 + 20*float64(len(c.Curves))
-		p.line("legend-line", []pt{{l.legendX, y}, {l.legendX + 30, y}}, fade(rgb{90, 90, 90}), 1.5, extrapolatedDash)
-		p.text("legend-label", extrapolatedLabel, l.legendX+36, y+4, alignLeft, black, false)
+		x, y := l.legendAt(len(c.Curves))
+		p.line("legend-line", []pt{{x, y}, {x + 30, y}}, fade(rgb{90, 90, 90}), 1.5, extrapolatedDash)
+		p.text("legend-label", extrapolatedLabel, x+38, y+4.5, alignLeft, black, false)
 	}
 	p.end()
 }
 
 // CurvesSVG writes c as a standalone SVG document: shaded bands, raw points,
-// curves (class "curve"), axes and a legend to the right. The canvas is
-// SVGWidth wide plus room for the legend, and SVGHeight + 40 high. It
-// returns an error wrapping ErrChart if c is invalid, or the first write
-// error.
+// curves (class "curve"), axes and a legend in columns under the plot. The
+// canvas is CurvesSize(c). It returns an error wrapping ErrChart if c is
+// invalid, or the first write error.
 func CurvesSVG(w io.Writer, c Chart) error {
 	if err := c.Validate(); err != nil {
 		return err
 	}
-	wd, ht := curvesSVGSize(c)
+	wd, ht := CurvesSize(c)
 	return svgDocument(bufio.NewWriter(w), wd, ht, newCurveLayout(c, wd, ht).draw)
 }
 
-func curvesSVGSize(c Chart) (w, h int) {
-	names, rows := 0, len(c.Curves)
-	for _, cv := range c.Curves {
-		names = max(names, len([]rune(cv.Name)))
-	}
-	if c.extrapolates() {
-		names, rows = max(names, len([]rune(extrapolatedLabel))), rows+1
-	}
-	return SVGWidth + names*charW + 58, max(SVGHeight+40, 60+20*rows)
+// CurvesSize returns the size in pixels CurvesSVG draws c at: SVGWidth
+// wide, SVGHeight high plus the legend's rows. CurvesPNG at this size
+// draws the same picture.
+func CurvesSize(c Chart) (width, height int) {
+	_, _, legendH := legendGeometry(SVGWidth, c.legendLabels())
+	return SVGWidth, SVGHeight + int(math.Ceil(legendH))
 }
 
 // extrapolatedLabel is the legend entry of extrapolated curve parts.
@@ -425,8 +455,9 @@ func (c Chart) extrapolates() bool {
 	return false
 }
 
-// CurvesPNG draws c into a width×height PNG: the same chart as CurvesSVG,
-// with a bitmap font (see HistogramPNG). It returns an error wrapping
+// CurvesPNG draws c into a width×height PNG: the same chart as CurvesSVG
+// (at CurvesSize, the same picture), with text in the embedded Go font. It
+// returns an error wrapping
 // ErrChart if c is invalid, the size is outside the PNG limits or leaves
 // no room for the plot beside the legend, or the encoder's error.
 func CurvesPNG(w io.Writer, c Chart, width, height int) error {
@@ -437,8 +468,8 @@ func CurvesPNG(w io.Writer, c Chart, width, height int) error {
 		return err
 	}
 	l := newCurveLayout(c, width, height)
-	if l.right-l.left < 100 {
-		return fmt.Errorf("%w: a %d px wide PNG leaves no room for the plot beside the legend", ErrChart, width)
+	if l.right-l.left < 100 || l.bot-l.top < 60 {
+		return fmt.Errorf("%w: a %d×%d PNG leaves no room for the plot beside the legend", ErrChart, width, height)
 	}
 	p := newPNGPainter(width, height)
 	l.draw(p)
@@ -461,7 +492,7 @@ func (l curveLayout) drawAxes(p painter, xLabel, yLabel string) {
 	}
 	p.end()
 	if xLabel != "" {
-		p.text("x-label", xLabel, (l.left+l.right)/2, l.h-8, alignCentre, black, false)
+		p.text("x-label", xLabel, (l.left+l.right)/2, l.bot+38, alignCentre, black, false)
 	}
 	if yLabel != "" {
 		p.vtext("y-label", yLabel, 4, (l.top+l.bot)/2, black)

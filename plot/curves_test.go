@@ -147,7 +147,7 @@ func golden(t *testing.T, name string, got []byte) {
 
 func TestCurvesPNG(t *testing.T) {
 	c := sampleChart()
-	for _, sz := range [][2]int{{800, 500}, {MinPNGWidth + 160, MinPNGHeight}, {1601, 999}} {
+	for _, sz := range [][2]int{{800, 500}, {MinPNGWidth + 160, 320}, {1601, 999}} {
 		var buf bytes.Buffer
 		if err := CurvesPNG(&buf, c, sz[0], sz[1]); err != nil {
 			t.Fatal(err)

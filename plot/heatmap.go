@@ -84,11 +84,7 @@ type heatLayout struct {
 
 func newHeatLayout(h HeatMap, w, ht int) heatLayout {
 	l := heatLayout{h: h, w: float64(w), ht: float64(ht)}
-	names := 0
-	for _, r := range h.Rows {
-		names = max(names, len(pngText(r)))
-	}
-	l.left = float64(names)*charW + 30
+	l.left = maxTextWidth(h.Rows...) + 30
 	l.barX = l.w - 70
 	l.right = l.barX - 20
 	l.top = 36
@@ -169,12 +165,15 @@ func HeatMapSVG(w io.Writer, h HeatMap) error {
 	if err := h.Validate(); err != nil {
 		return err
 	}
-	names := 0
-	for _, r := range h.Rows {
-		names = max(names, len([]rune(r)))
-	}
-	wd, ht := SVGWidth+names*charW, 80+36*len(h.Rows)
+	wd, ht := HeatMapSize(h)
 	return svgDocument(bufio.NewWriter(w), wd, ht, newHeatLayout(h, wd, ht).draw)
+}
+
+// HeatMapSize returns the size in pixels HeatMapSVG draws h at: SVGWidth
+// wide plus room for the row names, 80 + 36 px per row high (at least
+// MinPNGHeight). HeatMapPNG at this size draws the same picture.
+func HeatMapSize(h HeatMap) (width, height int) {
+	return SVGWidth + int(maxTextWidth(h.Rows...)), max(MinPNGHeight, 80+36*len(h.Rows))
 }
 
 // HeatMapPNG draws h into a width×height PNG: the same chart as

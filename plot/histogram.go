@@ -66,7 +66,9 @@ func (h Histogram) Validate() error {
 	return nil
 }
 
-// palette holds the series colours (colour-blind safe, Wong 2011).
+// palette holds the series colours: the Okabe–Ito colours, safe for the
+// common colour-vision deficiencies (Wong 2011, Nature Methods 8:441),
+// without yellow (too light on white) and black (the humans' colour).
 var palette = [][3]uint8{
 	{0, 114, 178},   // blue
 	{230, 159, 0},   // orange
@@ -89,16 +91,16 @@ type layout struct {
 	legend                bool
 }
 
-func newLayout(h Histogram, w, ht int, charW float64) layout {
+func newLayout(h Histogram, w, ht int) layout {
 	l := layout{h: h, w: float64(w), ht: float64(ht)}
 	l.yticks = niceTicks(0, float64(max(maxCount(h), h.Threshold, 1)), 5)
 	l.ymax = l.yticks[len(l.yticks)-1]
 	// Left margin: room for the widest y tick label and the rotated y label.
-	wide := 0
+	wide := 0.0
 	for _, v := range l.yticks {
-		wide = max(wide, len(formatTick(v)))
+		wide = max(wide, textWidth(formatTick(v), false))
 	}
-	l.left = float64(wide)*charW + 30
+	l.left = wide + 34
 	l.right = l.w - 16
 	l.top = 36
 	l.bot = l.ht - 44

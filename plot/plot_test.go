@@ -123,7 +123,7 @@ func TestHistogramPNG(t *testing.T) {
 		}
 		// The middle of the first bin's first bar has the first series colour,
 		// and the threshold line is red somewhere along its row.
-		l := newLayout(h, sz[0], sz[1], 7)
+		l := newLayout(h, sz[0], sz[1])
 		x0, y0, x1, y1 := l.bar(0, 0)
 		c := color.RGBAModel.Convert(img.At(round((x0+x1)/2), round((y0+y1)/2))).(color.RGBA)
 		if p := seriesColour(0); c != (color.RGBA{p[0], p[1], p[2], 255}) {

@@ -8,11 +8,6 @@ import (
 	"image/png"
 	"io"
 	"math"
-	"strings"
-
-	"golang.org/x/image/font"
-	"golang.org/x/image/font/basicfont"
-	"golang.org/x/image/math/fixed"
 )
 
 // PNG size limits for HistogramPNG.
@@ -22,8 +17,7 @@ const (
 )
 
 // HistogramPNG draws h into a width×height PNG: the same chart as
-// HistogramSVG, with a 7×13 bitmap font (Latin-1; Greek letters and a few
-// symbols are spelled out, e.g. Δ as "D"). It returns an error wrapping
+// HistogramSVG, with text in the embedded Go font (FontSize). It returns an error wrapping
 // ErrHistogram if h is invalid or the size is outside [MinPNGWidth,
 // MaxPNGSide] × [MinPNGHeight, MaxPNGSide], or the encoder's error.
 func HistogramPNG(w io.Writer, h Histogram, width, height int) error {
@@ -35,7 +29,11 @@ func HistogramPNG(w io.Writer, h Histogram, width, height int) error {
 	}
 	img := image.NewRGBA(image.Rect(0, 0, width, height))
 	draw.Draw(img, img.Bounds(), image.White, image.Point{}, draw.Src)
-	l := newLayout(h, width, height, 7)
+	l := newLayout(h, width, height)
+	ff := newFontFaces()
+	text := func(img *image.RGBA, s string, x, y float64, a align, c color.RGBA) {
+		ff.drawText(img, s, x, y, a, c, false)
+	}
 	black := color.RGBA{0, 0, 0, 255}
 	grid := color.RGBA{221, 221, 221, 255}
 	red := color.RGBA{204, 0, 0, 255}
@@ -65,20 +63,20 @@ func HistogramPNG(w io.Writer, h Histogram, width, height int) error {
 		text(img, fmt.Sprint(h.Threshold), l.right-2, y-4, alignRight, red)
 	}
 	if h.Title != "" {
-		text(img, h.Title, l.w/2, 22, alignCentre, black)
+		ff.drawText(img, h.Title, l.w/2, 22, alignCentre, black, true)
 	}
 	if h.XLabel != "" {
 		text(img, h.XLabel, (l.left+l.right)/2, l.ht-8, alignCentre, black)
 	}
 	if h.YLabel != "" {
-		verticalText(img, h.YLabel, 6, (l.top+l.bot)/2, black)
+		ff.drawVerticalText(img, h.YLabel, 6, (l.top+l.bot)/2, black)
 	}
 	if l.legend {
-		wide := 0
+		wide := 0.0
 		for _, s := range h.Series {
-			wide = max(wide, len(pngText(s.Name)))
+			wide = max(wide, textWidth(s.Name, false))
 		}
-		bw := float64(wide)*7 + 34
+		bw := wide + 34
 		x0, y0 := l.right-bw-6, l.top+6
 		box := image.Rect(round(x0), round(y0), round(x0+bw), round(y0+float64(18*len(h.Series)+6)))
 		draw.Draw(img, box, image.White, image.Point{}, draw.Src)
@@ -135,58 +133,3 @@ const (
 	alignCentre
 	alignRight
 )
-
-// pngSpell spells out characters the Latin-1 bitmap font lacks.
-var pngSpell = strings.NewReplacer(
-	"Δ", "D", "δ", "d", "θ", "theta", "σ", "sigma", "λ", "lambda", "ρ", "rho",
-	"≥", ">=", "≤", "<=", "−", "-", "–", "-", "—", "-", "…", "...", "’", "'", "“", "\"", "”", "\"",
-)
-
-// pngText returns s as the bitmap font can draw it: spelled-out symbols,
-// and '?' for any other rune beyond Latin-1.
-func pngText(s string) []rune {
-	r := []rune(pngSpell.Replace(s))
-	for i, c := range r {
-		if c > 0xff || c < 0x20 {
-			r[i] = '?'
-		}
-	}
-	return r
-}
-
-// text draws s with its baseline at y, anchored at x as align says.
-func text(img draw.Image, s string, x, y float64, a align, c color.RGBA) {
-	r := pngText(s)
-	wd := float64(len(r) * basicfont.Face7x13.Advance)
-	switch a {
-	case alignCentre:
-		x -= wd / 2
-	case alignRight:
-		x -= wd
-	}
-	d := font.Drawer{
-		Dst:  img,
-		Src:  image.NewUniform(c),
-		Face: basicfont.Face7x13,
-		Dot:  fixed.P(round(x), round(y)),
-	}
-	d.DrawString(string(r))
-}
-
-// verticalText draws s rotated by −90° (reading upwards), its top-left
-// corner at x and centred on y.
-func verticalText(img *image.RGBA, s string, x, y float64, c color.RGBA) {
-	r := pngText(s)
-	f := basicfont.Face7x13
-	tw, th := len(r)*f.Advance, f.Height
-	tmp := image.NewRGBA(image.Rect(0, 0, tw, th))
-	text(tmp, s, 0, float64(f.Ascent), alignLeft, c)
-	x0, y0 := round(x), round(y)+tw/2
-	for ty := range th {
-		for tx := range tw {
-			if p := tmp.RGBAAt(tx, ty); p.A > 0 {
-				img.SetRGBA(x0+ty, y0-tx, p)
-			}
-		}
-	}
-}

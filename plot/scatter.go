@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image/png"
 	"io"
+	"math"
 	"slices"
 )
 
@@ -126,45 +127,96 @@ func (l scatterLayout) draw(p painter) {
 	}
 	p.end()
 	p.begin("points")
+	type box struct{ x0, y0, x1, y1 float64 }
+	var taken []box // labels placed so far, and the points
+	overlaps := func(b box) bool {
+		if b.x0 < l.left || b.x1 > l.right+30 || b.y0 < l.top-4 || b.y1 > l.bot {
+			return true
+		}
+		for _, t := range taken {
+			if b.x0 < t.x1 && t.x0 < b.x1 && b.y0 < t.y1 && t.y0 < b.y1 {
+				return true
+			}
+		}
+		return false
+	}
+	radius := func(q ScatterPoint) float64 {
+		if q.Large {
+			return 6
+		}
+		return 3.5
+	}
+	for _, q := range c.Points {
+		r := radius(q)
+		taken = append(taken, box{l.x(q.X) - r, l.y(q.Y) - r, l.x(q.X) + r, l.y(q.Y) + r})
+	}
 	for _, q := range c.Points {
 		col := l.styles[slices.Index(l.series, q.Series)].colour
-		r := 3.5
-		if q.Large {
-			r = 6
-		}
+		r := radius(q)
 		tip := fmt.Sprintf("%s (%s, %s)", q.Label, formatTick(q.X), formatTick(q.Y))
 		if q.Series != "" {
 			tip = q.Series + ": " + tip
 		}
 		p.circle("point", l.x(q.X), l.y(q.Y), r, col, 0.8, tip)
-		if q.Label != "" {
-			p.text("point-label", q.Label, l.x(q.X)+r+3, l.y(q.Y)+4, alignLeft, grey, false)
+	}
+	// Labels go right, left, above or below their point, wherever they
+	// overlap no other label or point; a label with no free place is left
+	// out (the point's tooltip in the SVG still names it).
+	for _, q := range c.Points {
+		if q.Label == "" {
+			continue
+		}
+		r, x, y := radius(q), l.x(q.X), l.y(q.Y)
+		w, h := textWidth(q.Label, false), float64(FontSize)
+		for _, at := range []struct {
+			x, y float64
+			a    align
+		}{{x + r + 3, y + 4.5, alignLeft}, {x - r - 3, y + 4.5, alignRight}, {x, y - r - 4, alignCentre}, {x, y + r + h, alignCentre}} {
+			x0 := at.x
+			switch at.a {
+			case alignRight:
+				x0 -= w
+			case alignCentre:
+				x0 -= w / 2
+			}
+			b := box{x0, at.y - h + 2, x0 + w, at.y + 3}
+			if overlaps(b) {
+				continue
+			}
+			taken = append(taken, b)
+			p.text("point-label", q.Label, at.x, at.y, at.a, rgb{90, 90, 90}, false)
+			break
 		}
 	}
 	p.end()
 	l.drawAxes(p, c.XLabel, c.YLabel)
 	p.begin("legend")
 	for i, s := range l.series {
-		y := l.top + 8 + 20*float64(i)
-		p.circle("legend-marker", l.legendX+15, y, 5, l.styles[i].colour, 0.8, "")
-		p.text("legend-label", s, l.legendX+36, y+4, alignLeft, black, false)
+		x, y := l.legendAt(i)
+		p.circle("legend-marker", x+15, y, 5, l.styles[i].colour, 0.8, "")
+		p.text("legend-label", s, x+38, y+4.5, alignLeft, black, false)
 	}
 	p.end()
 }
 
+// ScatterSize returns the size in pixels ScatterSVG draws c at: SVGWidth
+// wide, SVGHeight high plus the legend's rows. ScatterPNG at this size
+// draws the same picture.
+func ScatterSize(c ScatterChart) (width, height int) {
+	_, _, legendH := legendGeometry(SVGWidth, c.series())
+	return SVGWidth, SVGHeight + int(math.Ceil(legendH))
+}
+
 // ScatterSVG writes c as a standalone SVG document: one circle per point
-// (class "point", with a tooltip; labels of class "point-label"), a colour
+// (class "point", with a tooltip; labels of class "point-label", beside
+// their point where they overlap no other label or point, else left out), a colour
 // per series with a legend to the right. It returns an error wrapping
 // ErrChart if c is invalid, or the first write error.
 func ScatterSVG(w io.Writer, c ScatterChart) error {
 	if err := c.Validate(); err != nil {
 		return err
 	}
-	names := 0
-	for _, s := range c.series() {
-		names = max(names, len([]rune(s)))
-	}
-	wd, ht := SVGWidth+names*charW+58, max(SVGHeight+40, 60+20*len(c.series()))
+	wd, ht := ScatterSize(c)
 	return svgDocument(bufio.NewWriter(w), wd, ht, newScatterLayout(c, wd, ht).draw)
 }
 

@@ -9,11 +9,18 @@ import (
 )
 
 // SVGWidth and SVGHeight are the size of the charts HistogramSVG writes, in
-// CSS pixels; the SVG has a viewBox, so browsers scale it freely.
+// CSS pixels, and the plot area the other charts start from. The SVG has a
+// viewBox, so browsers scale it freely; shown at about this width (a
+// column of a page, half a slide) its FontSize text is 11–13 px.
 const (
-	SVGWidth  = 720
-	SVGHeight = 420
+	SVGWidth  = 640
+	SVGHeight = 380
 )
+
+// svgRoot is the <svg> element of every chart: its size and viewBox (one
+// user unit = one CSS pixel), the fonts (the Go font the PNGs use first)
+// and FontSize.
+const svgRoot = `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="'Go', Helvetica, Arial, sans-serif" font-size="%d">` + "\n"
 
 // HistogramSVG writes h as a standalone SVG document (with XML declaration,
 // axes, ticks, labels, title, a dashed threshold line and a legend when
@@ -24,14 +31,14 @@ func HistogramSVG(w io.Writer, h Histogram) error {
 	if err := h.Validate(); err != nil {
 		return err
 	}
-	l := newLayout(h, SVGWidth, SVGHeight, 7)
+	l := newLayout(h, SVGWidth, SVGHeight)
 	b := bufio.NewWriter(w)
 	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
 	p(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
-	p(`<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="Helvetica, Arial, sans-serif" font-size="12">`+"\n", SVGWidth, SVGHeight, SVGWidth, SVGHeight)
+	p(svgRoot, SVGWidth, SVGHeight, SVGWidth, SVGHeight, FontSize)
 	p(`<rect width="100%%" height="100%%" fill="white"/>` + "\n")
 	if h.Title != "" {
-		p(`<text class="title" x="%.1f" y="22" text-anchor="middle" font-size="15" font-weight="bold">%s</text>`+"\n", l.w/2, esc(h.Title))
+		p(`<text class="title" x="%.1f" y="22" text-anchor="middle" font-size="%d" font-weight="bold">%s</text>`+"\n", l.w/2, TitleSize, esc(h.Title))
 	}
 	// Horizontal grid and y ticks.
 	p(`<g class="y-axis" stroke="#ddd">` + "\n")
@@ -83,11 +90,11 @@ func HistogramSVG(w io.Writer, h Histogram) error {
 		p(`<text class="y-label" transform="translate(14 %.1f) rotate(-90)" text-anchor="middle">%s</text>`+"\n", (l.top+l.bot)/2, esc(h.YLabel))
 	}
 	if l.legend {
-		wide := 0
+		wide := 0.0
 		for _, s := range h.Series {
-			wide = max(wide, len([]rune(s.Name)))
+			wide = max(wide, textWidth(s.Name, false))
 		}
-		bw := float64(wide)*7 + 34
+		bw := wide + 34
 		x0, y0 := l.right-bw-6, l.top+6
 		p(`<g class="legend">` + "\n")
 		p(`<rect x="%.1f" y="%.1f" width="%.1f" height="%d" fill="white" fill-opacity="0.85" stroke="#999"/>`+"\n", x0, y0, bw, 18*len(h.Series)+6)

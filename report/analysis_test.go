@@ -204,7 +204,9 @@ func TestWritePlots(t *testing.T) {
 	}
 	want := "curves_blur_accuracy.svg curves_blur_accuracy.png hmri_blur_accuracy.svg hmri_blur_accuracy.png mrsi_blur_accuracy.svg mrsi_blur_accuracy.png " +
 		"curves_blur_consistency.svg curves_blur_consistency.png hmri_blur_consistency.svg hmri_blur_consistency.png mrsi_blur_consistency.svg mrsi_blur_consistency.png " +
-		"coverage_blur.svg coverage_blur.png"
+		"coverage_blur.svg coverage_blur.png " +
+		"hmri_accuracy_all.svg hmri_accuracy_all.png mrsi_accuracy_all.svg mrsi_accuracy_all.png " +
+		"hmri_consistency_all.svg hmri_consistency_all.png mrsi_consistency_all.svg mrsi_consistency_all.png"
 	if got := strings.Join(names, " "); got != want {
 		t.Errorf("plots:\n%s\nwant\n%s", got, want)
 	}

@@ -70,7 +70,7 @@ func WriteCoveragePlots(r *testset.CoverageReport, dir string) error {
 		if err := atomicfile.Write(base+".svg", func(w io.Writer) error { return plot.HistogramSVG(w, h) }); err != nil {
 			return err
 		}
-		if err := atomicfile.Write(base+".png", func(w io.Writer) error { return plot.HistogramPNG(w, h, 800, 400) }); err != nil {
+		if err := atomicfile.Write(base+".png", func(w io.Writer) error { return plot.HistogramPNG(w, h, plot.SVGWidth, plot.SVGHeight) }); err != nil {
 			return err
 		}
 	}
@@ -138,7 +138,7 @@ func CompareCoverage(w io.Writer, dir string, runs []testset.Named) error {
 		if err := atomicfile.Write(base+".svg", func(w io.Writer) error { return plot.HistogramSVG(w, h) }); err != nil {
 			return err
 		}
-		if err := atomicfile.Write(base+".png", func(w io.Writer) error { return plot.HistogramPNG(w, h, 900, 420) }); err != nil {
+		if err := atomicfile.Write(base+".png", func(w io.Writer) error { return plot.HistogramPNG(w, h, plot.SVGWidth, plot.SVGHeight) }); err != nil {
 			return err
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"math"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -19,13 +20,16 @@ import (
 	"github.com/vcr-bench/vcr/results"
 )
 
-// HTML section ids, in page order. Every report has all of them: a section
-// without data holds a note saying what it would show and which command
-// writes its data.
-var HTMLSections = []string{"run", "coverage", "curves", "robustness", "human", "requirements", "examples", "glossary", "warnings"}
+// HTML section ids, in page order. A report has those it has data for (the
+// glossary always), and its contents list numbers only those; the header
+// names the sections left out and the command that writes their data. The
+// ImageNet-C and colour-contrast sections (ImageNetCSection,
+// ContrastSection) follow "human" when present.
+var HTMLSections = []string{"run", "leaderboard", "coverage", "curves", "human", "requirements", "examples", "models", "glossary", "warnings"}
 
 // WriteHTML writes a self-contained HTML report (inline CSS, images as
-// data: URIs, no scripts, no network) to the file out, from what it finds
+// data: URIs, one small inline script that sorts tables, no network) to
+// the file out, from what it finds
 // in dirs and the folders below them (up to four levels; folders named
 // images are skipped). JSON files are recognised by their "tool" field,
 // whatever their names: 'vcr analyze' summaries (with the SVG plots beside
@@ -142,11 +146,38 @@ func (p *page) kv(v any) {
 		}
 	}
 	walk("", v)
+	slices.SortStableFunc(rows, func(a, b [2]string) int { return strings.Compare(keyLabel(a[0]), keyLabel(b[0])) })
 	p.s("<table class=\"kv\">\n")
 	for _, r := range rows {
-		p.f("<tr><th>%s</th><td>%s</td></tr>\n", esc(r[0]), esc(r[1]))
+		p.f("<tr><th title=\"%s\">%s</th><td>%s</td></tr>\n", esc(r[0]), esc(keyLabel(r[0])), esc(r[1]))
 	}
 	p.s("</table>\n")
+}
+
+// keyLabels are the words the "What was run" tables show for the keys of
+// run.json (vcr generate) and RESULTS.csv.json (vcr eval); the raw key is
+// the row's tooltip.
+var keyLabels = map[string]string{
+	"tool": "written by", "version": "vcr version", "seed": "seed", "n": "images drawn", "corruptions": "corruptions",
+	"dataset.kind": "dataset kind", "dataset.root": "dataset folder", "dataset.root_abs": "dataset folder (absolute)",
+	"dataset.root_rel": "dataset folder (from the test set)", "dataset.len": "dataset images",
+	"dataset.fingerprint": "dataset fingerprint (SHA-256)", "dataset.resize": "resized to (px)", "dataset.crop": "cropped to (px)",
+	"vif_method": "VIF flavour", "dv_methods": "further Δv columns (VIF flavours)", "dv_columns": "Δv columns",
+	"sampling": "sampling of Δv", "coverage.bins": "coverage: Δv bins", "coverage.min_per_bin": "coverage: images a bin needs",
+	"pilot": "pilot images", "imagenet_c": "ImageNet-C severities", "rounding": "rounding to 8 bits", "layout": "image folder layout",
+	"format": "image format", "jpeg_quality": "JPEG quality", "rows": "rows written", "shard.index": "shard", "shard.count": "shards",
+	"testset": "test set", "model_kind": "model kind", "model": "model", "model_file": "model file", "model_sha256": "model file SHA-256",
+	"model_outputs": "model outputs", "batch_size": "batch size", "preset": "preset", "config": "configuration",
+	"task.name": "task", "task.classes": "task classes", "preprocessing_notes": "preprocessing notes",
+}
+
+// keyLabel returns the words for a flattened key: keyLabels, else the key
+// with '_' as spaces and '.' as " › ".
+func keyLabel(k string) string {
+	if l, ok := keyLabels[k]; ok {
+		return l
+	}
+	return strings.NewReplacer("_", " ", ".", " › ").Replace(k)
 }
 
 func scalar(v any) string {
@@ -168,7 +199,7 @@ const css = `
 :root{--fg:#1b1f24;--muted:#5b6470;--line:#d5dae0;--bg:#fff;--accent:#0b5cad;--pass:#1a7f37;--fail:#b42318}
 *{box-sizing:border-box}
 body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",Helvetica,Arial,sans-serif;color:var(--fg);background:var(--bg);margin:0}
-main{max-width:1180px;margin:0 auto;padding:1.5rem 2rem 4rem}
+main{max-width:1280px;margin:0 auto;padding:1.5rem 2rem 4rem}
 header{border-bottom:2px solid var(--fg);margin-bottom:1rem}
 h1{font-size:1.7rem;margin:.2rem 0}
 h2{font-size:1.3rem;border-bottom:1px solid var(--line);padding-bottom:.2rem;margin-top:2.2rem}
@@ -184,11 +215,19 @@ td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 .ci{display:block;font-size:.75rem;color:var(--muted)}
 table.kv{font-size:.82rem}table.kv th,table.kv td{padding:.1rem .5rem}table.kv th{font-weight:600;white-space:nowrap;color:var(--muted)}
 .glance{display:flex;flex-wrap:wrap;gap:.2rem 1.6rem;margin:.4rem 0 .8rem;padding:0;list-style:none}.glance b{color:var(--muted);font-weight:600}
-table.kv td{word-break:break-all}
+table.kv td{overflow-wrap:anywhere}
+.scroll{overflow-x:auto;max-width:100%}
+th.sort{cursor:pointer;user-select:none}th.sort:hover{color:var(--accent)}th[aria-sort=descending]::after{content:" ▼"}th[aria-sort=ascending]::after{content:" ▲"}
+table.leaderboard td:first-child,table.matrix td:first-child{white-space:nowrap}
+tfoot td{color:var(--muted);border-top:2px solid var(--line)}
+details{margin:.4rem 0}details>summary{cursor:pointer;padding:.2rem 0}
+table.strip th,table.strip td{text-align:center;vertical-align:middle}table.strip tbody th{text-align:right;white-space:nowrap;font-weight:600}
+table.strip img{width:144px;height:auto;border:1px solid var(--line);display:block}
+td.extrapolated{color:var(--muted)}
 .kvgrid{display:grid;grid-template-columns:repeat(auto-fill,minmax(360px,1fr));gap:0 1.5rem}
-.grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(460px,1fr));gap:1rem}
+.grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(520px,1fr));gap:1rem 1.5rem;align-items:start}
 figure{margin:0;break-inside:avoid}
-img.chart{width:100%;height:auto;border:1px solid var(--line)}
+img.chart{display:block;max-width:100%;height:auto;border:1px solid var(--line)}
 .examples{display:flex;flex-wrap:wrap;gap:.6rem;margin-bottom:.6rem}
 .examples figure{width:148px;font-size:.75rem;overflow-wrap:anywhere}
 .examples img{width:144px;height:auto;image-rendering:auto;border:1px solid var(--line)}
@@ -196,51 +235,92 @@ img.chart{width:100%;height:auto;border:1px solid var(--line)}
 dl dt{font-weight:600;margin-top:.6rem}dl dd{margin-left:1.2rem}
 code{font-size:.88em;background:#f3f4f6;padding:0 .2em;border-radius:3px}
 @media (max-width:700px){main{padding:1rem}.grid{grid-template-columns:1fr}nav ol{columns:1}}
-@media print{body{font-size:10.5pt}main{max-width:none;padding:0}nav{display:none}
+@media print{body{font-size:10.5pt}main{max-width:none;padding:0}nav{display:none}details{display:block}
 h2{break-after:avoid;margin-top:1.2rem}section{break-inside:auto}tr,figure,.examples figure{break-inside:avoid}
 .grid{grid-template-columns:1fr 1fr}a{color:inherit;text-decoration:none}@page{margin:14mm}}
 `
 
 var sectionTitles = map[string]string{
-	"run": "What was run", "coverage": "Δv coverage", "curves": "Performance curves",
-	"robustness": "Robustness R̂a and R̂p", "human": "Against humans: HMRI and MRSI",
-	"requirements": "Reliability requirements", "examples": "Example images",
+	"run": "What was run", "leaderboard": "Leaderboard", "coverage": "Δv coverage", "curves": "Performance curves",
+	"human": "Against humans: HMRI and MRSI", "requirements": "Reliability requirements",
+	"examples": "Image strips: one image as Δv grows", "models": "Per model",
 	"glossary": "How to read this report", "warnings": "Warnings",
+	ImageNetCSection: "ImageNet-C", ContrastSection: "Colour contrast",
+}
+
+// absentNotes say what fills a section the report left out.
+var absentNotes = map[string]string{
+	"run":          "settings (the files of vcr generate, eval or analyze)",
+	"leaderboard":  "leaderboard and per-model numbers (summary.json of vcr analyze)",
+	"coverage":     "Δv coverage (coverage.json of vcr generate)",
+	"curves":       "performance curves (vcr analyze)",
+	"human":        "comparison with humans (vcr analyze --human)",
+	"requirements": "reliability requirements (vcr requirements estimate or check)",
+	"examples":     "image strips (the manifest.csv and images of a vcr generate test set)",
 }
 
 func (f *found) render(w io.Writer) error {
+	b := f.board()
+	type part struct {
+		id string
+		fn func(*page) (bool, error)
+	}
+	ok := func(fn func(*page) bool) func(*page) (bool, error) {
+		return func(p *page) (bool, error) { return fn(p), nil }
+	}
+	parts := []part{
+		{"run", ok(f.renderRun)},
+		{"leaderboard", ok(b.renderLeaderboard)},
+		{"coverage", func(p *page) (bool, error) { return f.renderCoverage(p, b) }},
+		{"curves", func(p *page) (bool, error) { return f.renderCurves(p, b) }},
+		{"human", func(p *page) (bool, error) { return f.renderHuman(p, b) }},
+		{ImageNetCSection, ok(func(p *page) bool { f.renderImageNetC(p); return f.hasImageNetC() })},
+		{ContrastSection, ok(func(p *page) bool { f.renderContrast(p); return len(f.contrasts) > 0 })},
+		{"requirements", ok(f.renderRequirements)},
+		{"examples", ok(func(p *page) bool { return f.renderExamples(p, b) })},
+		{"models", ok(b.renderModels)},
+		{"glossary", ok(func(p *page) bool { renderGlossary(p); return true })},
+		{"warnings", ok(f.renderWarnings)},
+	}
+	var shown []string
+	var body strings.Builder
+	var absent []string
+	for _, pt := range parts {
+		sp := &page{}
+		has, err := pt.fn(sp)
+		if err != nil {
+			return err
+		}
+		if !has {
+			if n := absentNotes[pt.id]; n != "" {
+				absent = append(absent, n)
+			}
+			continue
+		}
+		shown = append(shown, pt.id)
+		body.WriteString(sp.b.String())
+	}
 	p := &page{}
 	p.s("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n")
 	p.s("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n")
 	p.s("<title>VCR report</title>\n<style>" + css + "</style>\n</head>\n<body>\n<main>\n")
 	p.s("<header><h1>Visually-continuous corruption robustness (VCR) report</h1>\n")
 	p.s(f.glance())
+	if len(absent) > 0 {
+		p.f("<p class=\"note absent\">Not in this report, for want of data: %s.</p>\n", esc(strings.Join(absent, "; ")))
+	}
 	p.s("</header>\n")
 	p.s("<nav><strong>Contents</strong><ol>\n")
-	for _, id := range HTMLSections {
+	for _, id := range shown {
 		p.f("<li><a href=\"#%s\">%s</a></li>\n", id, esc(sectionTitles[id]))
 	}
-	if f.hasImageNetC() {
-		p.f("<li><a href=\"#%s\">ImageNet-C</a></li>\n", ImageNetCSection)
-	}
-	if len(f.contrasts) > 0 {
-		p.f("<li><a href=\"#%s\">Colour contrast</a></li>\n", ContrastSection)
-	}
 	p.s("</ol></nav>\n")
-	f.renderRun(p)
-	if err := f.renderCoverage(p); err != nil {
-		return err
+	p.s(body.String())
+	p.s("</main>\n")
+	if slices.Contains(shown, "leaderboard") {
+		p.s("<script>" + sortScript + "</script>\n")
 	}
-	f.renderCurves(p)
-	f.renderRobustness(p)
-	f.renderHuman(p)
-	f.renderImageNetC(p)
-	f.renderContrast(p)
-	f.renderRequirements(p)
-	f.renderExamples(p)
-	renderGlossary(p)
-	f.renderWarnings(p)
-	p.s("</main>\n</body>\n</html>\n")
+	p.s("</body>\n</html>\n")
 	_, err := io.WriteString(w, p.b.String())
 	return err
 }
@@ -252,11 +332,11 @@ func orNone(s string) string {
 	return s
 }
 
-func (f *found) renderRun(p *page) {
-	p.section("run", sectionTitles["run"])
+func (f *found) renderRun(p *page) bool {
 	if len(f.testsets) == 0 && len(f.evals) == 0 && len(f.analyses) == 0 {
-		p.missing("No test set, evaluation or analysis settings found.")
+		return false
 	}
+	p.section("run", sectionTitles["run"])
 	p.s("<div class=\"kvgrid\">\n")
 	for _, t := range f.testsets {
 		p.f("<div><h3>Test set <code>%s</code> (vcr generate)</h3>\n", esc(t.dir))
@@ -296,6 +376,7 @@ func (f *found) renderRun(p *page) {
 		}
 	}
 	p.end()
+	return true
 }
 
 // summaryCovered returns the Δv range where both curves of x rest on data
@@ -332,7 +413,7 @@ func orDash(s string) string {
 	return s
 }
 
-func (f *found) renderCoverage(p *page) error {
+func (f *found) renderCoverage(p *page, b *board) (bool, error) {
 	p.section("coverage", sectionTitles["coverage"])
 	n := 0
 	for _, t := range f.testsets {
@@ -354,12 +435,26 @@ func (f *found) renderCoverage(p *page) error {
 			}
 			var b bytes.Buffer
 			if err := plot.HistogramSVG(&b, CoverageChart(cc.Coverage, "Δv coverage: "+cc.Corruption)); err != nil {
-				return fmt.Errorf("coverage of %s: %w", cc.Corruption, err)
+				return false, fmt.Errorf("coverage of %s: %w", cc.Corruption, err)
 			}
 			p.f("<figure>%s</figure>\n", svgImg(b.Bytes(), "Δv histogram of "+cc.Corruption))
 			n++
 		}
 		p.s("</div>\n")
+	}
+	if n == 0 && b.curves {
+		// Without a test set, the models' Δv histograms from bins.csv: one
+		// chart per corruption, one series per distinct histogram (models
+		// evaluated on one test set share theirs).
+		figs, err := b.coverageCharts(f)
+		if err != nil {
+			return false, err
+		}
+		if len(figs) > 0 {
+			p.s("<p>Δv histograms of the evaluated images (the bins of the accuracy curves; models evaluated on the same images share one series).</p>\n")
+			p.s("<div class=\"grid\">\n" + strings.Join(figs, "") + "</div>\n")
+			n++
+		}
 	}
 	if n == 0 {
 		// Without a test set, the models' histograms drawn by vcr analyze.
@@ -372,11 +467,8 @@ func (f *found) renderCoverage(p *page) error {
 			}
 		}
 	}
-	if n == 0 {
-		p.missing("No coverage data (coverage.json of vcr generate, or coverage_*.svg of vcr analyze) found.")
-	}
 	p.end()
-	return nil
+	return n > 0, nil
 }
 
 // figures returns the analysis' SVG plots for each corruption of its
@@ -392,30 +484,40 @@ func (a *foundAnalysis) figures(prefix, suffix string) []string {
 	slices.Sort(names)
 	var out []string
 	for _, n := range names {
-		out = append(out, "<figure>"+svgImg(a.svgs[n], strings.TrimSuffix(n, ".svg"))+"<figcaption>"+esc(n)+"</figcaption></figure>\n")
+		out = append(out, "<figure>"+svgImg(a.svgs[n], strings.TrimSuffix(n, ".svg"))+"</figure>\n")
 	}
 	return out
 }
 
-func (f *found) renderCurves(p *page) {
+func (f *found) renderCurves(p *page, b *board) (bool, error) {
 	p.section("curves", sectionTitles["curves"])
 	n := 0
-	for _, a := range f.analyses {
-		for _, c := range a.corruptions() {
-			figs := append(a.figures("curves_"+FileName(c)+"_accuracy", ""), a.figures("curves_"+FileName(c)+"_consistency", "")...)
-			if len(figs) == 0 {
-				continue
+	if b.curves {
+		if err := b.curveCharts(p); err != nil {
+			return false, err
+		}
+		n = len(b.corruptions)
+	} else {
+		for _, a := range f.analyses {
+			for _, c := range a.corruptions() {
+				figs := append(a.figures("curves_"+FileName(c)+"_accuracy", ""), a.figures("curves_"+FileName(c)+"_consistency", "")...)
+				if len(figs) == 0 {
+					continue
+				}
+				p.f("<h3>%s</h3>\n<div class=\"grid\">\n%s</div>\n", esc(c), strings.Join(figs, ""))
+				n++
 			}
-			p.f("<h3>%s</h3>\n<div class=\"grid\">\n%s</div>\n", esc(c), strings.Join(figs, ""))
-			n++
 		}
 	}
-	if n == 0 {
-		p.missing("No performance curves (curves_*.svg of vcr analyze) found.")
-	} else {
-		p.s("<p class=\"note\">Lines: fitted curves; darker band: 83%, lighter band: 95% pointwise bootstrap intervals; points: the Δv bins that entered the fit, sized by their number of images; humans black and dashed.</p>\n")
+	if n > 0 {
+		note := ""
+		if b.curves && len(b.models) > maxPointModels {
+			note = fmt.Sprintf(" With more than %d models, bands and points are drawn for the humans only.", maxPointModels)
+		}
+		p.f("<p class=\"note\">Per corruption, every model and the humans on one axis. Lines: fitted curves; darker band: 83%%, lighter band: 95%% pointwise bootstrap intervals; points: the Δv bins that entered the fit, sized by their number of images; humans black and dashed; faded dotted parts: no data there (extrapolated).%s</p>\n", note)
 	}
 	p.end()
+	return n > 0, nil
 }
 
 func (a *foundAnalysis) corruptions() []string {
@@ -429,58 +531,27 @@ func (a *foundAnalysis) corruptions() []string {
 	return cs
 }
 
-func (f *found) renderRobustness(p *page) {
-	p.section("robustness", sectionTitles["robustness"])
-	if len(f.analyses) == 0 {
-		p.missing("No analysis (summary.json of vcr analyze) found.")
+func (f *found) renderHuman(p *page, b *board) (bool, error) {
+	if !b.withHuman && len(b.humans) == 0 {
+		return false, nil
 	}
-	for _, a := range f.analyses {
-		s := a.summary
-		p.f("<p>From <code>%s</code>; intervals are percentile bootstrap intervals (%d replicates).</p>\n", esc(a.dir), s.Bootstrap)
-		p.s("<table><thead><tr><th>subject</th><th>corruption</th><th>images</th><th>clean accuracy</th><th>mean accuracy</th><th>R̂a</th><th>R̂p</th><th>Δv covered by data</th></tr></thead><tbody>\n")
-		row := func(who string, x SubjectSummary) {
-			cov := summaryCovered(x)
-			p.f("<tr><td>%s</td><td>%s</td><td class=\"num\">%d</td><td class=\"num\">%s</td><td class=\"num\">%s</td>%s%s<td class=\"num\">%s</td></tr>\n",
-				esc(who), esc(x.Corruption), x.N, fnum(x.CleanAccuracy), fnum(x.MeanAccuracy),
-				cell(&x.Ra, x.RaCI83, x.RaCI95), cell(&x.Rp, x.RpCI83, x.RpCI95), rangeText(&cov))
-		}
-		for _, m := range s.Models {
-			row(m.Model, m.SubjectSummary)
-		}
-		for _, h := range s.Humans {
-			row("humans", h)
-		}
-		p.s("</tbody></table>\n")
-	}
-	p.end()
-}
-
-func (f *found) renderHuman(p *page) {
 	p.section("human", sectionTitles["human"])
-	n := 0
+	var humans []string
+	for _, a := range f.analyses {
+		if s := a.summary; s.Human != "" && !slices.Contains(humans, s.Human) {
+			humans = append(humans, s.Human)
+			p.f("<p>Human data %s (VIF flavour %s), from <code>%s</code>.</p>\n", esc(s.Human), esc(orDash(s.HumanVIFMethod)), esc(a.dir))
+		}
+	}
+	if b.withHuman {
+		p.s("<p>HMRI: how much of the humans' robustness a model reaches (1 = at least human everywhere); MRSI: how much of the model's robustness lies beyond the humans' (0 = never better). Each chart holds every model on every corruption; the numbers with their intervals are in the leaderboard and under each model.</p>\n")
+		if err := b.groupedCharts(p); err != nil {
+			return false, err
+		}
+	}
+	b.humanTable(p)
 	for _, a := range f.analyses {
 		s := a.summary
-		var ms []ModelSummary
-		for _, m := range s.Models {
-			if m.HumanCorruption != "" {
-				ms = append(ms, m)
-			}
-		}
-		if len(ms) == 0 {
-			continue
-		}
-		n++
-		p.f("<p>Models of <code>%s</code> against the human data %s (VIF flavour %s).</p>\n", esc(a.dir), esc(s.Human), esc(s.HumanVIFMethod))
-		p.s("<table><thead><tr><th>model</th><th>corruption</th><th>HMRI (accuracy)</th><th>MRSI (accuracy)</th><th>HMRI (consistency)</th><th>MRSI (consistency)</th><th>Δv covered by both</th></tr></thead><tbody>\n")
-		for _, m := range ms {
-			p.f("<tr><td>%s</td><td>%s</td>%s%s%s%s<td class=\"num\">%s</td></tr>\n", esc(m.Model), esc(m.Corruption),
-				cell(m.HMRIa, m.HMRIaCI83, m.HMRIaCI95), cell(m.MRSIa, m.MRSIaCI83, m.MRSIaCI95),
-				cell(m.HMRIp, m.HMRIpCI83, m.HMRIpCI95), cell(m.MRSIp, m.MRSIpCI83, m.MRSIpCI95), rangeText(m.HumanDVCovered))
-		}
-		p.s("</tbody></table>\n")
-		if figs := slices.Concat(a.figures("hmri_", ""), a.figures("mrsi_", "")); len(figs) > 0 {
-			p.s("<div class=\"grid\">\n" + strings.Join(figs, "") + "</div>\n")
-		}
 		for _, sim := range []struct {
 			name string
 			t    *SimilaritySummary
@@ -496,10 +567,8 @@ func (f *found) renderHuman(p *page) {
 		}
 		renderErrorConsistency(p, s.ErrorConsistency)
 	}
-	if n == 0 {
-		p.missing("No comparison with humans: run vcr analyze with --human to get HMRI and MRSI.")
-	}
 	p.end()
+	return true, nil
 }
 
 // renderErrorConsistency writes a small table of the error consistency
@@ -534,11 +603,11 @@ func renderErrorConsistency(p *page, ec *ErrorConsistencySummary) {
 	p.s("</tbody></table>\n")
 }
 
-func (f *found) renderRequirements(p *page) {
-	p.section("requirements", sectionTitles["requirements"])
+func (f *found) renderRequirements(p *page) bool {
 	if len(f.reqs) == 0 && len(f.checks) == 0 {
-		p.missing("No requirements file or verdicts (" + CheckFile + ") found.")
+		return false
 	}
+	p.section("requirements", sectionTitles["requirements"])
 	for _, r := range f.reqs {
 		p.f("<h3>Requirements <code>%s</code></h3>\n", esc(r.path))
 		p.s("<table><thead><tr><th>transformation</th><th>task</th><th>dataset</th><th>VIF flavour</th><th>t<sub>c</sub></th><th>t<sub>p</sub></th><th>human accuracy</th><th>human preservation</th><th>rule</th></tr></thead><tbody>\n")
@@ -555,6 +624,7 @@ func (f *found) renderRequirements(p *page) {
 		}
 	}
 	p.end()
+	return true
 }
 
 // checkVerdicts shows a requirements check report (reliability.CheckReport,
@@ -698,8 +768,8 @@ func sortedKeys(m map[string]any) []string {
 	return keys
 }
 
-func (f *found) renderExamples(p *page) {
-	p.section("examples", sectionTitles["examples"])
+func (f *found) renderExamples(p *page, b *board) bool {
+	var body page
 	n := 0
 	for _, t := range f.testsets {
 		if !t.manifest {
@@ -712,7 +782,8 @@ func (f *found) renderExamples(p *page) {
 		}
 		ex, err := examples(t.dir, kind, root)
 		if err != nil {
-			p.missing("Examples of " + esc(t.dir) + " unavailable: " + esc(err.Error()))
+			body.missing("Image strips of " + esc(t.dir) + " unavailable: " + esc(err.Error()))
+			n++
 			continue
 		}
 		cs := make([]string, 0, len(ex))
@@ -721,24 +792,98 @@ func (f *found) renderExamples(p *page) {
 		}
 		slices.Sort(cs)
 		for _, c := range cs {
-			p.f("<h3>%s</h3>\n<div class=\"examples\">\n", esc(c))
-			if e := ex[c]; len(e) > 0 && e[0].clean != "" {
-				p.f("<figure><img alt=\"source image\" src=\"%s\"/><figcaption>source (%s)</figcaption></figure>\n", e[0].clean, esc(e[0].label))
-			}
-			for _, e := range ex[c] {
-				p.f("<figure><img alt=\"%s at Δv %.2f\" src=\"%s\"/><figcaption>Δv = %.2f<br/>%s</figcaption></figure>\n",
-					esc(c), e.dv, e.src, e.dv, esc(shortParams(e.params)))
-			}
-			p.s("</div>\n")
+			b.strip(&body, c, ex[c])
 			n++
 		}
 	}
 	if n == 0 {
-		p.missing("No test set images (manifest.csv and images/ of vcr generate) found.")
-	} else {
-		p.f("<p class=\"note\">Per corruption, the test-set image nearest to each of Δv ≈ %s (within 0.1), with its corruption parameters; the first image is the source of the first example.</p>\n", strings.Trim(fmt.Sprint(ExampleDV), "[]"))
+		return false
 	}
+	p.section("examples", sectionTitles["examples"])
+	p.f("<p class=\"note\">Per corruption, one source image of the test set (the one whose corrupted versions come nearest to Δv = %s, within 0.1) as Δv grows, with its corruption parameters; under it the accuracy of the humans and of each model at that Δv, read off their fitted accuracy curves (in italics where a curve is extrapolated).</p>\n", dvList(ExampleDV))
+	p.s(body.b.String())
 	p.end()
+	return true
+}
+
+// strip writes one corruption's image strip with, under each image, the
+// accuracy of the humans and the models at its Δv from their curves.
+func (b *board) strip(p *page, c string, ex []example) {
+	if len(ex) == 0 {
+		return
+	}
+	p.f("<h3>%s</h3>\n<div class=\"scroll\"><table class=\"strip\"><thead><tr><th></th>", esc(c))
+	dvs := []float64{}
+	if ex[0].clean != "" {
+		p.f("<th><img alt=\"source image %s\" src=\"%s\"/></th>", esc(ex[0].source), ex[0].clean)
+		dvs = append(dvs, 0)
+	}
+	for _, e := range ex {
+		p.f("<th><img alt=\"%s at Δv %.2f\" src=\"%s\"/></th>", esc(c), e.dv, e.src)
+		dvs = append(dvs, e.dv)
+	}
+	p.s("</tr></thead><tbody>\n<tr><th>Δv</th>")
+	if ex[0].clean != "" {
+		p.f("<td>0 (source: %s)</td>", esc(ex[0].label))
+	}
+	for _, e := range ex {
+		p.f("<td>Δv = %.2f<span class=\"ci\">%s</span></td>", e.dv, esc(shortParams(e.params)))
+	}
+	p.s("</tr>\n")
+	row := func(name string, cd *curveData) {
+		if cd == nil || len(cd.grid) == 0 {
+			return
+		}
+		p.f("<tr><th>%s</th>", esc(name))
+		for _, v := range dvs {
+			y := interpolate(cd.grid, cd.value, v)
+			if math.IsNaN(cd.covered[0]) || v < cd.covered[0]-1e-9 || v > cd.covered[1]+1e-9 {
+				p.f("<td class=\"num extrapolated\"><i>%.2f</i></td>", y)
+			} else {
+				p.f("<td class=\"num\">%.2f</td>", y)
+			}
+		}
+		p.s("</tr>\n")
+	}
+	if b.curves {
+		hc := b.humanCorruption(c)
+		if h := b.humans[hc]; h != nil {
+			row("humans: accuracy", h.a.curves[curveKey{h.Subject, true, hc, "accuracy"}])
+		}
+		for _, m := range b.models {
+			if r := b.rows[[2]string{m, c}]; r != nil {
+				row(m+": accuracy", r.a.curves[curveKey{m, false, c, "accuracy"}])
+			}
+		}
+	}
+	p.s("</tbody></table></div>\n")
+}
+
+// dvList writes levels as "0.2, 0.4, 0.6, 0.8 and 1".
+func dvList(levels []float64) string {
+	var s []string
+	for _, v := range levels {
+		s = append(s, strconv.FormatFloat(v, 'g', -1, 64))
+	}
+	if len(s) < 2 {
+		return strings.Join(s, "")
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
+}
+
+// interpolate returns y at x on the polyline (xs, ys), xs increasing,
+// clamped to its ends.
+func interpolate(xs, ys []float64, x float64) float64 {
+	if x <= xs[0] {
+		return ys[0]
+	}
+	for i := 1; i < len(xs); i++ {
+		if x <= xs[i] {
+			t := (x - xs[i-1]) / (xs[i] - xs[i-1])
+			return ys[i-1] + t*(ys[i]-ys[i-1])
+		}
+	}
+	return ys[len(ys)-1]
 }
 
 func renderGlossary(p *page) {
@@ -757,8 +902,7 @@ func renderGlossary(p *page) {
 	p.end()
 }
 
-func (f *found) renderWarnings(p *page) {
-	p.section("warnings", sectionTitles["warnings"])
+func (f *found) renderWarnings(p *page) bool {
 	var ws []string
 	for _, a := range f.analyses {
 		for _, w := range a.summary.Warnings {
@@ -766,15 +910,16 @@ func (f *found) renderWarnings(p *page) {
 		}
 	}
 	if len(ws) == 0 {
-		p.s("<p class=\"muted\">None.</p>\n")
-	} else {
-		p.s("<ul>\n")
-		for _, w := range ws {
-			p.f("<li>%s</li>\n", esc(w))
-		}
-		p.s("</ul>\n")
+		return false
 	}
+	p.section("warnings", sectionTitles["warnings"])
+	p.s("<ul>\n")
+	for _, w := range ws {
+		p.f("<li>%s</li>\n", esc(w))
+	}
+	p.s("</ul>\n")
 	p.end()
+	return true
 }
 
 // columnRank orders a verdict table's columns: what was checked first, the
@@ -846,7 +991,7 @@ func (f *found) glance() string {
 		}
 	}
 	item("models", strings.Join(models, ", "))
-	item("corruptions", orNone(strings.Join(f.corruptions(), ", ")))
+	item("corruptions", strings.Join(f.corruptions(), ", "))
 	if images > 0 {
 		item("test images", strconv.Itoa(images))
 	}

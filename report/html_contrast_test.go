@@ -35,6 +35,16 @@ func TestHTMLContrast(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(out)
+	if *keep != "" {
+		os.MkdirAll(*keep, 0o755)
+		os.WriteFile(filepath.Join(*keep, "contrast.html"), b, 0o644)
+	}
+	doc := parseHTML(t, b)
+	// A contrast-only report: the contrast section and the glossary, in
+	// order, and no empty sections.
+	if want := []string{"contrast", "glossary"}; strings.Join(doc.sections, ",") != strings.Join(want, ",") {
+		t.Errorf("sections %q, want %q", doc.sections, want)
+	}
 	html := string(b)
 	for _, want := range []string{`<section id="contrast">`, `href="#contrast"`, "net&lt;1&gt;", "are estimates", `alt="groups_clean"`, `alt="heatmap_net_1_"`, `alt="sensitivity"`, "high-mid has no clean images"} {
 		if !strings.Contains(html, want) {

@@ -36,6 +36,9 @@ type foundAnalysis struct {
 	summary Summary
 	// svgs maps an SVG file's base name to its bytes.
 	svgs map[string][]byte
+	// curves are the fitted curves of curves.csv with the bins of bins.csv
+	// (nil when the folder has no curves.csv).
+	curves map[curveKey]*curveData
 }
 
 // foundTestSet is a folder written by 'vcr generate'.
@@ -216,6 +219,9 @@ func (f *found) scan(dir string) error {
 					}
 					a.svgs[e.Name()] = b
 				}
+			}
+			if a.curves, err = readCurves(dir); err != nil {
+				return err
 			}
 			f.analyses = append(f.analyses, a)
 		case ToolGenerate, ToolCoverage:

@@ -25,11 +25,15 @@ type htmlDoc struct {
 	imgs     int
 	missing  map[string]bool // section id → holds a "missing" note
 	sections []string        // section ids in order
+	scripts  int
 }
+
+func (d htmlDoc) hasSection(id string) bool { return slices.Contains(d.sections, id) }
 
 // parseHTML checks that page is well-formed (a strict XML parse: every
 // element closed, attributes quoted, only XML entities), that it loads
-// nothing from outside (no scripts, links or non-data: images), and
+// nothing from outside (no links, non-data: images or scripts other than
+// one inline script), and
 // returns its ids, images and sections.
 func parseHTML(t *testing.T, page []byte) htmlDoc {
 	t.Helper()
@@ -54,7 +58,12 @@ func parseHTML(t *testing.T, page []byte) htmlDoc {
 				attr[a.Name.Local] = a.Value
 			}
 			switch e.Name.Local {
-			case "script", "link", "iframe", "object", "embed":
+			case "script": // one inline script (sortScript) at most
+				if attr["src"] != "" || doc.scripts > 0 {
+					t.Errorf("report has a <script> with source %q, or a second one", attr["src"])
+				}
+				doc.scripts++
+			case "link", "iframe", "object", "embed":
 				t.Errorf("report has a <%s>", e.Name.Local)
 			case "img":
 				doc.imgs++
@@ -86,8 +95,20 @@ func parseHTML(t *testing.T, page []byte) htmlDoc {
 			stack = stack[:len(stack)-1]
 		}
 	}
-	if !slices.Equal(doc.sections, HTMLSections) {
-		t.Errorf("sections %q, want %q", doc.sections, HTMLSections)
+	// The sections shown keep HTMLSections' order; the glossary is always there.
+	last := -1
+	for _, s := range doc.sections {
+		i := slices.Index(HTMLSections, s)
+		if i < 0 {
+			continue
+		}
+		if i < last {
+			t.Errorf("sections %q out of the order of %q", doc.sections, HTMLSections)
+		}
+		last = i
+	}
+	if !doc.hasSection("glossary") {
+		t.Errorf("sections %q lack the glossary", doc.sections)
 	}
 	return doc
 }
@@ -139,9 +160,12 @@ func TestWriteHTMLAnalysisOnly(t *testing.T) {
 		}
 	}
 	for _, s := range []string{"requirements", "examples"} {
-		if !doc.missing[s] {
-			t.Errorf("section %s has no note that its data is missing", s)
+		if doc.hasSection(s) {
+			t.Errorf("section %s shown without data", s)
 		}
+	}
+	if !strings.Contains(string(page), "Not in this report, for want of data: reliability requirements") {
+		t.Error("the header does not name the sections left out")
 	}
 	// 2 curve plots, 4 HMRI/MRSI bar charts, 1 coverage histogram.
 	if doc.imgs != 7 {
@@ -177,8 +201,8 @@ func TestWriteHTMLVerdicts(t *testing.T) {
 	}
 	page, _ := os.ReadFile(out)
 	doc := parseHTML(t, page)
-	if doc.missing["requirements"] || !doc.missing["curves"] {
-		t.Errorf("missing notes: %v", doc.missing)
+	if doc.missing["requirements"] || !doc.hasSection("requirements") || doc.hasSection("curves") {
+		t.Errorf("sections %q, missing notes: %v; want requirements and no curves", doc.sections, doc.missing)
 	}
 	for _, want := range []string{
 		"<tr><th>model</th><th>transformation</th><th>threshold</th><th>satisfied</th></tr>",
@@ -315,14 +339,14 @@ func TestWriteHTMLFindsByTool(t *testing.T) {
 	if len(f.testsets) != 1 || f.testsets[0].run["seed"] != 1.0 || f.testsets[0].coverage == nil || f.testsets[0].coverage.Bins != 40 {
 		t.Errorf("test sets: %+v", f.testsets)
 	}
-	// The robustness table states each subject's covered Δv range
+	// The per-model and human tables state each subject's covered Δv range
 	// (handMade: models [0, 0.8625], humans [0.0125, 0.7375]).
 	out := filepath.Join(t.TempDir(), "r.html")
 	if err := WriteHTML(out, dir2); err != nil {
 		t.Fatal(err)
 	}
 	page, _ := os.ReadFile(out)
-	for _, want := range []string{"<th>Δv covered by data</th>", `<td class="num">0.00–0.86</td></tr>`, `<td class="num">0.01–0.74</td></tr>`} {
+	for _, want := range []string{"<th>Δv covered by data</th>", `<td class="num">0.00–0.86</td>`, `<td class="num">0.01–0.74</td></tr>`} {
 		if !bytes.Contains(page, []byte(want)) {
 			t.Errorf("report lacks %q", want)
 		}

@@ -5,17 +5,12 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/vcr-bench/vcr/internal/atomicfile"
 	"github.com/vcr-bench/vcr/plot"
 	"github.com/vcr-bench/vcr/robustness"
-)
-
-// PNG sizes of the plots WritePlots draws.
-const (
-	CurvesPNGWidth, CurvesPNGHeight = 1000, 560
-	BarsPNGWidth                    = 900
 )
 
 // properties are the two curves of an estimate, in file-name order.
@@ -38,6 +33,13 @@ func FileName(name string) string {
 		return '_'
 	}, name)
 }
+
+// curveXLabel and curveYLabels are the axis labels of the curve charts,
+// with their units.
+var (
+	curveXLabel  = "visual change Δv = max(0, 1 − VIF)"
+	curveYLabels = map[string]string{"accuracy": "accuracy (fraction of images)", "consistency": "consistency (fraction of predictions kept)"}
+)
 
 // CurveChart returns the chart of one property's curves of ests (models and
 // humans on one axis): fitted curves, 83% and 95% bands when bootstrapped,
@@ -108,7 +110,7 @@ func MetricChart(title, metric, property string, comps []*robustness.Comparison,
 // (the bins of their accuracy curves), with the minimum count per bin as
 // threshold. It returns false when no model has per-trial bins.
 func CoverageHistogram(title string, models []*robustness.Estimate, bins, minPerBin int) (plot.Histogram, bool) {
-	h := plot.Histogram{Title: title, XLabel: "Δv", YLabel: "images per bin", Threshold: minPerBin}
+	h := plot.Histogram{Title: title, XLabel: "visual change Δv", YLabel: "images per bin", Threshold: minPerBin}
 	h.Edges = make([]float64, bins+1)
 	for k := range h.Edges {
 		h.Edges[k] = float64(k) / float64(bins)
@@ -122,11 +124,15 @@ func CoverageHistogram(title string, models []*robustness.Estimate, bins, minPer
 	return h, len(h.Series) > 0
 }
 
-// WritePlots writes the charts of a into dir and returns the files written:
+// WritePlots writes the charts of a into dir and returns the files written,
+// each as SVG and as a PNG of the same size (plot.CurvesSize,
+// plot.BarsSize, plot.SVGWidth × plot.SVGHeight):
 // for each corruption C and property P (accuracy, consistency)
 // curves_C_P.svg/.png (models and the humans they are compared with), with
 // humans hmri_C_P.svg/.png and mrsi_C_P.svg/.png, and coverage_C.svg/.png
-// (the models' Δv histograms).
+// (the models' Δv histograms); with humans also hmri_accuracy_all,
+// mrsi_accuracy_all, hmri_consistency_all and mrsi_consistency_all: one
+// grouped chart per measure, every corruption and model (GroupedFile).
 func (a *Analysis) WritePlots(dir string) ([]string, error) {
 	var files []string
 	svgPNG := func(base string, svg func(io.Writer) error, png func(io.Writer) error) error {
@@ -175,9 +181,10 @@ func (a *Analysis) WritePlots(dir string) ([]string, error) {
 				title += fmt.Sprintf(" (humans: %s)", humanCorr)
 			}
 			ch := CurveChart(title, p.name, ests, a.Families)
+			ch.XLabel, ch.YLabel = curveXLabel, curveYLabels[p.name]
 			if err := svgPNG("curves_"+fc+"_"+p.name,
 				func(w io.Writer) error { return plot.CurvesSVG(w, ch) },
-				func(w io.Writer) error { return plot.CurvesPNG(w, ch, CurvesPNGWidth, CurvesPNGHeight) }); err != nil {
+				func(w io.Writer) error { wd, ht := plot.CurvesSize(ch); return plot.CurvesPNG(w, ch, wd, ht) }); err != nil {
 				return files, err
 			}
 			if len(comps) == 0 {
@@ -188,10 +195,11 @@ func (a *Analysis) WritePlots(dir string) ([]string, error) {
 				if len(bc.Bars) == 0 {
 					continue
 				}
-				ht := max(plot.MinPNGHeight, 90+28*len(bc.Bars))
+				wd, ht := plot.BarsSize(bc)
+				ht = max(plot.MinPNGHeight, ht)
 				if err := svgPNG(strings.ToLower(metric)+"_"+fc+"_"+p.name,
 					func(w io.Writer) error { return plot.BarsSVG(w, bc) },
-					func(w io.Writer) error { return plot.BarsPNG(w, bc, BarsPNGWidth, ht) }); err != nil {
+					func(w io.Writer) error { return plot.BarsPNG(w, bc, wd, ht) }); err != nil {
 					return files, err
 				}
 			}
@@ -199,10 +207,50 @@ func (a *Analysis) WritePlots(dir string) ([]string, error) {
 		if h, ok := CoverageHistogram(corr+": Δv coverage ("+a.VIFMethod+")", models, a.Bins, a.MinPerBin); ok {
 			if err := svgPNG("coverage_"+fc,
 				func(w io.Writer) error { return plot.HistogramSVG(w, h) },
-				func(w io.Writer) error { return plot.HistogramPNG(w, h, 900, 420) }); err != nil {
+				func(w io.Writer) error { return plot.HistogramPNG(w, h, plot.SVGWidth, plot.SVGHeight) }); err != nil {
 				return files, err
 			}
 		}
 	}
+	// One grouped chart per HMRI/MRSI measure: every corruption and model.
+	sum := a.Summary()
+	var models, corrs []string
+	rows := map[[2]string]*ModelSummary{}
+	for i := range sum.Models {
+		m := &sum.Models[i]
+		if !slices.Contains(models, m.Model) {
+			models = append(models, m.Model)
+		}
+		if !slices.Contains(corrs, m.Corruption) {
+			corrs = append(corrs, m.Corruption)
+		}
+		rows[[2]string{m.Model, m.Corruption}] = m
+	}
+	slices.Sort(corrs)
+	for _, m := range metrics {
+		if !m.human {
+			continue
+		}
+		ch, ok := groupedChart(m, models, corrs, func(model, c string) *ModelSummary { return rows[[2]string{model, c}] }, a.Families)
+		if !ok {
+			continue
+		}
+		if err := svgPNG(GroupedFile(m.id),
+			func(w io.Writer) error { return plot.GroupedSVG(w, ch) },
+			func(w io.Writer) error { wd, ht := plot.GroupedSize(ch); return plot.GroupedPNG(w, ch, wd, ht) }); err != nil {
+			return files, err
+		}
+	}
 	return files, nil
+}
+
+// GroupedFile returns the base name of the grouped chart WritePlots draws
+// of a measure ("hmri-a", "mrsi-a", "hmri-p", "mrsi-p"): e.g.
+// hmri_accuracy_all for HMRI of accuracy over all corruptions.
+func GroupedFile(measure string) string {
+	name, prop, _ := strings.Cut(measure, "-")
+	if prop == "a" {
+		return name + "_accuracy_all"
+	}
+	return name + "_consistency_all"
 }

@@ -102,6 +102,9 @@ anything is read. It receives:
   curves_C_accuracy.svg/.png, curves_C_consistency.svg/.png
                  models and humans on one axis, per corruption C
   hmri_C_P.svg/.png, mrsi_C_P.svg/.png   bar charts (with --human)
+  hmri_P_all.svg/.png, mrsi_P_all.svg/.png
+                 one grouped chart per measure: every corruption and model
+                 (with --human; P = accuracy, consistency)
   coverage_C.svg/.png                    the models' Δv histograms
 and a table is printed. When results have a severity column with values
 (a test set of 'vcr generate --imagenet-c', or imported results), the

@@ -16,30 +16,38 @@ func init() {
 const reportUsage = `
 Usage: vcr report DIR… --out report.html
 
-Writes one self-contained HTML file (inline CSS, plots and example images
-as data: URIs, no scripts, nothing fetched from the network) from whatever
-the other commands wrote in the folders DIR and below them (up to four
-levels; folders named images are skipped). Their JSON files are recognised
-by their "tool" field, whatever they are called:
+Writes one self-contained HTML file (inline CSS, plots and images as
+data: URIs, one small inline script that sorts tables, nothing fetched
+from the network) from whatever the other commands wrote in the folders
+DIR and below them (up to four levels; folders named images are skipped).
+Their JSON files are recognised by their "tool" field, whatever they are
+called:
 
-  vcr analyze        summary.json and its SVG plots: performance curves
-                     with bands (extrapolated parts dashed), R̂a/R̂p and
-                     HMRI/MRSI tables with intervals and covered Δv ranges
+  vcr analyze        summary.json, curves.csv and bins.csv: a sortable
+                     leaderboard (models × corruptions), one curve chart
+                     per corruption with every model and the humans
+                     (extrapolated parts dashed), one grouped chart per
+                     HMRI/MRSI measure, per-model tables with intervals
   vcr generate       run.json, its coverage report, manifest.csv and
-                     images: settings, Δv coverage histograms, example
-                     images at Δv ≈ 0.1, 0.3, 0.5, 0.7, 0.9 per corruption
+                     images: settings, Δv coverage histograms, per
+                     corruption a strip of one source image at Δv ≈ 0,
+                     0.2, …, 1 with the accuracies at those Δv
   vcr eval           RESULTS.csv.json: the evaluation settings
   vcr requirements   requirements files (estimate) and verdicts (check)
   vcr contrast       contrast.json and its plots
 
 Files written before the "tool" field existed are recognised by their
 names (summary.json, run.json, coverage.json, *.csv.json,
-requirements-check.json, *verdict*.json). The report explains each measure
-for readers new to them. A section without data says so. It is an error
-when the folders hold nothing of the above.
+requirements-check.json, *verdict*.json). Several analysis folders (one
+per model, or several models each) make one report; its number of charts
+depends on the corruptions, not on the models. The report explains each
+measure for readers new to them; sections without data are left out and
+named at the top. It is an error when the folders hold nothing of the
+above.
 
-Example:
+Examples:
   vcr report run/analysis run/testset --out report.html
+  vcr report analyses/resnet50 analyses/vit-b16 run/testset --out report.html
 `
 
 func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) error {

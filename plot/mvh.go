@@ -111,11 +111,11 @@ func newConditionLayout(c ConditionChart, x0, w, h float64) conditionLayout {
 	l := conditionLayout{c: c, x0: x0, h: h}
 	l.yl, l.yh = c.yrange()
 	l.yticks = ticksWithin(l.yl, l.yh, 6)
-	wide := 0
+	wide := 0.0
 	for _, v := range l.yticks {
-		wide = max(wide, len(formatTick(v)))
+		wide = max(wide, textWidth(formatTick(v), false))
 	}
-	l.left = x0 + float64(wide)*charW + 34
+	l.left = x0 + wide + 34
 	l.right = x0 + w - 12
 	l.top = 36
 	l.bot = h - 44
@@ -250,12 +250,9 @@ func (l conditionLayout) draw(p painter) {
 	p.line("axis", []pt{{l.left, l.bot}, {l.right, l.bot}}, black, 1, nil)
 	p.line("axis", []pt{{l.left, l.top}, {l.left, l.bot}}, black, 1, nil)
 	// Condition labels: every one when they fit, else every k-th.
-	longest := 0
-	for _, s := range c.Conditions {
-		longest = max(longest, len(pngText(s)))
-	}
+	longest := maxTextWidth(c.Conditions...)
 	step := 1
-	for float64(longest*charW+6)*float64(step) > (l.right-l.left)/float64(n) && step < n {
+	for (longest+6)*float64(step) > (l.right-l.left)/float64(n) && step < n {
 		step++
 	}
 	for i, s := range c.Conditions {
@@ -329,11 +326,11 @@ func validatePanels(charts []ConditionChart) error {
 
 // conditionLegendWidth is the width the shared legend needs.
 func conditionLegendWidth(charts []ConditionChart) int {
-	names := 0
+	names := 0.0
 	for _, s := range charts[0].Series {
-		names = max(names, len([]rune(s.Name)))
+		names = max(names, textWidth(s.Name, false))
 	}
-	return names*charW + 58
+	return int(math.Ceil(names)) + 58
 }
 
 // ConditionPanelsSVG writes charts as one standalone SVG document: the

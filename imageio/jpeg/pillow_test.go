@@ -26,7 +26,8 @@ const pillowPython = "/usr/bin/python3"
 //	dec NAME               NAME.jpg → NAME.dec (Image.open + tobytes) and NAME.mode
 const pillowScript = `
 import io, os, sys
-from PIL import Image
+from PIL import Image, ImageFile
+ImageFile.MAXBLOCK = 1 << 24  # progressive saves of tiny images need a large buffer in Pillow 9
 d = sys.argv[1]
 for line in open(os.path.join(d, "jobs.txt")):
     f = line.split()
@@ -203,4 +204,89 @@ func TestEncodeMatchesPillow(t *testing.T) {
 		t.Errorf("%d of %d files differ from Pillow's", bad, len(cs))
 	}
 	t.Logf("%d files compared with Pillow", len(cs))
+}
+
+// TestDecodeMatchesPillow checks that the decoder returns exactly the pixels
+// of Pillow's Image.open(f).load() on the encoder's files and on files that
+// Pillow writes with other settings: progressive, 4:4:4, 4:2:2 and 4:2:0
+// subsampling, grayscale, every size of testSizes.
+func TestDecodeMatchesPillow(t *testing.T) {
+	requirePillow(t)
+	dir := t.TempDir()
+	var jobs, names []string
+	var e Encoder
+	for i, c := range encCases() {
+		if i%3 != 0 {
+			continue
+		}
+		b := c.encode(t, &e)
+		if err := os.WriteFile(filepath.Join(dir, c.name+".jpg"), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, c.name)
+	}
+	n := 0
+	for i, s := range testSizes {
+		for _, sub := range []int{-1, 0, 1, 2} {
+			for _, prog := range []int{0, 1} {
+				for _, nc := range []int{3, 1} {
+					if nc == 1 && sub > 0 {
+						continue
+					}
+					q := []int{3, 30, 75, 92, 100}[(n)%5]
+					name := fmt.Sprintf("x%d_%dx%d_s%d_p%d_c%d_q%d", n, s[0], s[1], sub, prog, nc, q)
+					mode := "RGB"
+					if nc == 1 {
+						mode = "L"
+					}
+					pix := testImage(n+i, s[0], s[1], nc, uint64(1000+n))
+					if err := os.WriteFile(filepath.Join(dir, name+".raw"), pix, 0o644); err != nil {
+						t.Fatal(err)
+					}
+					jobs = append(jobs, fmt.Sprintf("encx %s %d %d %s %d %d %d", name, s[0], s[1], mode, q, sub, prog))
+					names = append(names, name)
+					n++
+				}
+			}
+		}
+	}
+	for _, name := range names {
+		jobs = append(jobs, "dec "+name)
+	}
+	runPillow(t, dir, jobs)
+	var d Decoder
+	bad := 0
+	for _, name := range names {
+		data, err := os.ReadFile(filepath.Join(dir, name+".jpg"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := os.ReadFile(filepath.Join(dir, name+".dec"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := d.Decode(nil, data)
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			bad++
+			continue
+		}
+		if !bytes.Equal(m.Pix, want) {
+			bad++
+			diff, maxd := 0, 0
+			for i := range min(len(want), len(m.Pix)) {
+				if a, b := int(m.Pix[i]), int(want[i]); a != b {
+					diff++
+					maxd = max(maxd, a-b, b-a)
+				}
+			}
+			if bad <= 10 {
+				t.Errorf("%s: %d of %d samples differ from Pillow's (max %d); lengths %d, %d", name, diff, len(want), maxd, len(m.Pix), len(want))
+			}
+		}
+	}
+	if bad > 0 {
+		t.Errorf("%d of %d files decode differently from Pillow", bad, len(names))
+	}
+	t.Logf("%d files compared with Pillow's decoding", len(names))
 }

@@ -195,7 +195,8 @@ func (d *Decoder) Decode(dst []uint8, data []byte) (Image, error) {
 			for by := range c.bhA {
 				for bx := range c.bwA {
 					b := (*[64]int16)(c.coefs[(by*c.bwA+bx)*64:][:64])
-					idctIslow(c.plane[by*8*c.bwA*8+bx*8:], c.bwA*8, b, &c.quant)
+					out := c.plane[by*8*c.bwA*8+bx*8:]
+					idctBlock(out, c.bwA*8, b, &c.quant, lastNonzero(b))
 				}
 			}
 		}

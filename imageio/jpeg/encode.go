@@ -318,16 +318,12 @@ func (e *Encoder) block(blk *[64]int32, plane []uint8, stride, x0, y0, t int) {
 	fdctIslow(blk)
 	dv := &e.div[t]
 	for i := range blk {
+		// jcdctmgr.c quantize on |v|, sign restored (branch-free).
 		v := blk[i]
-		neg := v < 0
-		if neg {
-			v = -v
-		}
-		q := int32(((uint32(v) + dv.corr[i]) * dv.recip[i]) >> dv.shift[i])
-		if neg {
-			q = -q
-		}
-		blk[i] = q
+		sign := v >> 31
+		a := uint32((v ^ sign) - sign)
+		q := int32(((a + dv.corr[i]) * dv.recip[i]) >> dv.shift[i])
+		blk[i] = (q ^ sign) - sign
 	}
 }
 

@@ -18,8 +18,22 @@ var crR, cbB, cbG, crG = func() (crr, cbb, cbg, crg [256]int32) {
 }()
 
 func clamp8(v int32) uint8 {
-	return uint8(min(max(v, 0), 255))
+	return clampTab[v&1023]
 }
+
+// clampTab[v & 1023] clamps v ∈ [−384, 639] to 0…255 (libjpeg's
+// sample_range_limit, with a mask instead of an offset).
+var clampTab = func() (t [1024]uint8) {
+	for i := range t {
+		switch {
+		case i < 256:
+			t[i] = uint8(i)
+		case i < 640:
+			t[i] = 255
+		}
+	}
+	return t
+}()
 
 // output upsamples the component planes to full size as libjpeg's
 // jdsample.c does with do_fancy_upsampling (the Pillow default) and
@@ -59,18 +73,26 @@ func (d *Decoder) output(dst []uint8) (Image, error) {
 				p[0], p[1], p[2] = r[x], g[x], b[x]
 			}
 		default:
-			yr, cb, cr := rows[0], rows[1][:len(rows[0])], rows[2][:len(rows[0])]
-			for x, yv := range yr {
-				yy := int32(yv)
-				cbv, crv := cb[x], cr[x]
-				p := o[3*x : 3*x+3 : 3*x+3]
-				p[0] = clamp8(yy + crR[crv])
-				p[1] = clamp8(yy + (cbG[cbv]+crG[crv])>>16)
-				p[2] = clamp8(yy + cbB[cbv])
-			}
+			yccToRGB(o, rows[0], rows[1], rows[2])
 		}
 	}
 	return Image{Width: w, Height: h, Channels: ch, Pix: dst}, nil
+}
+
+// yccToRGB is jdcolor.c ycc_rgb_convert for one row.
+func yccToRGB(o, yr, cb, cr []uint8) {
+	cb, cr = cb[:len(yr)], cr[:len(yr)]
+	for x, yv := range yr {
+		if len(o) < 3 {
+			break
+		}
+		yy := int32(yv)
+		cbv, crv := cb[x], cr[x]
+		o[0] = clampTab[(yy+crR[crv])&1023]
+		o[1] = clampTab[(yy+(cbG[cbv]+crG[crv])>>16)&1023]
+		o[2] = clampTab[(yy+cbB[cbv])&1023]
+		o = o[3:]
+	}
 }
 
 // isRGBSpace is libjpeg's guess of a three-component file's colour space
@@ -167,8 +189,9 @@ func fancyH2V2(out, near, far []uint8) {
 	this = next
 	for i := 1; i < n-1; i++ {
 		next = int(near[i+1])*3 + int(far[i+1])
-		out[2*i] = uint8((this*3 + last + 8) >> 4)
-		out[2*i+1] = uint8((this*3 + next + 7) >> 4)
+		o := out[2*i:][:2:2]
+		o[0] = uint8((this*3 + last + 8) >> 4)
+		o[1] = uint8((this*3 + next + 7) >> 4)
 		last, this = this, next
 	}
 	out[2*n-2] = uint8((this*3 + last + 8) >> 4)

@@ -83,25 +83,9 @@ func (d *Decoder) decodeHuff(h *huffDec) uint8 {
 	if br.nbits < 16 {
 		d.fill()
 	}
-	if e := h.lut[(br.acc>>(br.nbits-lookBits))&(1<<lookBits-1)]; e != 0 {
-		br.nbits -= uint(e >> 8)
-		return uint8(e)
-	}
-	code := int32(br.acc>>(br.nbits-lookBits)) & (1<<lookBits - 1)
-	l := lookBits
-	for {
-		l++
-		code = int32(br.acc>>(br.nbits-uint(l))) & (1<<l - 1)
-		if l > 16 {
-			br.nbits -= 16
-			return 0
-		}
-		if code <= h.maxcode[l] {
-			break
-		}
-	}
-	br.nbits -= uint(l)
-	return h.vals[(code+h.valoff[l])&0xff]
+	sym, l := h.lookup(br.acc, br.nbits)
+	br.nbits -= l
+	return sym
 }
 
 type scanComp struct {
@@ -215,8 +199,8 @@ func (d *Decoder) scan(seg []byte) error {
 						bx, by := mx*bh+i, my*bv+j
 						if !d.progressive {
 							blk = [64]int16{}
-							d.decodeBlock(&blk, s)
-							idctIslow(c.plane[by*8*c.bwA*8+bx*8:], c.bwA*8, &blk, &c.quant)
+							out := c.plane[by*8*c.bwA*8+bx*8:]
+							idctBlock(out, c.bwA*8, &blk, &c.quant, d.decodeBlock(&blk, s))
 							continue
 						}
 						b := (*[64]int16)(c.coefs[(by*c.bwA+bx)*64:][:64])
@@ -272,15 +256,38 @@ func (d *Decoder) processRestart() error {
 }
 
 // decodeBlock decodes one sequential block's coefficients (jdhuff.c
-// decode_mcu) into blk, natural order.
-func (d *Decoder) decodeBlock(blk *[64]int16, s scanComp) {
+// decode_mcu) into blk, natural order, and returns the zig-zag position of
+// the last coefficient coded (0 when only the DC was). It keeps the bit
+// buffer in locals; each step needs at most 16 + 16 bits, so one refill
+// check per coefficient suffices.
+func (d *Decoder) decodeBlock(blk *[64]int16, s scanComp) int {
+	br := &d.bits
+	acc, nbits := br.acc, br.nbits
+	if nbits < 32 {
+		d.fill()
+		acc, nbits = br.acc, br.nbits
+	}
+	sym, l := s.dc.lookup(acc, nbits)
+	nbits -= l
+	sz := uint(sym & 15)
+	v := int32(acc>>(nbits-sz)) & (1<<sz - 1)
+	nbits -= sz
+	if sz > 0 && v < 1<<(sz-1) {
+		v += -1<<sz + 1
+	}
 	c := s.c
-	t := d.decodeHuff(s.dc)
-	c.dcPred += d.receiveExtend(uint(t))
+	c.dcPred += v
 	blk[0] = int16(c.dcPred)
 	ac := s.ac
+	last := 0
 	for k := 1; k < 64; k++ {
-		rs := d.decodeHuff(ac)
+		if nbits < 32 {
+			br.acc, br.nbits = acc, nbits
+			d.fill()
+			acc, nbits = br.acc, br.nbits
+		}
+		rs, l := ac.lookup(acc, nbits)
+		nbits -= l
 		r, sz := int(rs>>4), uint(rs&15)
 		if sz == 0 {
 			if r != 15 {
@@ -289,9 +296,37 @@ func (d *Decoder) decodeBlock(blk *[64]int16, s scanComp) {
 			k += 15
 			continue
 		}
+		v := int32(acc>>(nbits-sz)) & (1<<sz - 1)
+		nbits -= sz
+		if v < 1<<(sz-1) {
+			v += -1<<sz + 1
+		}
 		k += r
-		blk[zigzag[k]] = int16(d.receiveExtend(sz))
+		blk[zigzag[k]] = int16(v)
+		last = min(k, 63)
 	}
+	br.acc, br.nbits = acc, nbits
+	return last
+}
+
+// lookup decodes the symbol at the top of the nbits valid bits of acc
+// (nbits ≥ 16) and returns it with its code length. A code longer than 16
+// bits is corrupt data; like libjpeg it yields symbol 0 (here after 16 bits).
+func (h *huffDec) lookup(acc uint64, nbits uint) (uint8, uint) {
+	if e := h.lut[(acc>>(nbits-lookBits))&(1<<lookBits-1)]; e != 0 {
+		return uint8(e), uint(e >> 8)
+	}
+	return h.slow(acc, nbits)
+}
+
+func (h *huffDec) slow(acc uint64, nbits uint) (uint8, uint) {
+	for l := lookBits + 1; l <= 16; l++ {
+		code := int32(acc>>(nbits-uint(l))) & (1<<l - 1)
+		if code <= h.maxcode[l] {
+			return h.vals[(code+h.valoff[l])&0xff], uint(l)
+		}
+	}
+	return 0, 16
 }
 
 // acFirst is jdphuff.c decode_mcu_AC_first for one block.

@@ -58,6 +58,24 @@ func (d *Decoder) output(dst []uint8) (Image, error) {
 		c := &d.comps[i]
 		d.up[i] = grow(d.up[i], c.bwA*8*(d.maxH/c.h)+16)
 	}
+	if nc == 3 && !rgb && d.fused420() {
+		for y := range h {
+			o := dst[y*w*3:][: w*3 : w*3]
+			yr := d.comps[0].plane[y*d.comps[0].bwA*8:][:w]
+			cb, cr := &d.comps[1], &d.comps[2]
+			stride := cb.bwA * 8
+			row := func(c *component, r int) []uint8 {
+				r = min(max(r, 0), c.hgt-1)
+				return c.plane[r*stride:][:c.w]
+			}
+			cy, far := y/2, y/2-1
+			if y&1 == 1 {
+				far = cy + 1
+			}
+			fancy420Row(o, yr, row(cb, cy), row(cb, far), row(cr, cy), row(cr, far))
+		}
+		return Image{Width: w, Height: h, Channels: ch, Pix: dst}, nil
+	}
 	for y := range h {
 		for i := range nc {
 			rows[i] = d.upsampleRow(i, y)[:w]
@@ -92,6 +110,56 @@ func yccToRGB(o, yr, cb, cr []uint8) {
 		o[1] = clampTab[(yy+(cbG[cbv]+crG[crv])>>16)&1023]
 		o[2] = clampTab[(yy+cbB[cbv])&1023]
 		o = o[3:]
+	}
+}
+
+// fused420 reports whether the frame is 4:2:0 with the fancy h2v2 filter
+// for both chroma components (downsampled width over 2), which
+// fancy420Row handles in one pass.
+func (d *Decoder) fused420() bool {
+	c := d.comps
+	return d.maxH == 2 && d.maxV == 2 && c[0].h == 2 && c[0].v == 2 &&
+		c[1].h == 1 && c[1].v == 1 && c[2].h == 1 && c[2].v == 1 && c[1].w > 2 &&
+		c[1].bwA == c[2].bwA
+}
+
+// ycc is ycc_rgb_convert for one pixel.
+func ycc(y, cb, cr int) (uint8, uint8, uint8) {
+	yy := int32(y)
+	return clampTab[(yy+crR[uint8(cr)])&1023], clampTab[(yy+(cbG[uint8(cb)]+crG[uint8(cr)])>>16)&1023], clampTab[(yy+cbB[uint8(cb)])&1023]
+}
+
+// fancy420Row is fancyH2V2 on both chroma rows fused with yccToRGB: one
+// output row o (3·len(yr) bytes) from the luma row and the nearest and next
+// nearest rows of Cb and Cr, with the same arithmetic.
+func fancy420Row(o, yr, cbN, cbF, crN, crF []uint8) {
+	w := len(yr)
+	n := len(cbN)
+	cbF, crN, crF = cbF[:n], crN[:n], crF[:n]
+	bThis := int(cbN[0])*3 + int(cbF[0])
+	rThis := int(crN[0])*3 + int(crF[0])
+	bNext := int(cbN[1])*3 + int(cbF[1])
+	rNext := int(crN[1])*3 + int(crF[1])
+	o[0], o[1], o[2] = ycc(int(yr[0]), (bThis*4+8)>>4, (rThis*4+8)>>4)
+	if w > 1 {
+		o[3], o[4], o[5] = ycc(int(yr[1]), (bThis*3+bNext+7)>>4, (rThis*3+rNext+7)>>4)
+	}
+	bLast, rLast := bThis, rThis
+	bThis, rThis = bNext, rNext
+	for i := 1; i < n-1; i++ {
+		bNext = int(cbN[i+1])*3 + int(cbF[i+1])
+		rNext = int(crN[i+1])*3 + int(crF[i+1])
+		y := yr[2*i : 2*i+2 : 2*i+2]
+		p := o[6*i : 6*i+6 : 6*i+6]
+		p[0], p[1], p[2] = ycc(int(y[0]), (bThis*3+bLast+8)>>4, (rThis*3+rLast+8)>>4)
+		p[3], p[4], p[5] = ycc(int(y[1]), (bThis*3+bNext+7)>>4, (rThis*3+rNext+7)>>4)
+		bLast, bThis = bThis, bNext
+		rLast, rThis = rThis, rNext
+	}
+	x := 2*n - 2
+	o[3*x], o[3*x+1], o[3*x+2] = ycc(int(yr[x]), (bThis*3+bLast+8)>>4, (rThis*3+rLast+8)>>4)
+	if x+1 < w {
+		o[3*x+3], o[3*x+4], o[3*x+5] = ycc(int(yr[x+1]), (bThis*4+7)>>4, (rThis*4+7)>>4)
 	}
 }
 

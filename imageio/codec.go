@@ -76,7 +76,7 @@ func DecodeBytes(data []byte, opt Options) (*Image, string, error) {
 			format, cfg.Width, cfg.Height, int64(cfg.Width)*int64(cfg.Height), mp, ErrTooLarge)
 	}
 	if format == "jpeg" {
-		m, ok, err := decodeJPEG(data) // Pillow-exact (jpeg.go)
+		m, ok, err := decodeJPEG(data, opt.maxPixels()) // Pillow-exact (jpeg.go)
 		if err != nil {
 			return nil, format, fmt.Errorf("decode jpeg: %w", err)
 		}

@@ -27,8 +27,9 @@ var jpegPool = sync.Pool{New: func() any { return new(jpegCodec) }}
 
 // decodeJPEG decodes a JPEG file with imageio/jpeg. ok is false (and err
 // nil) when the file needs the fallback decoder.
-func decodeJPEG(data []byte) (m *Image, ok bool, err error) {
+func decodeJPEG(data []byte, maxPixels int) (m *Image, ok bool, err error) {
 	c := jpegPool.Get().(*jpegCodec)
+	c.dec.MaxPixels = maxPixels
 	defer jpegPool.Put(c)
 	defer func() {
 		if r := recover(); r != nil {
@@ -39,6 +40,9 @@ func decodeJPEG(data []byte) (m *Image, ok bool, err error) {
 	if err != nil {
 		if errors.Is(err, ljpeg.ErrUnsupported) {
 			return nil, false, nil
+		}
+		if errors.Is(err, ljpeg.ErrTooLarge) {
+			err = fmt.Errorf("%w (raise it with --max-pixels)", ErrTooLarge)
 		}
 		return nil, false, err
 	}
@@ -96,6 +100,7 @@ func JPEGRoundTrip(dst, src *Image, quality int) error {
 		return err
 	}
 	c.buf = buf
+	c.dec.MaxPixels = 0
 	im, err := c.dec.Decode(c.pix, buf)
 	if err != nil {
 		return fmt.Errorf("imageio: decoding our own JPEG failed: %w", err)

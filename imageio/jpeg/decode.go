@@ -41,6 +41,9 @@ func (h *huffDec) build(counts *[16]uint8, vals []uint8) error {
 	code, k := int32(0), int32(0)
 	for l := 1; l <= 16; l++ {
 		n := int32(counts[l-1])
+		if code+n > 1<<l {
+			return fmt.Errorf("%w: bad Huffman table", ErrFormat)
+		}
 		if n > 0 {
 			h.valoff[l] = k - code
 			for i := range n {
@@ -57,9 +60,6 @@ func (h *huffDec) build(counts *[16]uint8, vals []uint8) error {
 			h.maxcode[l] = code - 1
 		} else {
 			h.maxcode[l] = -1
-		}
-		if code > 1<<l {
-			return fmt.Errorf("%w: bad Huffman table", ErrFormat)
 		}
 		code <<= 1
 	}
@@ -82,10 +82,18 @@ type component struct {
 	coefBits     [10]int32
 }
 
+// ErrTooLarge is wrapped by Decode's error for a frame with more pixels
+// than Decoder.MaxPixels.
+var ErrTooLarge = errors.New("jpeg: image exceeds the pixel limit")
+
 // Decoder decodes JPEG files as libjpeg-turbo does with Pillow's settings.
 // It reuses its buffers between calls; it is not safe for concurrent use.
 // The zero value is ready to use.
 type Decoder struct {
+	// MaxPixels, when positive, rejects frames of more pixels before
+	// anything is allocated for them.
+	MaxPixels int
+
 	data        []byte
 	pos         int
 	qt          [4][64]uint16 // natural order
@@ -112,7 +120,7 @@ type Decoder struct {
 // Decode decodes the JPEG file data into dst's storage (grown as needed)
 // and returns the image. Errors wrap ErrUnsupported or ErrFormat.
 func (d *Decoder) Decode(dst []uint8, data []byte) (Image, error) {
-	*d = Decoder{up: d.up, compBuf: d.compBuf}
+	*d = Decoder{MaxPixels: d.MaxPixels, up: d.up, compBuf: d.compBuf}
 	for i := range d.compBuf {
 		d.compBuf[i] = component{plane: d.compBuf[i].plane, coefs: d.compBuf[i].coefs}
 	}
@@ -243,6 +251,9 @@ func (d *Decoder) parseSOF(seg []byte, progressive bool) error {
 	nc := int(seg[5])
 	if d.width == 0 || d.height == 0 {
 		return fmt.Errorf("%w: empty image (%dx%d; DNL markers are not supported)", ErrFormat, d.width, d.height)
+	}
+	if d.MaxPixels > 0 && d.width > d.MaxPixels/d.height {
+		return fmt.Errorf("%w: %dx%d, limit %d pixels", ErrTooLarge, d.width, d.height, d.MaxPixels)
 	}
 	if nc != 1 && nc != 3 {
 		return fmt.Errorf("%w: %d components", ErrUnsupported, nc)

@@ -31,6 +31,13 @@ type Encoder struct {
 	huff       [4]huffEnc
 	haveTables bool
 	w          bitWriter
+	// restart, when positive, writes a restart marker every restart MCUs
+	// (a DRI segment and RSTn markers, as libjpeg's restart_interval).
+	// Pillow's defaults write none; the tests use it to exercise the
+	// decoder's restart handling.
+	restart int
+	rstN    int
+	mcus    int
 }
 
 // divisors are libjpeg-turbo's reciprocal-multiplication quantiser
@@ -157,6 +164,7 @@ func (e *Encoder) EncodeRGB(dst []byte, pix []uint8, width, height, stride, qual
 
 	e.w.reset(dst)
 	e.writeHeaders(width, height, 3)
+	e.mcus, e.rstN = 0, 0
 	e.encode420(width, height, mx, my, yw, cw)
 	return e.w.finish(), nil
 }
@@ -187,10 +195,14 @@ func (e *Encoder) EncodeGray(dst []byte, pix []uint8, width, height, stride, qua
 	}
 	e.w.reset(dst)
 	e.writeHeaders(width, height, 1)
+	e.mcus, e.rstN = 0, 0
 	var blk [64]int32
 	var dc int32
 	for by := range bh {
 		for bx := range bw {
+			if e.restartDue() {
+				dc = 0
+			}
 			e.block(&blk, e.y, yw, bx*8, by*8, 0)
 			dc = e.emitBlock(&blk, dc, 0)
 		}
@@ -278,6 +290,9 @@ func (e *Encoder) encode420(width, height, mx, my, yw, cw int) {
 	var dcY, dcCb, dcCr int32
 	for mcuy := range my {
 		for mcux := range mx {
+			if e.restartDue() {
+				dcY, dcCb, dcCr = 0, 0, 0
+			}
 			for j := range 2 {
 				for i := range 2 {
 					n := 2*j + i
@@ -303,6 +318,21 @@ func (e *Encoder) encode420(width, height, mx, my, yw, cw int) {
 			dcCr = e.emitBlock(&cblk, dcCr, 1)
 		}
 	}
+}
+
+// restartDue counts an MCU and, at the start of a new restart interval,
+// pads the bits to a byte and writes the next RSTn marker; it reports
+// whether it did (the DC predictions then restart from 0).
+func (e *Encoder) restartDue() bool {
+	n := e.mcus
+	e.mcus++
+	if e.restart <= 0 || n == 0 || n%e.restart != 0 {
+		return false
+	}
+	e.w.flushBits()
+	e.w.buf = append(e.w.buf, 0xff, byte(0xd0+e.rstN))
+	e.rstN = (e.rstN + 1) & 7
+	return true
 }
 
 // block loads the 8×8 block at (x0, y0) of plane, transforms and quantises
@@ -412,6 +442,14 @@ func hasFF(v uint32) bool {
 // finish pads the last byte with 1 bits (jchuff.c flush_bits), appends EOI
 // and returns the file.
 func (w *bitWriter) finish() []byte {
+	w.flushBits()
+	w.buf = append(w.buf, 0xff, 0xd9)
+	return w.buf
+}
+
+// flushBits pads the bits written so far with 1 bits to a whole byte and
+// writes them out.
+func (w *bitWriter) flushBits() {
 	if pad := (8 - w.nbits%8) % 8; pad > 0 {
 		w.acc = w.acc<<pad | (1<<pad - 1)
 		w.nbits += pad
@@ -424,8 +462,7 @@ func (w *bitWriter) finish() []byte {
 			w.buf = append(w.buf, 0)
 		}
 	}
-	w.buf = append(w.buf, 0xff, 0xd9)
-	return w.buf
+	w.acc, w.nbits = 0, 0
 }
 
 // writeHeaders writes SOI through SOS in the order and form libjpeg's
@@ -461,6 +498,9 @@ func (e *Encoder) writeHeaders(width, height, ncomp int) {
 			b = append(b, s.bits[:]...)
 			b = append(b, s.vals...)
 		}
+	}
+	if e.restart > 0 {
+		b = append(b, 0xff, 0xdd, 0, 4, byte(e.restart>>8), byte(e.restart))
 	}
 	l = 6 + 2*ncomp
 	b = append(b, 0xff, 0xda, 0, byte(l), byte(ncomp))

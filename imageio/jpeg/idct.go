@@ -241,6 +241,8 @@ func idctBlock(out []uint8, stride int, in *[64]int16, q *[64]int32, kmax int) {
 	switch {
 	case kmax == 0:
 		idctDC(out, stride, in[0], q[0])
+	case kmax <= 2:
+		idct2x2(out, stride, in, q)
 	case kmax <= 9:
 		idct4x4(out, stride, in, q)
 	default:
@@ -257,4 +259,64 @@ func lastNonzero(b *[64]int16) int {
 		}
 	}
 	return 0
+}
+
+// idct2x2 is idctIslow for a block whose nonzero coefficients are among
+// the first three in zig-zag order (natural 0, 1 and 8: the top-left 2×2
+// corner), with the terms of the zero inputs left out: identical results.
+func idct2x2(out []uint8, stride int, in *[64]int16, q *[64]int32) {
+	var ws [16]int32 // columns 0 and 1 of the workspace, 8 rows each
+	for c := range 2 {
+		t := int(in[c]) * int(q[c]) << constBits
+		o3 := int(in[8+c]) * int(q[8+c])
+		const s1, h1 = constBits - pass1Bits, 1 << (constBits - pass1Bits - 1)
+		col := (*[8]int32)(ws[8*c : 8*c+8])
+		if o3 == 0 {
+			v := int32((t + h1) >> s1)
+			*col = [8]int32{v, v, v, v, v, v, v, v}
+			continue
+		}
+		z5 := o3 * fix1175875602
+		z1 := o3 * -fix0899976223
+		z4 := o3*-fix0390180644 + z5
+		tmp0 := z1 + z5
+		tmp1 := z4
+		tmp2 := z5
+		tmp3 := o3*fix1501321110 + z1 + z4
+		col[0] = int32((t + tmp3 + h1) >> s1)
+		col[7] = int32((t - tmp3 + h1) >> s1)
+		col[1] = int32((t + tmp2 + h1) >> s1)
+		col[6] = int32((t - tmp2 + h1) >> s1)
+		col[2] = int32((t + tmp1 + h1) >> s1)
+		col[5] = int32((t - tmp1 + h1) >> s1)
+		col[3] = int32((t + tmp0 + h1) >> s1)
+		col[4] = int32((t - tmp0 + h1) >> s1)
+	}
+	for r := range 8 {
+		o := (*[8]uint8)(out[r*stride : r*stride+8])
+		w0, w1 := int(ws[r]), int(ws[8+r])
+		if w1 == 0 {
+			const s, h = pass1Bits + 3, 1 << (pass1Bits + 2)
+			v := rangeLimit[((w0+h)>>s)&1023]
+			*o = [8]uint8{v, v, v, v, v, v, v, v}
+			continue
+		}
+		t := w0 << constBits
+		z5 := w1 * fix1175875602
+		z1 := w1 * -fix0899976223
+		z4 := w1*-fix0390180644 + z5
+		tmp0 := z1 + z5
+		tmp1 := z4
+		tmp2 := z5
+		tmp3 := w1*fix1501321110 + z1 + z4
+		const s2, h2 = constBits + pass1Bits + 3, 1 << (constBits + pass1Bits + 2)
+		o[0] = rangeLimit[((t+tmp3+h2)>>s2)&1023]
+		o[7] = rangeLimit[((t-tmp3+h2)>>s2)&1023]
+		o[1] = rangeLimit[((t+tmp2+h2)>>s2)&1023]
+		o[6] = rangeLimit[((t-tmp2+h2)>>s2)&1023]
+		o[2] = rangeLimit[((t+tmp1+h2)>>s2)&1023]
+		o[5] = rangeLimit[((t-tmp1+h2)>>s2)&1023]
+		o[3] = rangeLimit[((t+tmp0+h2)>>s2)&1023]
+		o[4] = rangeLimit[((t-tmp0+h2)>>s2)&1023]
+	}
 }

@@ -140,3 +140,73 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// TestOtherSamplings checks sampling layouts Pillow cannot write — 4:4:0
+// (libjpeg's h1v2 fancy upsampling) and 4:1:1 / 1×4 luma (int_upsample) —
+// against Pillow's decoding. Such files are made from Pillow's own: in a
+// 4:2:2 (4:2:0) file the MCU holds two (four) luma blocks, so giving luma
+// the factors 1×2 (4×1, 1×4) instead, with the image size changed to keep
+// the same MCU grid, turns its entropy-coded data into a valid file of the
+// other layout.
+func TestOtherSamplings(t *testing.T) {
+	requirePillow(t)
+	dir := t.TempDir()
+	type tc struct {
+		name      string
+		w, h, sub int
+		yhv       byte
+		nw, nh    int
+	}
+	cases := []tc{
+		{"440", 40, 20, 1, 0x12, 21, 37},
+		{"440even", 32, 24, 1, 0x12, 16, 48},
+		{"411", 40, 40, 2, 0x41, 70, 19},
+		{"1x4", 40, 40, 2, 0x14, 19, 70},
+	}
+	var jobs []string
+	for i, c := range cases {
+		pix := testImage(3, c.w, c.h, 3, uint64(300+i))
+		if err := os.WriteFile(filepath.Join(dir, c.name+"_src.raw"), pix, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		jobs = append(jobs, fmt.Sprintf("encx %s_src %d %d RGB 70 %d 0", c.name, c.w, c.h, c.sub))
+	}
+	runPillow(t, dir, jobs)
+	jobs = jobs[:0]
+	for _, c := range cases {
+		b, err := os.ReadFile(filepath.Join(dir, c.name+"_src.jpg"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sof := bytes.Index(b, []byte{0xff, 0xc0})
+		b[sof+5], b[sof+6] = byte(c.nh>>8), byte(c.nh)
+		b[sof+7], b[sof+8] = byte(c.nw>>8), byte(c.nw)
+		b[sof+11] = c.yhv
+		if err := os.WriteFile(filepath.Join(dir, c.name+".jpg"), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		jobs = append(jobs, "dec "+c.name)
+	}
+	runPillow(t, dir, jobs)
+	var d Decoder
+	for _, c := range cases {
+		data, _ := os.ReadFile(filepath.Join(dir, c.name+".jpg"))
+		want, err := os.ReadFile(filepath.Join(dir, c.name+".dec"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := d.Decode(nil, data)
+		if err != nil || !bytes.Equal(m.Pix, want) {
+			n := -1
+			if err == nil {
+				n = 0
+				for i := range want {
+					if m.Pix[i] != want[i] {
+						n++
+					}
+				}
+			}
+			t.Errorf("%s: decoding differs from Pillow's (err %v, %d samples differ)", c.name, err, n)
+		}
+	}
+}

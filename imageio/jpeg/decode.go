@@ -26,7 +26,11 @@ type Image struct {
 // a 9-bit lookahead table and, for longer codes, the largest code of each
 // length with the offset of its symbols.
 type huffDec struct {
-	lut     [1 << lookBits]uint16 // size<<8 | symbol; 0 = longer code
+	lut [1 << lookBits]uint16 // size<<8 | symbol; 0 = longer code
+	// fastAC decodes an AC symbol with a nonzero size together with its
+	// extra bits when both fit in lookBits: value<<16 | run<<8 | bits used;
+	// 0 when they do not fit.
+	fastAC  [1 << lookBits]int32
 	maxcode [18]int32
 	valoff  [17]int32
 	vals    [256]uint8
@@ -49,9 +53,24 @@ func (h *huffDec) build(counts *[16]uint8, vals []uint8) error {
 			for i := range n {
 				c := code + i
 				if l <= lookBits {
+					sym := vals[k+i]
 					sh := uint(lookBits - l)
 					for j := c << sh; j < (c+1)<<sh; j++ {
-						h.lut[j] = uint16(l)<<8 | uint16(vals[k+i])
+						h.lut[j] = uint16(l)<<8 | uint16(sym)
+					}
+					if sz := int32(sym & 15); sz > 0 && int32(l)+sz <= lookBits {
+						sh2 := uint(int32(lookBits-l) - sz)
+						for e := range int32(1) << sz {
+							v := e
+							if v < 1<<(sz-1) {
+								v += -1<<sz + 1
+							}
+							ent := v<<16 | int32(sym>>4)<<8 | (int32(l) + sz)
+							base := c<<sh | e<<sh2
+							for j := base; j < base+1<<sh2; j++ {
+								h.fastAC[j] = ent
+							}
+						}
 					}
 				}
 			}

@@ -286,6 +286,13 @@ func (d *Decoder) decodeBlock(blk *[64]int16, s scanComp) int {
 			d.fill()
 			acc, nbits = br.acc, br.nbits
 		}
+		if f := ac.fastAC[(acc>>(nbits-lookBits))&(1<<lookBits-1)]; f != 0 {
+			nbits -= uint(f & 255)
+			k += int(f >> 8 & 15)
+			blk[zigzag[k]] = int16(f >> 16)
+			last = min(k, 63)
+			continue
+		}
 		rs, l := ac.lookup(acc, nbits)
 		nbits -= l
 		r, sz := int(rs>>4), uint(rs&15)

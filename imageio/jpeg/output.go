@@ -131,35 +131,43 @@ func ycc(y, cb, cr int) (uint8, uint8, uint8) {
 
 // fancy420Row is fancyH2V2 on both chroma rows fused with yccToRGB: one
 // output row o (3·len(yr) bytes) from the luma row and the nearest and next
-// nearest rows of Cb and Cr, with the same arithmetic.
+// nearest rows of Cb and Cr, with the same arithmetic. The Cb and Cr sums
+// travel together in one int, Cb in bits 0…31 and Cr above; no sum exceeds
+// 12 bits, so the lanes never carry into each other.
 func fancy420Row(o, yr, cbN, cbF, crN, crF []uint8) {
+	const k8, k7 = 8 | 8<<32, 7 | 7<<32
 	w := len(yr)
 	n := len(cbN)
 	cbF, crN, crF = cbF[:n], crN[:n], crF[:n]
-	bThis := int(cbN[0])*3 + int(cbF[0])
-	rThis := int(crN[0])*3 + int(crF[0])
-	bNext := int(cbN[1])*3 + int(cbF[1])
-	rNext := int(crN[1])*3 + int(crF[1])
-	o[0], o[1], o[2] = ycc(int(yr[0]), (bThis*4+8)>>4, (rThis*4+8)>>4)
-	if w > 1 {
-		o[3], o[4], o[5] = ycc(int(yr[1]), (bThis*3+bNext+7)>>4, (rThis*3+rNext+7)>>4)
+	sum := func(i int) int {
+		return int(cbN[i])*3 + int(cbF[i]) | (int(crN[i])*3+int(crF[i]))<<32
 	}
-	bLast, rLast := bThis, rThis
-	bThis, rThis = bNext, rNext
+	this, next := sum(0), sum(1)
+	v := this*4 + k8
+	o[0], o[1], o[2] = ycc(int(yr[0]), v>>4&0xff, v>>36&0xff)
+	if w > 1 {
+		v = this*3 + next + k7
+		o[3], o[4], o[5] = ycc(int(yr[1]), v>>4&0xff, v>>36&0xff)
+	}
+	last := this
+	this = next
 	for i := 1; i < n-1; i++ {
-		bNext = int(cbN[i+1])*3 + int(cbF[i+1])
-		rNext = int(crN[i+1])*3 + int(crF[i+1])
+		next = int(cbN[i+1])*3 + int(cbF[i+1]) | (int(crN[i+1])*3+int(crF[i+1]))<<32
 		y := yr[2*i : 2*i+2 : 2*i+2]
 		p := o[6*i : 6*i+6 : 6*i+6]
-		p[0], p[1], p[2] = ycc(int(y[0]), (bThis*3+bLast+8)>>4, (rThis*3+rLast+8)>>4)
-		p[3], p[4], p[5] = ycc(int(y[1]), (bThis*3+bNext+7)>>4, (rThis*3+rNext+7)>>4)
-		bLast, bThis = bThis, bNext
-		rLast, rThis = rThis, rNext
+		t3 := this * 3
+		a := t3 + last + k8
+		b := t3 + next + k7
+		p[0], p[1], p[2] = ycc(int(y[0]), a>>4&0xff, a>>36&0xff)
+		p[3], p[4], p[5] = ycc(int(y[1]), b>>4&0xff, b>>36&0xff)
+		last, this = this, next
 	}
 	x := 2*n - 2
-	o[3*x], o[3*x+1], o[3*x+2] = ycc(int(yr[x]), (bThis*3+bLast+8)>>4, (rThis*3+rLast+8)>>4)
+	v = this*3 + last + k8
+	o[3*x], o[3*x+1], o[3*x+2] = ycc(int(yr[x]), v>>4&0xff, v>>36&0xff)
 	if x+1 < w {
-		o[3*x+3], o[3*x+4], o[3*x+5] = ycc(int(yr[x+1]), (bThis*4+7)>>4, (rThis*4+7)>>4)
+		v = this*4 + k7
+		o[3*x+3], o[3*x+4], o[3*x+5] = ycc(int(yr[x+1]), v>>4&0xff, v>>36&0xff)
 	}
 }
 

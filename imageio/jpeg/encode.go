@@ -44,8 +44,11 @@ type Encoder struct {
 // parameters for one table (jcdctmgr.c, compute_reciprocal), for 16-bit
 // DCTELEM as in its SIMD builds (Debian's and Pillow's wheels).
 type divisors struct {
-	recip, corr [64]uint32
-	shift       [64]uint8
+	corr [64]uint32
+	// mul is libjpeg's reciprocal times 2^(32−shift), so that
+	// (|v| + corr)·mul >> 32 equals its (|v| + corr)·recip >> shift exactly
+	// (the product stays below 2^48).
+	mul [64]uint64
 }
 
 // huffEnc is a derived encoding table: code and length per symbol.
@@ -93,9 +96,8 @@ func (d *divisors) set(q *[64]uint16) {
 		default:
 			fq++
 		}
-		d.recip[i] = fq & 0xffff
 		d.corr[i] = c & 0xffff
-		d.shift[i] = uint8(r)
+		d.mul[i] = uint64(fq&0xffff) << (32 - r)
 	}
 }
 
@@ -352,7 +354,7 @@ func (e *Encoder) block(blk *[64]int32, plane []uint8, stride, x0, y0, t int) {
 		v := blk[i]
 		sign := v >> 31
 		a := uint32((v ^ sign) - sign)
-		q := int32(((a + dv.corr[i]) * dv.recip[i]) >> dv.shift[i])
+		q := int32((uint64(a+dv.corr[i]) * dv.mul[i]) >> 32)
 		blk[i] = (q ^ sign) - sign
 	}
 }

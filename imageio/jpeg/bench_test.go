@@ -75,6 +75,28 @@ func BenchmarkDecode(b *testing.B) {
 	}
 }
 
+// BenchmarkDecodePhoto decodes ImageNet-C's frost5.jpeg (a 660×495
+// photograph), whose detail exercises the full inverse DCT more than the
+// generated images.
+func BenchmarkDecodePhoto(b *testing.B) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "corrupt", "frostdata", "frost5.jpeg"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var d jpeg.Decoder
+	var pix []uint8
+	b.ReportAllocs()
+	c0, ok := cpuTime()
+	for b.Loop() {
+		m, err := d.Decode(pix, data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		pix = m.Pix
+	}
+	reportCPU(b, c0, ok)
+}
+
 // reportCPU adds the metric cpu-ms/op: process CPU time per operation since
 // c0 (meaningful with GOMAXPROCS=1, as scripts/bench-jpeg.sh runs it; on a
 // loaded machine it is steadier than wall time).

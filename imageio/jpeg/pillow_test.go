@@ -290,3 +290,35 @@ func TestDecodeMatchesPillow(t *testing.T) {
 	}
 	t.Logf("%d files compared with Pillow's decoding", len(names))
 }
+
+// TestDecodePhotosMatchPillow decodes the two JPEG photographs vcr embeds
+// (ImageNet-C's frost4.jpeg and frost5.jpeg, written by another encoder
+// than libjpeg's defaults) and compares them with Pillow's decoding.
+func TestDecodePhotosMatchPillow(t *testing.T) {
+	requirePillow(t)
+	dir := t.TempDir()
+	var jobs []string
+	var d Decoder
+	for _, name := range []string{"frost4", "frost5"} {
+		data, err := os.ReadFile(filepath.Join("..", "..", "corrupt", "frostdata", name+".jpeg"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name+".jpg"), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		jobs = append(jobs, "dec "+name)
+	}
+	runPillow(t, dir, jobs)
+	for _, name := range []string{"frost4", "frost5"} {
+		data, _ := os.ReadFile(filepath.Join(dir, name+".jpg"))
+		want, err := os.ReadFile(filepath.Join(dir, name+".dec"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := d.Decode(nil, data)
+		if err != nil || !bytes.Equal(m.Pix, want) {
+			t.Errorf("%s: decoding differs from Pillow's (err %v)", name, err)
+		}
+	}
+}

@@ -1,6 +1,9 @@
 package jpeg
 
-import "fmt"
+import (
+	"encoding/binary"
+	"fmt"
+)
 
 // bitReader reads entropy-coded data MSB first, removing stuffed zero
 // bytes. At a marker it feeds zero bits, as libjpeg does
@@ -18,6 +21,19 @@ type bitReader struct {
 func (d *Decoder) fill() {
 	br := &d.bits
 	data := d.data
+	// Fast path: the next 8 bytes hold no 0xFF (no stuffing, no marker), so
+	// as many whole bytes as fit go in at once.
+	if !br.marker && d.pos+8 <= len(data) {
+		v := binary.BigEndian.Uint64(data[d.pos:])
+		x := ^v // 0xFF bytes become zero bytes
+		if (x-0x0101010101010101)&^x&0x8080808080808080 == 0 {
+			n := (64 - br.nbits) / 8
+			br.acc = br.acc<<(8*n) | v>>(64-8*n)
+			br.nbits += 8 * n
+			d.pos += int(n)
+			return
+		}
+	}
 	for br.nbits <= 56 {
 		if br.marker || br.eof {
 			br.acc <<= 8

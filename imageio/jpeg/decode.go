@@ -37,10 +37,14 @@ type huffDec struct {
 	present bool
 }
 
-const lookBits = 9
+const lookBits = 10
 
-func (h *huffDec) build(counts *[16]uint8, vals []uint8) error {
-	*h = huffDec{present: true}
+func (h *huffDec) build(counts *[16]uint8, vals []uint8, ac bool) error {
+	h.present = true
+	clear(h.lut[:])
+	clear(h.fastAC[:])
+	clear(h.maxcode[:])
+	clear(h.valoff[:])
 	copy(h.vals[:], vals)
 	code, k := int32(0), int32(0)
 	for l := 1; l <= 16; l++ {
@@ -58,7 +62,7 @@ func (h *huffDec) build(counts *[16]uint8, vals []uint8) error {
 					for j := c << sh; j < (c+1)<<sh; j++ {
 						h.lut[j] = uint16(l)<<8 | uint16(sym)
 					}
-					if sz := int32(sym & 15); sz > 0 && int32(l)+sz <= lookBits {
+					if sz := int32(sym & 15); ac && sz > 0 && int32(l)+sz <= lookBits {
 						sh2 := uint(int32(lookBits-l) - sz)
 						for e := range int32(1) << sz {
 							v := e
@@ -113,11 +117,19 @@ type Decoder struct {
 	// anything is allocated for them.
 	MaxPixels int
 
+	// tables survive between calls (their storage is large); Decode marks
+	// them absent.
+	qt     [4][64]uint16 // natural order
+	dc, ac [4]huffDec
+
+	decodeState
+}
+
+// decodeState is the per-file state Decode resets.
+type decodeState struct {
 	data        []byte
 	pos         int
-	qt          [4][64]uint16 // natural order
 	qtSet       [4]bool
-	dc, ac      [4]huffDec
 	comps       []component
 	compBuf     [4]component
 	width       int
@@ -139,7 +151,10 @@ type Decoder struct {
 // Decode decodes the JPEG file data into dst's storage (grown as needed)
 // and returns the image. Errors wrap ErrUnsupported or ErrFormat.
 func (d *Decoder) Decode(dst []uint8, data []byte) (Image, error) {
-	*d = Decoder{MaxPixels: d.MaxPixels, up: d.up, compBuf: d.compBuf}
+	d.decodeState = decodeState{up: d.up, compBuf: d.compBuf}
+	for i := range d.dc {
+		d.dc[i].present, d.ac[i].present = false, false
+	}
 	for i := range d.compBuf {
 		d.compBuf[i] = component{plane: d.compBuf[i].plane, coefs: d.compBuf[i].coefs}
 	}
@@ -366,7 +381,7 @@ func (d *Decoder) parseDHT(seg []byte) error {
 		if class == 1 {
 			t = &d.ac[id]
 		}
-		if err := t.build(&counts, seg[17:17+total]); err != nil {
+		if err := t.build(&counts, seg[17:17+total], class == 1); err != nil {
 			return err
 		}
 		seg = seg[17+total:]

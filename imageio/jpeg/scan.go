@@ -305,8 +305,8 @@ func (d *Decoder) decodeBlock(blk *[64]int16, s scanComp) int {
 		if f := ac.fastAC[(acc>>(nbits-lookBits))&(1<<lookBits-1)]; f != 0 {
 			nbits -= uint(f & 255)
 			k += int(f >> 8 & 15)
-			blk[zigzag[k]] = int16(f >> 16)
-			last = min(k, 63)
+			blk[zigzag[k&127]&63] = int16(f >> 16)
+			last = k
 			continue
 		}
 		rs, l := ac.lookup(acc, nbits)
@@ -325,11 +325,11 @@ func (d *Decoder) decodeBlock(blk *[64]int16, s scanComp) int {
 			v += -1<<sz + 1
 		}
 		k += r
-		blk[zigzag[k]] = int16(v)
-		last = min(k, 63)
+		blk[zigzag[k&127]&63] = int16(v)
+		last = k
 	}
 	br.acc, br.nbits = acc, nbits
-	return last
+	return min(last, 63)
 }
 
 // lookup decodes the symbol at the top of the nbits valid bits of acc

@@ -4,10 +4,11 @@ package jpeg
 // its defaults.
 
 // zigzag[k] is the natural (row-major) index of the k-th coefficient in
-// zig-zag order. The 16 entries past 63 are 63, as libjpeg's
+// zig-zag order. The entries past 63 are 63, as libjpeg's
 // jpeg_natural_order: a corrupt run length that steps past the end of a block
-// then lands on the last coefficient instead of out of bounds.
-var zigzag = [64 + 16]uint8{
+// then lands on the last coefficient instead of out of bounds. (128 entries,
+// so that zigzag[k&127] needs no bounds check.)
+var zigzag = [128]uint8{
 	0, 1, 8, 16, 9, 2, 3, 10,
 	17, 24, 32, 25, 18, 11, 4, 5,
 	12, 19, 26, 33, 40, 48, 41, 34,
@@ -16,6 +17,12 @@ var zigzag = [64 + 16]uint8{
 	29, 22, 15, 23, 30, 37, 44, 51,
 	58, 59, 52, 45, 38, 31, 39, 46,
 	53, 60, 61, 54, 47, 55, 62, 63,
+	63, 63, 63, 63, 63, 63, 63, 63,
+	63, 63, 63, 63, 63, 63, 63, 63,
+	63, 63, 63, 63, 63, 63, 63, 63,
+	63, 63, 63, 63, 63, 63, 63, 63,
+	63, 63, 63, 63, 63, 63, 63, 63,
+	63, 63, 63, 63, 63, 63, 63, 63,
 	63, 63, 63, 63, 63, 63, 63, 63,
 	63, 63, 63, 63, 63, 63, 63, 63,
 }

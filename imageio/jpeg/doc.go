@@ -40,8 +40,8 @@
 // Pillow (testdata/golden) keep bytes and pixels tested on machines without
 // it.
 //
-// Speed: encoding is faster than libjpeg-turbo's portable C code and
-// decoding about as fast (docs/performance.md, scripts/bench-jpeg.sh); the
+// Speed: encoding is faster than libjpeg-turbo's portable C code, decoding
+// about as fast (docs/performance.md, scripts/bench-jpeg.sh); the
 // inverse DCT skips exactly the arithmetic on coefficients known to be zero
 // (DC-only, 2×2 and 4×4 blocks), which changes no result.
 package jpeg

@@ -1,10 +1,7 @@
 package corrupt
 
 import (
-	"bytes"
 	"fmt"
-	"image"
-	"image/jpeg"
 	"math/rand/v2"
 	"sync/atomic"
 
@@ -29,15 +26,13 @@ func init() {
 			"baseline JPEG with 4:2:0 chroma subsampling and the standard (Annex K) quantisation " +
 			"tables scaled by quality exactly as libjpeg does (scale 5000/q below 50, 200 − 2q " +
 			"above, entries (x·scale + 50)/100 clamped to 1…255), then decoded " +
-			"(corruptions.md §2.23). The codec is Go's image/jpeg; the decoded 4:2:0 chroma is " +
-			"upsampled with libjpeg's \"fancy\" triangle filter and converted with libjpeg's " +
-			"YCbCr→RGB tables, as Pillow's decoder does. Remaining differences from Pillow/" +
-			"libjpeg-turbo, each at most about ±1 grey level on a few pixels: Go's forward and " +
-			"inverse DCTs are integer Loeffler–Ligtenberg–Moschytz transforms with their own " +
-			"fixed-point scaling (libjpeg's islow DCTs use the same algorithm with 13-bit " +
-			"constants); Go's RGB→YCbCr rounds chroma with +0.5 where libjpeg adds 0.5 − ε; " +
-			"Go averages 2×2 chroma blocks with bias 2 where libjpeg alternates 1 and 2; Entropy " +
-			"coding is lossless, so Huffman table choices do not matter.",
+			"(corruptions.md §2.23). The codec (imageio/jpeg) reproduces Pillow's libjpeg-turbo " +
+			"byte for byte and pixel for pixel: the file equals Pillow's " +
+			"im.save(f, \"JPEG\", quality=q) (fixed-point RGB→YCbCr, h2v2 downsampling with " +
+			"libjpeg's alternating bias, the islow forward DCT and its quantiser, the standard " +
+			"Huffman tables) and the decoding equals Image.open(f) (islow inverse DCT, \"fancy\" " +
+			"chroma upsampling, libjpeg's YCbCr→RGB tables), so the output is the reference's " +
+			"exactly.",
 		Papers: []string{"icse", "imagenet-c"},
 		apply:  applyJPEG,
 	})
@@ -68,35 +63,13 @@ func init() {
 }
 
 func applyJPEG(dst, src *imageio.Image, p []float64, _ *rand.Rand) {
-	w, h := src.Width, src.Height
-	if w == 0 || h == 0 {
+	if src.Width == 0 || src.Height == 0 {
 		return
 	}
-	rgba := image.NewRGBA(image.Rect(0, 0, w, h))
-	R, G, B := src.Ch[0], src.Ch[1], src.Ch[2]
-	for y := range h {
-		row := rgba.Pix[y*rgba.Stride:][: 4*w : 4*w]
-		o := y * w
-		for x := range w {
-			row[4*x] = imageio.To8(R[o+x], imageio.Round)
-			row[4*x+1] = imageio.To8(G[o+x], imageio.Round)
-			row[4*x+2] = imageio.To8(B[o+x], imageio.Round)
-			row[4*x+3] = 255
-		}
-	}
-	var buf bytes.Buffer
-	buf.Grow(w * h)
-	if err := jpeg.Encode(&buf, rgba, &jpeg.Options{Quality: int(p[0])}); err != nil {
+	if err := imageio.JPEGRoundTrip(dst, src, int(p[0])); err != nil {
 		// Only images of 65536 pixels or more across fail; callers limit sizes.
-		panic(fmt.Sprintf("corrupt: jpeg_compression: encode %dx%d: %v", w, h, err))
+		panic(fmt.Sprintf("corrupt: jpeg_compression: %dx%d: %v", src.Width, src.Height, err))
 	}
-	// Decode as Pillow does: imageio applies libjpeg's fancy chroma
-	// upsampling and colour tables after Go's inverse DCT.
-	m, format, err := imageio.DecodeBytes(buf.Bytes(), imageio.Options{MaxPixels: -1})
-	if err != nil || format != "jpeg" {
-		panic(fmt.Sprintf("corrupt: jpeg_compression: decoding our own encoding failed: %v", err))
-	}
-	dst.CopyFrom(m)
 }
 
 // pixelateSpan is the contiguous run [lo, hi) of input samples that Pillow's

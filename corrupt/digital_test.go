@@ -2,7 +2,6 @@ package corrupt
 
 import (
 	"bytes"
-	"image/jpeg"
 	"math"
 	"testing"
 
@@ -76,14 +75,14 @@ func libjpegQuant(base [64]int, q int) [64]int {
 	return out
 }
 
-// TestJPEGEncoderTables checks that Go's encoder writes baseline 4:2:0 with
-// libjpeg's quality-scaled Annex K tables, by parsing the DQT and SOF0
-// segments of its output.
+// TestJPEGEncoderTables checks that the encoder jpeg_compression uses
+// writes baseline 4:2:0 with libjpeg's quality-scaled Annex K tables, by
+// parsing the DQT and SOF0 segments of its output.
 func TestJPEGEncoderTables(t *testing.T) {
-	src := testimg.Natural(40, 24, 1).NRGBA(imageio.Round)
+	src := testimg.Natural(40, 24, 1)
 	for _, q := range []int{1, 7, 25, 49, 50, 75, 99, 100} {
 		var buf bytes.Buffer
-		if err := jpeg.Encode(&buf, src, &jpeg.Options{Quality: q}); err != nil {
+		if err := imageio.Encode(&buf, src, imageio.JPEG, imageio.EncodeOptions{JPEGQuality: q}); err != nil {
 			t.Fatal(err)
 		}
 		b := buf.Bytes()

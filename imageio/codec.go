@@ -8,7 +8,7 @@ import (
 	"image/color"
 	"image/draw"
 	"image/gif"
-	"image/jpeg"
+	_ "image/jpeg" // JPEG headers, and the fallback decoder (jpeg.go)
 	"image/png"
 	"io"
 	"os"
@@ -75,6 +75,15 @@ func DecodeBytes(data []byte, opt Options) (*Image, string, error) {
 		return nil, format, fmt.Errorf("%s is %dx%d = %d pixels, limit %d: %w (raise it with --max-pixels)",
 			format, cfg.Width, cfg.Height, int64(cfg.Width)*int64(cfg.Height), mp, ErrTooLarge)
 	}
+	if format == "jpeg" {
+		m, ok, err := decodeJPEG(data, opt.maxPixels()) // Pillow-exact (jpeg.go)
+		if err != nil {
+			return nil, format, fmt.Errorf("decode jpeg: %w", err)
+		}
+		if ok {
+			return m, format, nil
+		}
+	}
 	if format == "png" {
 		if m, ok, err := decodePNGRGB8(data); ok { // the common case, faster (pngdec.go)
 			if err != nil {
@@ -89,10 +98,6 @@ func DecodeBytes(data []byte, opt Options) (*Image, string, error) {
 	}
 	if b := img.Bounds(); b.Dx() != cfg.Width || b.Dy() != cfg.Height {
 		return nil, format, fmt.Errorf("decode %s: header says %dx%d but pixels are %dx%d", format, cfg.Width, cfg.Height, b.Dx(), b.Dy())
-	}
-	if m, ok := img.(*image.YCbCr); ok && format == "jpeg" {
-		// libjpeg's upsampling and colour conversion, as Pillow (jpeg.go).
-		return fromJPEG(m), format, nil
 	}
 	if format == "webp" {
 		// Lossy WebP: limited-range YUV, converted as libwebp does (webp.go).
@@ -205,19 +210,25 @@ type EncodeOptions struct {
 }
 
 // Encode writes m to w in the given format. PNG uses the fast compression
-// level (zlib level 1), as OpenCV's default does.
+// level (zlib level 1), as OpenCV's default does. JPEG is written byte for
+// byte as Pillow's im.save(f, "JPEG", quality=q) writes the 8-bit RGB image
+// (imageio/jpeg: 4:2:0, standard tables, baseline).
 func Encode(w io.Writer, m *Image, f Format, opt EncodeOptions) error {
-	img := m.NRGBA(opt.Rounding)
 	switch f {
 	case PNG:
 		enc := png.Encoder{CompressionLevel: png.BestSpeed}
-		return enc.Encode(w, img)
+		return enc.Encode(w, m.NRGBA(opt.Rounding))
 	case JPEG:
 		q := opt.JPEGQuality
 		if q == 0 {
 			q = 95
 		}
-		return jpeg.Encode(w, img, &jpeg.Options{Quality: q})
+		b, err := encodeJPEG(m, q, opt.Rounding)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(b)
+		return err
 	}
 	return fmt.Errorf("imageio: unknown format %d", f)
 }

@@ -19,14 +19,17 @@
 // Format notes. Lossy WebP is converted from its limited-range BT.601 YUV
 // exactly as libwebp (and so Pillow) does, with libwebp's default "fancy"
 // chroma upsampling; golang.org/x/image/webp alone would hand back full-range
-// YCbCr and lose contrast (golang/go#40173). JPEG uses Go's decoder for the
-// coefficients and inverse DCT, then libjpeg's "fancy" chroma upsampling
-// (4:2:0, 4:2:2) and fixed-point YCbCr→RGB conversion, so that the result is
-// within a few levels of Pillow's libjpeg-turbo decoding (the two inverse DCTs
-// differ slightly) rather than up to ~40 levels off at colour edges. A GIF
-// whose first frame does not cover the logical screen is drawn on a canvas of
-// the screen's size filled with the background colour; only the first frame
-// is decoded (an animation's other frames are never expanded, whatever their
-// number). A decoder panic on malformed data is returned as an error wrapping
+// YCbCr and lose contrast (golang/go#40173). JPEG is decoded by imageio/jpeg,
+// pixel for pixel as Pillow's libjpeg-turbo decodes it (islow inverse DCT,
+// "fancy" chroma upsampling, fixed-point YCbCr→RGB), for baseline and
+// progressive files with one or three components; what it does not implement
+// (arithmetic coding, 12-bit samples, CMYK and YCCK, progressive files that
+// libjpeg would block-smooth) falls back to Go's image/jpeg with Go's colour
+// conversion, within a few levels of libjpeg's. JPEG files are written byte
+// for byte as Pillow writes them (imageio/jpeg). A GIF whose first frame does
+// not cover the logical screen is drawn on a canvas of the screen's size
+// filled with the background colour; only the first frame is decoded (an
+// animation's other frames are never expanded, whatever their number). A
+// decoder panic on malformed data is returned as an error wrapping
 // ErrDecoderPanic.
 package imageio

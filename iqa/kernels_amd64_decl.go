@@ -24,34 +24,11 @@ func accSym5SetAsm(out []float64, v []float64, c *[3]float64)
 //go:noescape
 func accSym5AddAsm(out []float64, v []float64, c *[3]float64)
 
-// foldBandAsm is foldBandGo for the first n, a multiple of 4, columns.
+// bandPairAsm is bandPairGo for the first len(oa0), a multiple of 4, columns:
+// x holds the 8 padded rows, t the taps (bandTaps).
 //
 //go:noescape
-func foldBandAsm(r *[6][]float64, x []float64, n int)
-
-// accVSym7x2SetAsm is accVSym7x2Go (first = true) for len(oa), a multiple of 4, columns;
-// t holds the taps t0 … t3.
-//
-//go:noescape
-func accVSym7x2SetAsm(oa []float64, ob []float64, v *[8][]float64, t *[4]float64)
-
-// accVSym7x2AddAsm is accVSym7x2Go (first = false) for len(oa), a multiple of 4, columns;
-// t holds the taps t0 … t3.
-//
-//go:noescape
-func accVSym7x2AddAsm(oa []float64, ob []float64, v *[8][]float64, t *[4]float64)
-
-// accVAnti7x2SetAsm is accVAnti7x2Go (first = true) for len(oa), a multiple of 4, columns;
-// t holds the taps t1 … t3.
-//
-//go:noescape
-func accVAnti7x2SetAsm(oa []float64, ob []float64, v *[8][]float64, t *[3]float64)
-
-// accVAnti7x2AddAsm is accVAnti7x2Go (first = false) for len(oa), a multiple of 4, columns;
-// t holds the taps t1 … t3.
-//
-//go:noescape
-func accVAnti7x2AddAsm(oa []float64, ob []float64, v *[8][]float64, t *[3]float64)
+func bandPairAsm(oa0 []float64, ob0 []float64, oa3 []float64, ob3 []float64, x *[8][]float64, t *[96]float64)
 
 // splitEvenOddAsm writes s[2k] into e[k] and s[2k+1] into o[k] for k < len(e),
 // a multiple of 4.

@@ -35,8 +35,7 @@ func main() {
 	ConstraintExpr("amd64,!purego")
 	rows()
 	accSym5()
-	foldBand()
-	accV7x2()
+	bandPair()
 	lowpass()
 	patchCore2()
 	blockProducts()
@@ -138,86 +137,78 @@ func accSym5() {
 	}
 }
 
-// foldBand: foldBandGo.
-func foldBand() {
-	TEXT("foldBandAsm", NOSPLIT, "func(r *[6][]float64, x []float64, n int)")
+// bandPair: the vector loop of bandPair (iqa/kernels_amd64.go), the
+// fused foldBandGo and bandRows2Go.
+func bandPair() {
+	TEXT("bandPairAsm", NOSPLIT, "func(oa0, ob0, oa3, ob3 []float64, x *[8][]float64, t *[96]float64)")
 	Pragma("noescape")
-	Doc("foldBandAsm is foldBandGo for the first n, a multiple of 4, columns.")
-	rp := ptr("r")
-	var d [6]Mem
-	for j := range d {
-		d[j] = Mem{Base: GP64()}
-		MOVQ(rp.Offset(24*j), d[j].Base)
+	Doc("bandPairAsm is bandPairGo for the first len(oa0), a multiple of 4, columns:",
+		"x holds the 8 padded rows, t the taps (bandTaps).")
+	oa0, ob0, oa3, ob3, tp := base("oa0"), base("ob0"), base("oa3"), base("ob3"), ptr("t")
+	xp := ptr("x")
+	var x [8]Mem
+	for k := range x {
+		x[k] = Mem{Base: GP64()}
+		MOVQ(xp.Offset(24*k), x[k].Base)
 	}
-	x := base("x")
-	n := count("n", false)
-	loop("foldBand", n, 4, func(o GPVirtual) {
-		x0, x1, x2 := ld(x, o, 0), ld(x, o, 1), ld(x, o, 2)
-		x4, x5, x6 := ld(x, o, 4), ld(x, o, 5), ld(x, o, 6)
-		st(sub(x4, x2), d[0], o, 0)
-		st(sub(x5, x1), d[1], o, 0)
-		st(sub(x6, x0), d[2], o, 0)
-		st(add(x2, x4), d[3], o, 0)
-		st(add(x1, x5), d[4], o, 0)
-		st(add(x0, x6), d[5], o, 0)
-	})
-}
-
-// accV7x2: accVSym7x2Go and accVAnti7x2Go.
-func accV7x2() {
-	for _, sym := range []bool{true, false} {
-		for _, v := range setAdd {
-			name, taps := "accVSym7x2", 4
-			if !sym {
-				name, taps = "accVAnti7x2", 3
+	n := count("oa0", true)
+	tap := func(i int) Mem { return tp.Offset(32 * i) }
+	// mt multiplies by a tap from memory: v·t, as the scalar code's t·v
+	// (multiplication commutes exactly).
+	mt := func(v VecVirtual, i int) VecVirtual { d := YMM(); VMULPD(tap(i), v, d); return d }
+	loop("bandPair", n, 4, func(o GPVirtual) {
+		// Band 0: per l the symmetric vertical filter of the differences
+		// d_k = x_k[c+3+l] − x_k[c+3−l].
+		var a, b VecVirtual
+		for l := 1; l <= 3; l++ {
+			var d [8]VecVirtual
+			for k := range d {
+				d[k] = sub(ld(x[k], o, 3+l), ld(x[k], o, 3-l))
 			}
-			TEXT(name+v.suffix+"Asm", NOSPLIT, fmt.Sprintf("func(oa, ob []float64, v *[8][]float64, t *[%d]float64)", taps))
-			Pragma("noescape")
-			Doc(name+v.suffix+"Asm is "+name+"Go (first = "+fmt.Sprint(v.first)+") for len(oa), a multiple of 4, columns;",
-				"t holds the taps "+map[bool]string{true: "t0 … t3", false: "t1 … t3"}[sym]+".")
-			oa, ob, tp := base("oa"), base("ob"), ptr("t")
-			vp := ptr("v")
-			var r [8]Mem
-			for k := range r {
-				r[k] = Mem{Base: GP64()}
-				MOVQ(vp.Offset(24*k), r[k].Base)
+			t := 4 * (l - 1)
+			sa := mt(d[3], t)
+			sa = add(sa, mt(add(d[2], d[4]), t+1))
+			sa = add(sa, mt(add(d[1], d[5]), t+2))
+			sa = add(sa, mt(add(d[0], d[6]), t+3))
+			sb := mt(d[4], t)
+			sb = add(sb, mt(add(d[3], d[5]), t+1))
+			sb = add(sb, mt(add(d[2], d[6]), t+2))
+			sb = add(sb, mt(add(d[1], d[7]), t+3))
+			if l == 1 {
+				a, b = sa, sb
+			} else {
+				a, b = add(a, sa), add(b, sb)
 			}
-			n := count("oa", true)
-			var kv [4]VecVirtual
-			for i := range taps {
-				kv[i] = bcast(tp.Offset(8 * i))
-			}
-			loop(name+v.suffix, n, 4, func(o GPVirtual) {
-				k := func(i int) VecVirtual { return kv[i] }
-				a1, a2, a3 := ld(r[1], o, 0), ld(r[2], o, 0), ld(r[3], o, 0)
-				a4, a5, a6 := ld(r[4], o, 0), ld(r[5], o, 0), ld(r[6], o, 0)
-				var sa, sb VecVirtual
-				if sym {
-					sa = mul((k(0)), a3)
-					sa = add(sa, mul((k(1)), add(a2, a4)))
-					sa = add(sa, mul((k(2)), add(a1, a5)))
-					sa = add(sa, mul((k(3)), add(ld(r[0], o, 0), a6)))
-					sb = mul((k(0)), a4)
-					sb = add(sb, mul((k(1)), add(a3, a5)))
-					sb = add(sb, mul((k(2)), add(a2, a6)))
-					sb = add(sb, mul((k(3)), add(a1, ld(r[7], o, 0))))
-				} else {
-					sa = mul((k(0)), sub(a4, a2))
-					sa = add(sa, mul((k(1)), sub(a5, a1)))
-					sa = add(sa, mul((k(2)), sub(a6, ld(r[0], o, 0))))
-					sb = mul((k(0)), sub(a5, a3))
-					sb = add(sb, mul((k(1)), sub(a6, a2)))
-					sb = add(sb, mul((k(2)), sub(ld(r[7], o, 0), a1)))
-				}
-				if !v.first {
-					sa = add(ld(oa, o, 0), sa)
-					sb = add(ld(ob, o, 0), sb)
-				}
-				st(sa, oa, o, 0)
-				st(sb, ob, o, 0)
-			})
 		}
-	}
+		st(a, oa0, o, 0)
+		st(b, ob0, o, 0)
+		// Band 3: per l the antisymmetric vertical filter of the centre
+		// column (l = 0) or the sums s_k = x_k[c+3−l] + x_k[c+3+l].
+		for l := range 4 {
+			var s [8]VecVirtual
+			for k := range s {
+				if l == 0 {
+					s[k] = ld(x[k], o, 3)
+				} else {
+					s[k] = add(ld(x[k], o, 3-l), ld(x[k], o, 3+l))
+				}
+			}
+			t := 12 + 3*l
+			sa := mt(sub(s[4], s[2]), t)
+			sa = add(sa, mt(sub(s[5], s[1]), t+1))
+			sa = add(sa, mt(sub(s[6], s[0]), t+2))
+			sb := mt(sub(s[5], s[3]), t)
+			sb = add(sb, mt(sub(s[6], s[2]), t+1))
+			sb = add(sb, mt(sub(s[7], s[1]), t+2))
+			if l == 0 {
+				a, b = sa, sb
+			} else {
+				a, b = add(a, sa), add(b, sb)
+			}
+		}
+		st(a, oa3, o, 0)
+		st(b, ob3, o, 0)
+	})
 }
 
 // lowpass: the de-interleaving of padReflectSplit and accSym9Split.

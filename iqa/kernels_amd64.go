@@ -149,20 +149,44 @@ var bandTaps = func() (t [4 * 24]float64) {
 }()
 
 // bandFiltersAVX is bandFiltersGo with the horizontal folds and the
-// vertical filters fused: per pair of output rows, one pass over the
-// columns reads the 8 padded rows it needs, folds them in registers and
-// writes the four outputs (bands 0 and 3, rows r and r+1), instead of
-// writing 6 folded rows per padded row and reading them back 7 times. Each
-// output is the same expression as in bandRows2Go, term by term: the
-// folded value x[c+3+l] − x[c+3−l] (or x[c+3−l] + x[c+3+l]) feeds the same
-// vertical filter, and the filters l = 1, 2, 3 accumulate in that order.
+// vertical filters fused. The assembly sweeps down strips of 32 columns:
+// each padded row is folded once into rings of 8 slots per column vector
+// that stay in the L1 cache, and each pair of output rows is computed from
+// its 8 slots and written once, instead of writing 6 folded rows per padded row across the
+// whole width and reading them back 7 times. Each output is the same
+// expression as in bandRows2Go, term by term: the folded value
+// x[c+3+l] − x[c+3−l] (or x[c+3−l] + x[c+3+l]) feeds the same vertical
+// filter, and the filters l = 1, 2, 3 accumulate in that order. The sweep
+// handles blocks of 8 rows; the last pairs (fewer than 4) and an odd last
+// row are computed per pair (bandPair), folding in registers.
 func bandFiltersAVX(b0, b3, src []float64, w, h, cw, ch int, xp, tmp []float64) {
 	const p = 3
 	pw := w + 2*p
 	padReflect(xp, src, w, h, p)
 	n4 := cw &^ 3
+	nb := ch / 8
+	if nb > 0 && cw >= 4 {
+		// The sweep reads padded rows 0 … 8·nb+5, columns up to cw+5, and
+		// writes output rows 0 … 8·nb−1.
+		_ = xp[(8*nb+5)*pw+cw+5]
+		_ = b0[8*nb*cw-1]
+		_ = b3[8*nb*cw-1]
+		// Strips of up to 8 column vectors, so that their rings (14 KiB)
+		// and the padded rows they read stay in the L1 cache.
+		var ring [1792]float64
+		for c := 0; c < n4; c += 32 {
+			nv := min(32, n4-c) / 4
+			bandColsAsm(b0[c:], b3[c:], xp[c:], &ring, nv, nb, cw, pw, &bandTaps)
+		}
+		if n4 < cw { // the ragged end as the last 4 columns once more
+			c := cw - 4
+			bandColsAsm(b0[c:], b3[c:], xp[c:], &ring, 1, nb, cw, pw, &bandTaps)
+		}
+	} else {
+		nb = 0
+	}
 	var xr [8][]float64
-	r := 0
+	r := 8 * nb
 	for ; r+1 < ch; r += 2 {
 		for k := range 8 {
 			xr[k] = xp[(r+k)*pw:][:pw]

@@ -30,6 +30,14 @@ func accSym5AddAsm(out []float64, v []float64, c *[3]float64)
 //go:noescape
 func bandPairAsm(oa0 []float64, ob0 []float64, oa3 []float64, ob3 []float64, x *[8][]float64, t *[96]float64)
 
+// bandColsAsm computes the first 8·nb output rows of the columns 0 … 4·nv−1
+// (nv ≤ 8) of bands 0 (b0) and 3 (b3), stride cw, from the padded image xp
+// (stride pw, from the first output column): per output the operations of
+// bandPairGo. ring is scratch; t holds the taps (bandTaps).
+//
+//go:noescape
+func bandColsAsm(b0 []float64, b3 []float64, xp []float64, ring *[1792]float64, nv int, nb int, cw int, pw int, t *[96]float64)
+
 // splitEvenOddAsm writes s[2k] into e[k] and s[2k+1] into o[k] for k < len(e),
 // a multiple of 4.
 //

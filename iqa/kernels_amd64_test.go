@@ -194,7 +194,7 @@ func TestSIMDKernelsBandFilters(t *testing.T) {
 	needAVX(t)
 	rng := rand.New(rand.NewPCG(11, 12))
 	for _, w := range []int{9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 26, 37} {
-		for _, h := range []int{9, 10, 11, 12, 15, 16} {
+		for _, h := range []int{9, 10, 11, 12, 15, 16, 17, 25, 26, 34} {
 			for crop := range 3 {
 				cw, ch := w, h
 				switch crop {

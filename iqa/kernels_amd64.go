@@ -435,10 +435,7 @@ func blockProductsAVX(pn, pd, r0, r1, r2 []float64, col0 int, g, sv []float64, i
 			p0 := buf[3*ri*n4:][:n4]
 			p1 := buf[(3*ri+1)*n4:][:n4]
 			p2 := buf[(3*ri+2)*n4:][:n4]
-			for c := range n4 {
-				x := r[col0+blockM*c:][:3]
-				p0[c], p1[c], p2[c] = x[0], x[1], x[2]
-			}
+			deinterleave3Asm(p0, p1, p2, r[col0:][:blockM*n4])
 		}
 		// Upper triangle of inv row by row (45 entries), then λ (9), 1, 9
 		// and σn², each broadcast to 4 lanes.

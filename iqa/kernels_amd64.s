@@ -1822,6 +1822,42 @@ patchCore2_done:
 	VZEROUPPER
 	RET
 
+// func deinterleave3Asm(p0 []float64, p1 []float64, p2 []float64, s []float64)
+// Requires: AVX
+TEXT ·deinterleave3Asm(SB), NOSPLIT, $0-96
+	MOVQ p0_base+0(FP), AX
+	MOVQ p1_base+24(FP), CX
+	MOVQ p2_base+48(FP), DX
+	MOVQ s_base+72(FP), BX
+	MOVQ p0_len+8(FP), SI
+	XORQ DI, DI
+	SHLQ $0x03, SI
+
+deinterleave3_loop:
+	CMPQ       DI, SI
+	JAE        deinterleave3_done
+	LEAQ       (DI)(DI*2), R8
+	VMOVUPD    (BX)(R8*1), Y0
+	VMOVUPD    32(BX)(R8*1), Y1
+	VMOVUPD    64(BX)(R8*1), Y2
+	VPERM2F128 $0x21, Y1, Y0, Y3
+	VPERM2F128 $0x21, Y2, Y1, Y4
+	VBLENDPD   $0x0c, Y1, Y0, Y0
+	VBLENDPD   $0x0c, Y4, Y3, Y3
+	VBLENDPD   $0x0c, Y2, Y1, Y1
+	VSHUFPD    $0x0a, Y3, Y0, Y2
+	VSHUFPD    $0x05, Y1, Y0, Y0
+	VSHUFPD    $0x0a, Y1, Y3, Y1
+	VMOVUPD    Y2, (AX)(DI*1)
+	VMOVUPD    Y0, (CX)(DI*1)
+	VMOVUPD    Y1, (DX)(DI*1)
+	ADDQ       $0x20, DI
+	JMP        deinterleave3_loop
+
+deinterleave3_done:
+	VZEROUPPER
+	RET
+
 // func blockProductsAsm(pn []float64, pd []float64, g []float64, sv []float64, planes []float64, tab *[232]float64)
 // Requires: AVX
 TEXT ·blockProductsAsm(SB), NOSPLIT, $0-128

@@ -63,6 +63,12 @@ func accSym9SplitAddAsm(out []float64, e []float64, o []float64, t *[5]float64)
 //go:noescape
 func patchCore2Asm(r0 []float64, r1 []float64, r2 []float64, r3 []float64, kn int, acc *[8][4]float64)
 
+// deinterleave3Asm writes s[3k], s[3k+1], s[3k+2] into p0[k], p1[k], p2[k]
+// for k < len(p0), a multiple of 4; s holds at least 3·len(p0) samples.
+//
+//go:noescape
+func deinterleave3Asm(p0 []float64, p1 []float64, p2 []float64, s []float64)
+
 // blockProductsAsm is the vector loop of blockProductsAVX (kernels_amd64.go)
 // for len(pn), a multiple of 4, blocks: planes holds the nine planes of block
 // samples, tab the upper triangle of Cu⁻¹ (45 entries), λ (9), 1, 9 and σn²,

@@ -39,6 +39,7 @@ func main() {
 	bandCols()
 	lowpass()
 	patchCore2()
+	deinterleave3()
 	blockProducts()
 	windowRows()
 	channelBlocks()
@@ -466,6 +467,36 @@ func patchCore2() {
 	}
 	VZEROUPPER()
 	RET()
+}
+
+// deinterleave3: the block planes of blockProductsAVX.
+func deinterleave3() {
+	TEXT("deinterleave3Asm", NOSPLIT, "func(p0, p1, p2, s []float64)")
+	Pragma("noescape")
+	Doc("deinterleave3Asm writes s[3k], s[3k+1], s[3k+2] into p0[k], p1[k], p2[k]",
+		"for k < len(p0), a multiple of 4; s holds at least 3·len(p0) samples.")
+	p0, p1, p2, src := base("p0"), base("p1"), base("p2"), base("s")
+	n := count("p0", true)
+	loop("deinterleave3", n, 4, func(o GPVirtual) {
+		// s is read at three times the offset: o3 = 3·o.
+		o3 := GP64()
+		LEAQ(Mem{Base: o, Index: o, Scale: 2}, o3)
+		l0, l1, l2 := ld(src, o3, 0), ld(src, o3, 4), ld(src, o3, 8) // a0…a3, a4…a7, a8…a11
+		t, u := YMM(), YMM()
+		VPERM2F128(Imm(0x21), l1, l0, t) // a2 a3 a4 a5
+		VPERM2F128(Imm(0x21), l2, l1, u) // a6 a7 a8 a9
+		x0, x1, x2 := YMM(), YMM(), YMM()
+		VBLENDPD(Imm(0b1100), l1, l0, x0) // a0 a1 a6 a7
+		VBLENDPD(Imm(0b1100), u, t, x1)   // a2 a3 a8 a9
+		VBLENDPD(Imm(0b1100), l2, l1, x2) // a4 a5 a10 a11
+		v0, v1, v2 := YMM(), YMM(), YMM()
+		VSHUFPD(Imm(0b1010), x1, x0, v0) // a0 a3 a6 a9
+		VSHUFPD(Imm(0b0101), x2, x0, v1) // a1 a4 a7 a10
+		VSHUFPD(Imm(0b1010), x2, x1, v2) // a2 a5 a8 a11
+		st(v0, p0, o, 0)
+		st(v1, p1, o, 0)
+		st(v2, p2, o, 0)
+	})
 }
 
 // blockProducts: the vector loop of blockProductsAVX.

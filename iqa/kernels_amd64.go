@@ -517,29 +517,23 @@ func windowRowsAVX(vert, x, y []float64, xoff, cw, cols, m int, two bool, p3, p2
 }
 
 // channelBlocksAVX is channelBlocksGo for four blocks per vector; the
-// branches become blends, applied in the scalar code's order. The window
-// sums are first laid out one quantity per plane (buf[q·n4 + c]).
+// branches become blends, applied in the scalar code's order. The
+// assembly gathers each quantity of four blocks into one vector and forms
+// the window sums bot − top there.
 func channelBlocksAVX(gs, svs, top, bot []float64, ww float64, p waveParams, buf []float64) {
 	n := len(gs)
 	n4 := n &^ 3
 	svs = svs[:n]
 	if n4 > 0 {
-		buf = buf[:5*n4]
-		for c := range n4 {
-			t := top[5*c:][:5]
-			u := bot[5*c:][:5]
-			for q := range 5 {
-				buf[q*n4+c] = u[q] - t[q]
-			}
-		}
+		top, bot := top[:5*n4], bot[:5*n4]
 		k := [2]float64{ww, p.tol}
 		switch {
 		case !p.vifvec:
-			channelBlocksPyAsm(gs[:n4], svs, buf, &k)
+			channelBlocksPyAsm(gs[:n4], svs, top, bot, &k)
 		case p.strictClamp:
-			channelBlocksVecStrictAsm(gs[:n4], svs, buf, &k)
+			channelBlocksVecStrictAsm(gs[:n4], svs, top, bot, &k)
 		default:
-			channelBlocksVecAsm(gs[:n4], svs, buf, &k)
+			channelBlocksVecAsm(gs[:n4], svs, top, bot, &k)
 		}
 	}
 	if n4 < n {

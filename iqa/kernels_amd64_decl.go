@@ -105,25 +105,25 @@ func prefix2Asm(p3 []float64, p2 []float64, xt []float64, yt []float64, t int)
 func vertAcc4Asm(vert []float64, e5 int, hi []float64, lo []float64, n int)
 
 // channelBlocksPyAsm is the vector loop of channelBlocksAVX (kernels_amd64.go) for
-// len(gs), a multiple of 4, blocks with vifvec = false: planes holds the five
-// window sums, one quantity per plane, c the window size ww and tol.
+// len(gs), a multiple of 4, blocks with vifvec = false: the window sums of block c
+// are bot[5c+q] − top[5c+q], c the window size ww and tol.
 //
 //go:noescape
-func channelBlocksPyAsm(gs []float64, svs []float64, planes []float64, c *[2]float64)
+func channelBlocksPyAsm(gs []float64, svs []float64, top []float64, bot []float64, c *[2]float64)
 
 // channelBlocksVecAsm is the vector loop of channelBlocksAVX (kernels_amd64.go) for
-// len(gs), a multiple of 4, blocks with vifvec = true, strictClamp = false: planes holds the five
-// window sums, one quantity per plane, c the window size ww and tol.
+// len(gs), a multiple of 4, blocks with vifvec = true, strictClamp = false: the window sums of block c
+// are bot[5c+q] − top[5c+q], c the window size ww and tol.
 //
 //go:noescape
-func channelBlocksVecAsm(gs []float64, svs []float64, planes []float64, c *[2]float64)
+func channelBlocksVecAsm(gs []float64, svs []float64, top []float64, bot []float64, c *[2]float64)
 
 // channelBlocksVecStrictAsm is the vector loop of channelBlocksAVX (kernels_amd64.go) for
-// len(gs), a multiple of 4, blocks with vifvec = true, strictClamp = true: planes holds the five
-// window sums, one quantity per plane, c the window size ww and tol.
+// len(gs), a multiple of 4, blocks with vifvec = true, strictClamp = true: the window sums of block c
+// are bot[5c+q] − top[5c+q], c the window size ww and tol.
 //
 //go:noescape
-func channelBlocksVecStrictAsm(gs []float64, svs []float64, planes []float64, c *[2]float64)
+func channelBlocksVecStrictAsm(gs []float64, svs []float64, top []float64, bot []float64, c *[2]float64)
 
 // pixelFactorsAsm is pixelFactorsRowGo for len(a), a multiple of 4, windows:
 // both branches of pixelFactors are computed and blended; c holds 1, 0.5,

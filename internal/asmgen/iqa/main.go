@@ -743,34 +743,39 @@ func max0(x VecVirtual) VecVirtual {
 func channelBlocks() {
 	for _, variant := range []string{"Py", "Vec", "VecStrict"} {
 		name := "channelBlocks" + variant + "Asm"
-		TEXT(name, NOSPLIT, "func(gs, svs, planes []float64, c *[2]float64)")
+		TEXT(name, NOSPLIT, "func(gs, svs, top, bot []float64, c *[2]float64)")
 		Pragma("noescape")
 		Doc(name+" is the vector loop of channelBlocksAVX (kernels_amd64.go) for",
 			"len(gs), a multiple of 4, blocks "+map[string]string{
 				"Py":        "with vifvec = false",
 				"Vec":       "with vifvec = true, strictClamp = false",
 				"VecStrict": "with vifvec = true, strictClamp = true",
-			}[variant]+": planes holds the five",
-			"window sums, one quantity per plane, c the window size ww and tol.")
-		gs, svs, pl, cp := base("gs"), base("svs"), base("planes"), ptr("c")
+			}[variant]+": the window sums of block c",
+			"are bot[5c+q] − top[5c+q], c the window size ww and tol.")
+		gs, svs, tp, bp, cp := base("gs"), base("svs"), base("top"), base("bot"), ptr("c")
 		n := count("gs", true)
-		stride := GP64()
-		MOVQ(n, stride)
-		SHLQ(Imm(3), stride)
 		W, tol := bcast(cp), bcast(cp.Offset(8))
 		z := YMM()
 		VXORPD(z, z, z)
 		loop(name, n, 4, func(o GPVirtual) {
-			p := GP64()
-			MOVQ(pl.Base, p)
-			ADDQ(o, p)
+			// Blocks start 5 samples apart: o5 = 5·o.
+			o5 := GP64()
+			LEAQ(Mem{Base: o, Index: o, Scale: 4}, o5)
+			// gather returns quantity q of the 4 blocks from m.
+			gather := func(m Mem, q int) VecVirtual {
+				at := func(i int) Mem { return m.Idx(o5, 1).Offset(8 * (5*i + q)) }
+				lo, hi := XMM(), XMM()
+				VMOVSD(at(0), lo)
+				VMOVHPD(at(1), lo, lo)
+				VMOVSD(at(2), hi)
+				VMOVHPD(at(3), hi, hi)
+				y := YMM()
+				VINSERTF128(Imm(1), hi, lo.AsY(), y)
+				return y
+			}
 			var q [5]VecVirtual
 			for i := range q {
-				q[i] = YMM()
-				VMOVUPD(Mem{Base: p}, q[i])
-				if i < 4 {
-					ADDQ(stride, p)
-				}
+				q[i] = sub(gather(bp, i), gather(tp, i))
 			}
 			sx, sy, sxx, syy, sxy := q[0], q[1], q[2], q[3], q[4]
 			muX, muY := div(sx, W), div(sy, W)

@@ -329,3 +329,27 @@ func TestSIMDKernelsPixelFactors(t *testing.T) {
 		sameBits(t, "pixelFactors d", gd, d)
 	}
 }
+
+// BenchmarkSIMDBandFilters times the level-0 band filters of a 224×224
+// image with the scalar and the AVX kernels.
+func BenchmarkSIMDBandFilters(b *testing.B) {
+	if !haveAVX {
+		b.Skip("no AVX")
+	}
+	const w, h = 224, 224
+	cw, ch := w/blockM*blockM, h/blockM*blockM
+	src := randSlice(rand.New(rand.NewPCG(1, 2)), w*h)
+	b0, b3 := make([]float64, w*h), make([]float64, w*h)
+	xp, tmp := make([]float64, (w+8)*(h+8)), make([]float64, 48*w)
+	for _, avx := range []bool{false, true} {
+		b.Run(fmt.Sprintf("avx=%v", avx), func(b *testing.B) {
+			for b.Loop() {
+				if avx {
+					bandFiltersAVX(b0, b3, src, w, h, cw, ch, xp, tmp)
+				} else {
+					bandFiltersGo(b0, b3, src, w, h, cw, ch, xp, tmp)
+				}
+			}
+		})
+	}
+}

@@ -67,26 +67,36 @@ func patchMoments(x []float64, A, B int, S *[9][9]float64, m *[9]float64) (N int
 		t[0] += s + r0[0] + r0[1]
 		t[1] += s + r0[1] + r0[B-2]
 		t[2] += s + r0[B-2] + r0[B-1]
-		// Add the edge samples for each valid column shift uc.
+		// Add the edge samples for each valid column shift uc: the core
+		// plus the products at columns 0, 1 (uc = 0), 1, B−2 (uc = 1) or
+		// B−2, B−1 (uc = 2), for uc ∈ [max(0, −dc), min(2, 2−dc)].
+		x0, x1, xm2, xm1 := r0[0], r0[1], r0[B-2], r0[B-1]
 		for d, dd := range patchDisp {
 			dr, dc := dd[0], dd[1]
 			if i+dr >= A {
 				continue
 			}
 			rn := x[(i+dr)*B:][:B]
-			e := func(q int) float64 { return r0[q] * rn[q+dc] }
 			a := &acc[cls][d]
-			for uc := max(0, -dc); uc <= min(2, 2-dc); uc++ {
-				var edge float64
-				switch uc {
-				case 0:
-					edge = e(0) + e(1)
-				case 1:
-					edge = e(1) + e(B-2)
-				case 2:
-					edge = e(B-2) + e(B-1)
-				}
-				a[uc] += core[d] + edge
+			cd := core[d]
+			switch dc {
+			case -2: // uc = 2 only
+				a[2] += cd + (xm2*rn[B-4] + xm1*rn[B-3])
+			case -1: // uc = 1, 2
+				e1, em2 := x1*rn[0], xm2*rn[B-3]
+				a[1] += cd + (e1 + em2)
+				a[2] += cd + (em2 + xm1*rn[B-2])
+			case 0: // uc = 0, 1, 2
+				e1, em2 := x1*rn[1], xm2*rn[B-2]
+				a[0] += cd + (x0*rn[0] + e1)
+				a[1] += cd + (e1 + em2)
+				a[2] += cd + (em2 + xm1*rn[B-1])
+			case 1: // uc = 0, 1
+				e1 := x1 * rn[2]
+				a[0] += cd + (x0*rn[1] + e1)
+				a[1] += cd + (e1 + xm2*rn[B-1])
+			case 2: // uc = 0 only
+				a[0] += cd + (x0*rn[2] + x1*rn[3])
 			}
 		}
 	}

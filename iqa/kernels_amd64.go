@@ -46,20 +46,12 @@ func accSym5(out, v []float64, c0, c1, c2 float64, first bool) {
 	accSym5AVX(out, v, c0, c1, c2, first)
 }
 
-func foldBand(r *[6][]float64, x []float64) {
+func bandFilters(b0, b3, src []float64, w, h, cw, ch int, xp, tmp []float64) {
 	if !simdKernels {
-		foldBandGo(r, x)
+		bandFiltersGo(b0, b3, src, w, h, cw, ch, xp, tmp)
 		return
 	}
-	foldBandAVX(r, x)
-}
-
-func bandRows2(oa0, ob0, oa3, ob3 []float64, fr *[8]*[6][]float64, xr *[8][]float64) {
-	if !simdKernels {
-		bandRows2Go(oa0, ob0, oa3, ob3, fr, xr)
-		return
-	}
-	bandRows2AVX(oa0, ob0, oa3, ob3, fr, xr)
+	bandFiltersAVX(b0, b3, src, w, h, cw, ch, xp, tmp)
 }
 
 func lowpassDown(dst, src []float64, w, h int, xp, tmp []float64) {
@@ -136,87 +128,151 @@ func accSym5AVX(out, v []float64, c0, c1, c2 float64, first bool) {
 	accSym5Go(out[c:], v[c:], c0, c1, c2, first)
 }
 
-// foldBandAVX is foldBandGo.
-func foldBandAVX(r *[6][]float64, x []float64) {
-	n := len(r[0])
-	for j := 1; j < 6; j++ {
-		_ = r[j][:n]
-	}
-	x = x[:n+6]
-	c := n &^ 3
-	foldBandAsm(r, x, c)
-	if c < n {
-		var rest [6][]float64
-		for j := range rest {
-			rest[j] = r[j][c:n]
-		}
-		foldBandGo(&rest, x[c:])
-	}
-}
-
-// accVSym7x2AVX is accVSym7x2Go.
-func accVSym7x2AVX(oa, ob []float64, v *[8][]float64, t0, t1, t2, t3 float64, first bool) {
-	n := len(oa)
-	ob = ob[:n]
-	for k := range v {
-		_ = v[k][:n]
-	}
-	c := n &^ 3
-	t := [4]float64{t0, t1, t2, t3}
-	if first {
-		accVSym7x2SetAsm(oa[:c], ob, v, &t)
-	} else {
-		accVSym7x2AddAsm(oa[:c], ob, v, &t)
-	}
-	if c < n {
-		var rest [8][]float64
-		for k := range rest {
-			rest[k] = v[k][c:n]
-		}
-		accVSym7x2Go(oa[c:], ob[c:], &rest, t0, t1, t2, t3, first)
-	}
-}
-
-// accVAnti7x2AVX is accVAnti7x2Go.
-func accVAnti7x2AVX(oa, ob []float64, v *[8][]float64, t1, t2, t3 float64, first bool) {
-	n := len(oa)
-	ob = ob[:n]
-	for k := range v {
-		_ = v[k][:n]
-	}
-	c := n &^ 3
-	t := [3]float64{t1, t2, t3}
-	if first {
-		accVAnti7x2SetAsm(oa[:c], ob, v, &t)
-	} else {
-		accVAnti7x2AddAsm(oa[:c], ob, v, &t)
-	}
-	if c < n {
-		var rest [8][]float64
-		for k := range rest {
-			rest[k] = v[k][c:n]
-		}
-		accVAnti7x2Go(oa[c:], ob[c:], &rest, t1, t2, t3, first)
-	}
-}
-
-// bandRows2AVX is bandRows2Go with the vector filters.
-func bandRows2AVX(oa0, ob0, oa3, ob3 []float64, fr *[8]*[6][]float64, xr *[8][]float64) {
+// bandTaps holds the taps bandPairAsm reads, each broadcast to 4 lanes:
+// for band 0 and l = 1…3 the vertical taps f[3…6][3+l] (entries 4(l−1)+i),
+// then for band 3 and l = 0…3 the taps g[4…6][3+l] (entries 12+3l+i).
+var bandTaps = func() (t [4 * 24]float64) {
 	f := &sp5Bands[0]
 	g := &sp5Bands[3]
-	var rows [8][]float64
+	put := func(i int, v float64) { t[4*i], t[4*i+1], t[4*i+2], t[4*i+3] = v, v, v, v }
 	for l := 1; l <= 3; l++ {
-		for k := range 8 {
-			rows[k] = fr[k][l-1]
+		for i := range 4 {
+			put(4*(l-1)+i, f[3+i][3+l])
 		}
-		accVSym7x2AVX(oa0, ob0, &rows, f[3][3+l], f[4][3+l], f[5][3+l], f[6][3+l], l == 1)
 	}
-	accVAnti7x2AVX(oa3, ob3, xr, g[4][3], g[5][3], g[6][3], true)
-	for l := 1; l <= 3; l++ {
-		for k := range 8 {
-			rows[k] = fr[k][2+l]
+	for l := range 4 {
+		for i := range 3 {
+			put(12+3*l+i, g[4+i][3+l])
 		}
-		accVAnti7x2AVX(oa3, ob3, &rows, g[4][3+l], g[5][3+l], g[6][3+l], false)
+	}
+	return t
+}()
+
+// bandFiltersAVX is bandFiltersGo with the horizontal folds and the
+// vertical filters fused. The assembly sweeps down strips of 32 columns:
+// each padded row is folded once into rings of 8 slots per column vector
+// that stay in the L1 cache, and each pair of output rows is computed from
+// its 8 slots and written once, instead of writing 6 folded rows per padded row across the
+// whole width and reading them back 7 times. Each output is the same
+// expression as in bandRows2Go, term by term: the folded value
+// x[c+3+l] − x[c+3−l] (or x[c+3−l] + x[c+3+l]) feeds the same vertical
+// filter, and the filters l = 1, 2, 3 accumulate in that order. The sweep
+// handles blocks of 8 rows; the last pairs (fewer than 4) and an odd last
+// row are computed per pair (bandPair), folding in registers.
+func bandFiltersAVX(b0, b3, src []float64, w, h, cw, ch int, xp, tmp []float64) {
+	const p = 3
+	pw := w + 2*p
+	padReflect(xp, src, w, h, p)
+	n4 := cw &^ 3
+	nb := ch / 8
+	if nb > 0 && cw >= 4 {
+		// The sweep reads padded rows 0 … 8·nb+5, columns up to cw+5, and
+		// writes output rows 0 … 8·nb−1.
+		_ = xp[(8*nb+5)*pw+cw+5]
+		_ = b0[8*nb*cw-1]
+		_ = b3[8*nb*cw-1]
+		// Strips of up to 8 column vectors, so that their rings (14 KiB)
+		// and the padded rows they read stay in the L1 cache.
+		var ring [1792]float64
+		for c := 0; c < n4; c += 32 {
+			nv := min(32, n4-c) / 4
+			bandColsAsm(b0[c:], b3[c:], xp[c:], &ring, nv, nb, cw, pw, &bandTaps)
+		}
+		if n4 < cw { // the ragged end as the last 4 columns once more
+			c := cw - 4
+			bandColsAsm(b0[c:], b3[c:], xp[c:], &ring, 1, nb, cw, pw, &bandTaps)
+		}
+	} else {
+		nb = 0
+	}
+	var xr [8][]float64
+	r := 8 * nb
+	for ; r+1 < ch; r += 2 {
+		for k := range 8 {
+			xr[k] = xp[(r+k)*pw:][:pw]
+		}
+		bandPair(b0[r*cw:][:cw], b0[(r+1)*cw:][:cw], b3[r*cw:][:cw], b3[(r+1)*cw:][:cw], &xr, n4)
+	}
+	if r < ch {
+		// The last row alone: its pair's second row would read padded row
+		// r+7, which may not exist; row r+6 stands in for it, and the
+		// second outputs go to scratch.
+		for k := range 7 {
+			xr[k] = xp[(r+k)*pw:][:pw]
+		}
+		xr[7] = xr[6]
+		bandPair(b0[r*cw:][:cw], tmp[:cw], b3[r*cw:][:cw], tmp[cw:][:cw], &xr, n4)
+	}
+}
+
+// bandPair computes output rows r and r+1 of bands 0 (oa0, ob0) and 3
+// (oa3, ob3) from the padded rows x[k] = r+k, k = 0…7 (len ≥ len(oa0)+6):
+// the first n4 (a multiple of 4) columns in assembly, then the ragged end
+// as the last 4 columns in assembly once more (the columns computed twice
+// get the same values), or in bandPairGo when there are fewer than 4.
+func bandPair(oa0, ob0, oa3, ob3 []float64, x *[8][]float64, n4 int) {
+	n := len(oa0)
+	ob0, oa3, ob3 = ob0[:n], oa3[:n], ob3[:n]
+	for k := range x {
+		_ = x[k][:n+6]
+	}
+	if n4 > 0 {
+		bandPairAsm(oa0[:n4], ob0, oa3, ob3, x, &bandTaps)
+	}
+	if n4 == n {
+		return
+	}
+	if n < 4 {
+		bandPairGo(oa0, ob0, oa3, ob3, x, n4)
+		return
+	}
+	c := n - 4
+	var xs [8][]float64
+	for k := range xs {
+		xs[k] = x[k][c:]
+	}
+	bandPairAsm(oa0[c:], ob0[c:], oa3[c:], ob3[c:], &xs, &bandTaps)
+}
+
+// bandPairGo computes columns c ≥ c0 of bandPair in scalar code, with the
+// operations of foldBandGo and bandRows2Go per output.
+func bandPairGo(oa0, ob0, oa3, ob3 []float64, x *[8][]float64, c0 int) {
+	f := &sp5Bands[0]
+	g := &sp5Bands[3]
+	for c := c0; c < len(oa0); c++ {
+		var d, s [8]float64
+		for l := 1; l <= 3; l++ {
+			for k := range 8 {
+				d[k] = x[k][c+3+l] - x[k][c+3-l]
+			}
+			t0, t1, t2, t3 := f[3][3+l], f[4][3+l], f[5][3+l], f[6][3+l]
+			sa := t0*d[3] + t1*(d[2]+d[4]) + t2*(d[1]+d[5]) + t3*(d[0]+d[6])
+			sb := t0*d[4] + t1*(d[3]+d[5]) + t2*(d[2]+d[6]) + t3*(d[1]+d[7])
+			if l == 1 {
+				oa0[c], ob0[c] = sa, sb
+			} else {
+				oa0[c] += sa
+				ob0[c] += sb
+			}
+		}
+		for l := range 4 {
+			for k := range 8 {
+				if l == 0 {
+					s[k] = x[k][c+3]
+				} else {
+					s[k] = x[k][c+3-l] + x[k][c+3+l]
+				}
+			}
+			t1, t2, t3 := g[4][3+l], g[5][3+l], g[6][3+l]
+			sa := t1*(s[4]-s[2]) + t2*(s[5]-s[1]) + t3*(s[6]-s[0])
+			sb := t1*(s[5]-s[3]) + t2*(s[6]-s[2]) + t3*(s[7]-s[1])
+			if l == 0 {
+				oa3[c], ob3[c] = sa, sb
+			} else {
+				oa3[c] += sa
+				ob3[c] += sb
+			}
+		}
 	}
 }
 
@@ -379,10 +435,7 @@ func blockProductsAVX(pn, pd, r0, r1, r2 []float64, col0 int, g, sv []float64, i
 			p0 := buf[3*ri*n4:][:n4]
 			p1 := buf[(3*ri+1)*n4:][:n4]
 			p2 := buf[(3*ri+2)*n4:][:n4]
-			for c := range n4 {
-				x := r[col0+blockM*c:][:3]
-				p0[c], p1[c], p2[c] = x[0], x[1], x[2]
-			}
+			deinterleave3Asm(p0, p1, p2, r[col0:][:blockM*n4])
 		}
 		// Upper triangle of inv row by row (45 entries), then λ (9), 1, 9
 		// and σn², each broadcast to 4 lanes.
@@ -464,29 +517,23 @@ func windowRowsAVX(vert, x, y []float64, xoff, cw, cols, m int, two bool, p3, p2
 }
 
 // channelBlocksAVX is channelBlocksGo for four blocks per vector; the
-// branches become blends, applied in the scalar code's order. The window
-// sums are first laid out one quantity per plane (buf[q·n4 + c]).
+// branches become blends, applied in the scalar code's order. The
+// assembly gathers each quantity of four blocks into one vector and forms
+// the window sums bot − top there.
 func channelBlocksAVX(gs, svs, top, bot []float64, ww float64, p waveParams, buf []float64) {
 	n := len(gs)
 	n4 := n &^ 3
 	svs = svs[:n]
 	if n4 > 0 {
-		buf = buf[:5*n4]
-		for c := range n4 {
-			t := top[5*c:][:5]
-			u := bot[5*c:][:5]
-			for q := range 5 {
-				buf[q*n4+c] = u[q] - t[q]
-			}
-		}
+		top, bot := top[:5*n4], bot[:5*n4]
 		k := [2]float64{ww, p.tol}
 		switch {
 		case !p.vifvec:
-			channelBlocksPyAsm(gs[:n4], svs, buf, &k)
+			channelBlocksPyAsm(gs[:n4], svs, top, bot, &k)
 		case p.strictClamp:
-			channelBlocksVecStrictAsm(gs[:n4], svs, buf, &k)
+			channelBlocksVecStrictAsm(gs[:n4], svs, top, bot, &k)
 		default:
-			channelBlocksVecAsm(gs[:n4], svs, buf, &k)
+			channelBlocksVecAsm(gs[:n4], svs, top, bot, &k)
 		}
 	}
 	if n4 < n {

@@ -24,34 +24,19 @@ func accSym5SetAsm(out []float64, v []float64, c *[3]float64)
 //go:noescape
 func accSym5AddAsm(out []float64, v []float64, c *[3]float64)
 
-// foldBandAsm is foldBandGo for the first n, a multiple of 4, columns.
+// bandPairAsm is bandPairGo for the first len(oa0), a multiple of 4, columns:
+// x holds the 8 padded rows, t the taps (bandTaps).
 //
 //go:noescape
-func foldBandAsm(r *[6][]float64, x []float64, n int)
+func bandPairAsm(oa0 []float64, ob0 []float64, oa3 []float64, ob3 []float64, x *[8][]float64, t *[96]float64)
 
-// accVSym7x2SetAsm is accVSym7x2Go (first = true) for len(oa), a multiple of 4, columns;
-// t holds the taps t0 … t3.
+// bandColsAsm computes the first 8·nb output rows of the columns 0 … 4·nv−1
+// (nv ≤ 8) of bands 0 (b0) and 3 (b3), stride cw, from the padded image xp
+// (stride pw, from the first output column): per output the operations of
+// bandPairGo. ring is scratch; t holds the taps (bandTaps).
 //
 //go:noescape
-func accVSym7x2SetAsm(oa []float64, ob []float64, v *[8][]float64, t *[4]float64)
-
-// accVSym7x2AddAsm is accVSym7x2Go (first = false) for len(oa), a multiple of 4, columns;
-// t holds the taps t0 … t3.
-//
-//go:noescape
-func accVSym7x2AddAsm(oa []float64, ob []float64, v *[8][]float64, t *[4]float64)
-
-// accVAnti7x2SetAsm is accVAnti7x2Go (first = true) for len(oa), a multiple of 4, columns;
-// t holds the taps t1 … t3.
-//
-//go:noescape
-func accVAnti7x2SetAsm(oa []float64, ob []float64, v *[8][]float64, t *[3]float64)
-
-// accVAnti7x2AddAsm is accVAnti7x2Go (first = false) for len(oa), a multiple of 4, columns;
-// t holds the taps t1 … t3.
-//
-//go:noescape
-func accVAnti7x2AddAsm(oa []float64, ob []float64, v *[8][]float64, t *[3]float64)
+func bandColsAsm(b0 []float64, b3 []float64, xp []float64, ring *[1792]float64, nv int, nb int, cw int, pw int, t *[96]float64)
 
 // splitEvenOddAsm writes s[2k] into e[k] and s[2k+1] into o[k] for k < len(e),
 // a multiple of 4.
@@ -77,6 +62,12 @@ func accSym9SplitAddAsm(out []float64, e []float64, o []float64, t *[5]float64)
 //
 //go:noescape
 func patchCore2Asm(r0 []float64, r1 []float64, r2 []float64, r3 []float64, kn int, acc *[8][4]float64)
+
+// deinterleave3Asm writes s[3k], s[3k+1], s[3k+2] into p0[k], p1[k], p2[k]
+// for k < len(p0), a multiple of 4; s holds at least 3·len(p0) samples.
+//
+//go:noescape
+func deinterleave3Asm(p0 []float64, p1 []float64, p2 []float64, s []float64)
 
 // blockProductsAsm is the vector loop of blockProductsAVX (kernels_amd64.go)
 // for len(pn), a multiple of 4, blocks: planes holds the nine planes of block
@@ -114,25 +105,25 @@ func prefix2Asm(p3 []float64, p2 []float64, xt []float64, yt []float64, t int)
 func vertAcc4Asm(vert []float64, e5 int, hi []float64, lo []float64, n int)
 
 // channelBlocksPyAsm is the vector loop of channelBlocksAVX (kernels_amd64.go) for
-// len(gs), a multiple of 4, blocks with vifvec = false: planes holds the five
-// window sums, one quantity per plane, c the window size ww and tol.
+// len(gs), a multiple of 4, blocks with vifvec = false: the window sums of block c
+// are bot[5c+q] − top[5c+q], c the window size ww and tol.
 //
 //go:noescape
-func channelBlocksPyAsm(gs []float64, svs []float64, planes []float64, c *[2]float64)
+func channelBlocksPyAsm(gs []float64, svs []float64, top []float64, bot []float64, c *[2]float64)
 
 // channelBlocksVecAsm is the vector loop of channelBlocksAVX (kernels_amd64.go) for
-// len(gs), a multiple of 4, blocks with vifvec = true, strictClamp = false: planes holds the five
-// window sums, one quantity per plane, c the window size ww and tol.
+// len(gs), a multiple of 4, blocks with vifvec = true, strictClamp = false: the window sums of block c
+// are bot[5c+q] − top[5c+q], c the window size ww and tol.
 //
 //go:noescape
-func channelBlocksVecAsm(gs []float64, svs []float64, planes []float64, c *[2]float64)
+func channelBlocksVecAsm(gs []float64, svs []float64, top []float64, bot []float64, c *[2]float64)
 
 // channelBlocksVecStrictAsm is the vector loop of channelBlocksAVX (kernels_amd64.go) for
-// len(gs), a multiple of 4, blocks with vifvec = true, strictClamp = true: planes holds the five
-// window sums, one quantity per plane, c the window size ww and tol.
+// len(gs), a multiple of 4, blocks with vifvec = true, strictClamp = true: the window sums of block c
+// are bot[5c+q] − top[5c+q], c the window size ww and tol.
 //
 //go:noescape
-func channelBlocksVecStrictAsm(gs []float64, svs []float64, planes []float64, c *[2]float64)
+func channelBlocksVecStrictAsm(gs []float64, svs []float64, top []float64, bot []float64, c *[2]float64)
 
 // pixelFactorsAsm is pixelFactorsRowGo for len(a), a multiple of 4, windows:
 // both branches of pixelFactors are computed and blended; c holds 1, 0.5,

@@ -61,31 +61,6 @@ func TestSIMDKernelsRows(t *testing.T) {
 				sameBits(t, "foldRows", got, want)
 			}
 
-			x := randSlice(rng, n+6)
-			var rg, rw [6][]float64
-			for j := range 6 {
-				rg[j], rw[j] = make([]float64, n), make([]float64, n)
-			}
-			foldBandAVX(&rg, x)
-			foldBandGo(&rw, x)
-			for j := range 6 {
-				sameBits(t, "foldBand", rg[j], rw[j])
-			}
-
-			var rows [8][]float64
-			for k := range rows {
-				rows[k] = randSlice(rng, n)
-			}
-			ga, gb := append([]float64(nil), init...), randSlice(rng, n)
-			wa, wb := append([]float64(nil), ga...), append([]float64(nil), gb...)
-			accVSym7x2AVX(ga, gb, &rows, 0.117, -0.082, 0.03, 0.0028, first)
-			accVSym7x2Go(wa, wb, &rows, 0.117, -0.082, 0.03, 0.0028, first)
-			sameBits(t, "accVSym7x2 a", ga, wa)
-			sameBits(t, "accVSym7x2 b", gb, wb)
-			accVAnti7x2AVX(ga, gb, &rows, -0.082, 0.03, 0.0028, first)
-			accVAnti7x2Go(wa, wb, &rows, -0.082, 0.03, 0.0028, first)
-			sameBits(t, "accVAnti7x2 a", ga, wa)
-			sameBits(t, "accVAnti7x2 b", gb, wb)
 		}
 	}
 }
@@ -210,29 +185,37 @@ func TestSIMDKernelsWindowRows(t *testing.T) {
 	}
 }
 
-func TestSIMDKernelsBandRows2(t *testing.T) {
+// TestSIMDKernelsBandFilters compares the fused band filters with the
+// scalar ring of folded rows on images of every width around the vector
+// width (ragged columns), odd and even crops (the last row alone), crops
+// as tall as the image (the last pair reads the last padded row), and
+// crops narrower than one vector.
+func TestSIMDKernelsBandFilters(t *testing.T) {
 	needAVX(t)
 	rng := rand.New(rand.NewPCG(11, 12))
-	for n := 1; n <= 13; n++ {
-		var ring [8][6][]float64
-		var fr [8]*[6][]float64
-		var xr [8][]float64
-		for k := range 8 {
-			for j := range 6 {
-				ring[k][j] = randSlice(rng, n)
+	for _, w := range []int{9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 26, 37} {
+		for _, h := range []int{9, 10, 11, 12, 15, 16, 17, 25, 26, 34} {
+			for crop := range 3 {
+				cw, ch := w, h
+				switch crop {
+				case 1:
+					cw, ch = w/blockM*blockM, h/blockM*blockM
+				case 2: // fewer than 4 columns: the scalar path alone
+					cw = 1 + w%3
+				}
+				src := randSlice(rng, w*h)
+				var got, want [2][]float64
+				for i := range 2 {
+					got[i] = randSlice(rng, w*h)
+					want[i] = append([]float64(nil), got[i]...)
+				}
+				xp, tmp := make([]float64, (w+8)*(h+8)), make([]float64, 48*w)
+				bandFiltersAVX(got[0], got[1], src, w, h, cw, ch, xp, tmp)
+				bandFiltersGo(want[0], want[1], src, w, h, cw, ch, xp, tmp)
+				for i := range 2 {
+					sameBits(t, fmt.Sprintf("bandFilters %d×%d crop %d×%d band %d", w, h, cw, ch, 3*i), got[i], want[i])
+				}
 			}
-			fr[k] = &ring[k]
-			xr[k] = randSlice(rng, n)
-		}
-		var got, want [4][]float64
-		for i := range 4 {
-			got[i] = randSlice(rng, n)
-			want[i] = append([]float64(nil), got[i]...)
-		}
-		bandRows2AVX(got[0], got[1], got[2], got[3], &fr, &xr)
-		bandRows2Go(want[0], want[1], want[2], want[3], &fr, &xr)
-		for i := range 4 {
-			sameBits(t, "bandRows2", got[i], want[i])
 		}
 	}
 }
@@ -344,5 +327,29 @@ func TestSIMDKernelsPixelFactors(t *testing.T) {
 		sameBits(t, "pixelFactors a", ga, a)
 		sameBits(t, "pixelFactors b", gb, b)
 		sameBits(t, "pixelFactors d", gd, d)
+	}
+}
+
+// BenchmarkSIMDBandFilters times the level-0 band filters of a 224×224
+// image with the scalar and the AVX kernels.
+func BenchmarkSIMDBandFilters(b *testing.B) {
+	if !haveAVX {
+		b.Skip("no AVX")
+	}
+	const w, h = 224, 224
+	cw, ch := w/blockM*blockM, h/blockM*blockM
+	src := randSlice(rand.New(rand.NewPCG(1, 2)), w*h)
+	b0, b3 := make([]float64, w*h), make([]float64, w*h)
+	xp, tmp := make([]float64, (w+8)*(h+8)), make([]float64, 48*w)
+	for _, avx := range []bool{false, true} {
+		b.Run(fmt.Sprintf("avx=%v", avx), func(b *testing.B) {
+			for b.Loop() {
+				if avx {
+					bandFiltersAVX(b0, b3, src, w, h, cw, ch, xp, tmp)
+				} else {
+					bandFiltersGo(b0, b3, src, w, h, cw, ch, xp, tmp)
+				}
+			}
+		})
 	}
 }

@@ -16,10 +16,8 @@ func accSym5(out, v []float64, c0, c1, c2 float64, first bool) {
 	accSym5Go(out, v, c0, c1, c2, first)
 }
 
-func foldBand(r *[6][]float64, x []float64) { foldBandGo(r, x) }
-
-func bandRows2(oa0, ob0, oa3, ob3 []float64, fr *[8]*[6][]float64, xr *[8][]float64) {
-	bandRows2Go(oa0, ob0, oa3, ob3, fr, xr)
+func bandFilters(b0, b3, src []float64, w, h, cw, ch int, xp, tmp []float64) {
+	bandFiltersGo(b0, b3, src, w, h, cw, ch, xp, tmp)
 }
 
 func lowpassDown(dst, src []float64, w, h int, xp, tmp []float64) {

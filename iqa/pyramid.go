@@ -91,7 +91,7 @@ func accSym5Go(out, v []float64, c0, c1, c2 float64, first bool) {
 	}
 }
 
-// bandFilters writes corrDn(src, bfilts[0]) into b0 and corrDn(src,
+// bandFiltersGo writes corrDn(src, bfilts[0]) into b0 and corrDn(src,
 // bfilts[3]) into b3 for the top-left cw×ch region (stride cw) of the w×h
 // image src. xp and tmp are scratch of at least (w+6)(h+6) and 48·cw
 // samples.
@@ -102,7 +102,7 @@ func accSym5Go(out, v []float64, c0, c1, c2 float64, first bool) {
 // x[c−l] + x[c+l] for band 3, l = 1…3 — into a ring of the 8 rows two output
 // rows need; then per l a 7-tap vertical filter (symmetric for band 0,
 // antisymmetric for band 3) accumulates into the output row.
-func bandFilters(b0, b3, src []float64, w, h, cw, ch int, xp, tmp []float64) {
+func bandFiltersGo(b0, b3, src []float64, w, h, cw, ch int, xp, tmp []float64) {
 	const p = 3
 	pw := w + 2*p
 	padReflect(xp, src, w, h, p)
@@ -116,7 +116,7 @@ func bandFilters(b0, b3, src []float64, w, h, cw, ch int, xp, tmp []float64) {
 		}
 	}
 	fold := func(i int) { // padded row i into slot i mod 8
-		foldBand(&ring[i%8], xp[i*pw:][:pw])
+		foldBandGo(&ring[i%8], xp[i*pw:][:pw])
 	}
 	for i := range 2 * p {
 		fold(i)
@@ -133,7 +133,7 @@ func bandFilters(b0, b3, src []float64, w, h, cw, ch int, xp, tmp []float64) {
 			fr[k] = &ring[(r+k)%8]
 			xr[k] = xp[(r+k)*pw+p:][:cw]
 		}
-		bandRows2(b0[r*cw:][:cw], b0[(r+1)*cw:][:cw], b3[r*cw:][:cw], b3[(r+1)*cw:][:cw], &fr, &xr)
+		bandRows2Go(b0[r*cw:][:cw], b0[(r+1)*cw:][:cw], b3[r*cw:][:cw], b3[(r+1)*cw:][:cw], &fr, &xr)
 	}
 	if r < ch { // odd number of rows: the last one alone
 		fold(r + 2*p)

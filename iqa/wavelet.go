@@ -63,8 +63,8 @@ type waveWorkspace struct {
 
 	xp   []float64    // reflect-padded copy of the image being filtered
 	tmp  []float64    // kernel scratch (folded rows; the vectorised kernels' planes)
-	lo   [2][]float64 // current lowpass of ref and dist
-	next [2][]float64 // the downsampled lowpass, copied back into lo
+	lo   [2][]float64 // the lowpass of ref and dist at level 0
+	next [2][]float64 // the downsampled lowpass; lo and next alternate by level
 	band [2][2][]float64
 
 	pre  []float64 // per-row prefix sums at j = 3t, 5 interleaved quantities (×4 rows)
@@ -173,13 +173,16 @@ func (ws *waveWorkspace) vifs(ref, dist []float64, fl []waveFlavour) {
 			}
 		}
 	}
-	lo0Filter(ws.lo[0], ref, w, h, ws.xp, ws.tmp)
-	lo0Filter(ws.lo[1], dist, w, h, ws.xp, ws.tmp)
+	// lo and next take turns holding the current lowpass: each level's is
+	// smaller than both buffers.
+	lo, next := ws.lo, ws.next
+	lo0Filter(lo[0], ref, w, h, ws.xp, ws.tmp)
+	lo0Filter(lo[1], dist, w, h, ws.xp, ws.tmp)
 	lw, lh := w, h
 	for lev := range H {
 		cw, ch := lw/blockM*blockM, lh/blockM*blockM
 		for i := range 2 {
-			bandFilters(ws.band[i][0], ws.band[i][1], ws.lo[i], lw, lh, cw, ch, ws.xp, ws.tmp)
+			bandFilters(ws.band[i][0], ws.band[i][1], lo[i], lw, lh, cw, ch, ws.xp, ws.tmp)
 		}
 		// Subband index k counts from the coarsest level, orientation 3
 		// before 0 (vif.md §2.2); lev_k = ⌈(k+1)/2⌉ = height − lev.
@@ -206,8 +209,8 @@ func (ws *waveWorkspace) vifs(ref, dist []float64, fl []waveFlavour) {
 		if lev < H-1 {
 			for i := range 2 {
 				nn := ((lw + 1) / 2) * ((lh + 1) / 2)
-				lowpassDown(ws.next[i][:nn], ws.lo[i], lw, lh, ws.xp, ws.tmp)
-				copy(ws.lo[i], ws.next[i][:nn])
+				lowpassDown(next[i][:nn], lo[i], lw, lh, ws.xp, ws.tmp)
+				lo[i], next[i] = next[i], lo[i]
 			}
 			lw, lh = (lw+1)/2, (lh+1)/2
 		}

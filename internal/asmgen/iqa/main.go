@@ -35,10 +35,11 @@ func main() {
 	ConstraintExpr("amd64,!purego")
 	rows()
 	accSym5()
-	foldBand()
-	accV7x2()
+	bandPair()
+	bandCols()
 	lowpass()
 	patchCore2()
+	deinterleave3()
 	blockProducts()
 	windowRows()
 	channelBlocks()
@@ -138,86 +139,237 @@ func accSym5() {
 	}
 }
 
-// foldBand: foldBandGo.
-func foldBand() {
-	TEXT("foldBandAsm", NOSPLIT, "func(r *[6][]float64, x []float64, n int)")
+// bandPair: the vector loop of bandPair (iqa/kernels_amd64.go), the
+// fused foldBandGo and bandRows2Go.
+func bandPair() {
+	TEXT("bandPairAsm", NOSPLIT, "func(oa0, ob0, oa3, ob3 []float64, x *[8][]float64, t *[96]float64)")
 	Pragma("noescape")
-	Doc("foldBandAsm is foldBandGo for the first n, a multiple of 4, columns.")
-	rp := ptr("r")
-	var d [6]Mem
-	for j := range d {
-		d[j] = Mem{Base: GP64()}
-		MOVQ(rp.Offset(24*j), d[j].Base)
+	Doc("bandPairAsm is bandPairGo for the first len(oa0), a multiple of 4, columns:",
+		"x holds the 8 padded rows, t the taps (bandTaps).")
+	oa0, ob0, oa3, ob3, tp := base("oa0"), base("ob0"), base("oa3"), base("ob3"), ptr("t")
+	xp := ptr("x")
+	var x [8]Mem
+	for k := range x {
+		x[k] = Mem{Base: GP64()}
+		MOVQ(xp.Offset(24*k), x[k].Base)
 	}
-	x := base("x")
-	n := count("n", false)
-	loop("foldBand", n, 4, func(o GPVirtual) {
-		x0, x1, x2 := ld(x, o, 0), ld(x, o, 1), ld(x, o, 2)
-		x4, x5, x6 := ld(x, o, 4), ld(x, o, 5), ld(x, o, 6)
-		st(sub(x4, x2), d[0], o, 0)
-		st(sub(x5, x1), d[1], o, 0)
-		st(sub(x6, x0), d[2], o, 0)
-		st(add(x2, x4), d[3], o, 0)
-		st(add(x1, x5), d[4], o, 0)
-		st(add(x0, x6), d[5], o, 0)
+	n := count("oa0", true)
+	tap := func(i int) Mem { return tp.Offset(32 * i) }
+	// mt multiplies by a tap from memory: v·t, as the scalar code's t·v
+	// (multiplication commutes exactly).
+	mt := func(v VecVirtual, i int) VecVirtual { d := YMM(); VMULPD(tap(i), v, d); return d }
+	loop("bandPair", n, 4, func(o GPVirtual) {
+		// Band 0: per l the symmetric vertical filter of the differences
+		// d_k = x_k[c+3+l] − x_k[c+3−l].
+		var a, b VecVirtual
+		for l := 1; l <= 3; l++ {
+			var d [8]VecVirtual
+			for k := range d {
+				d[k] = sub(ld(x[k], o, 3+l), ld(x[k], o, 3-l))
+			}
+			t := 4 * (l - 1)
+			sa := mt(d[3], t)
+			sa = add(sa, mt(add(d[2], d[4]), t+1))
+			sa = add(sa, mt(add(d[1], d[5]), t+2))
+			sa = add(sa, mt(add(d[0], d[6]), t+3))
+			sb := mt(d[4], t)
+			sb = add(sb, mt(add(d[3], d[5]), t+1))
+			sb = add(sb, mt(add(d[2], d[6]), t+2))
+			sb = add(sb, mt(add(d[1], d[7]), t+3))
+			if l == 1 {
+				a, b = sa, sb
+			} else {
+				a, b = add(a, sa), add(b, sb)
+			}
+		}
+		st(a, oa0, o, 0)
+		st(b, ob0, o, 0)
+		// Band 3: per l the antisymmetric vertical filter of the centre
+		// column (l = 0) or the sums s_k = x_k[c+3−l] + x_k[c+3+l].
+		for l := range 4 {
+			var s [8]VecVirtual
+			for k := range s {
+				if l == 0 {
+					s[k] = ld(x[k], o, 3)
+				} else {
+					s[k] = add(ld(x[k], o, 3-l), ld(x[k], o, 3+l))
+				}
+			}
+			t := 12 + 3*l
+			sa := mt(sub(s[4], s[2]), t)
+			sa = add(sa, mt(sub(s[5], s[1]), t+1))
+			sa = add(sa, mt(sub(s[6], s[0]), t+2))
+			sb := mt(sub(s[5], s[3]), t)
+			sb = add(sb, mt(sub(s[6], s[2]), t+1))
+			sb = add(sb, mt(sub(s[7], s[1]), t+2))
+			if l == 0 {
+				a, b = sa, sb
+			} else {
+				a, b = add(a, sa), add(b, sb)
+			}
+		}
+		st(a, oa3, o, 0)
+		st(b, ob3, o, 0)
 	})
 }
 
-// accV7x2: accVSym7x2Go and accVAnti7x2Go.
-func accV7x2() {
-	for _, sym := range []bool{true, false} {
-		for _, v := range setAdd {
-			name, taps := "accVSym7x2", 4
-			if !sym {
-				name, taps = "accVAnti7x2", 3
-			}
-			TEXT(name+v.suffix+"Asm", NOSPLIT, fmt.Sprintf("func(oa, ob []float64, v *[8][]float64, t *[%d]float64)", taps))
-			Pragma("noescape")
-			Doc(name+v.suffix+"Asm is "+name+"Go (first = "+fmt.Sprint(v.first)+") for len(oa), a multiple of 4, columns;",
-				"t holds the taps "+map[bool]string{true: "t0 … t3", false: "t1 … t3"}[sym]+".")
-			oa, ob, tp := base("oa"), base("ob"), ptr("t")
-			vp := ptr("v")
-			var r [8]Mem
-			for k := range r {
-				r[k] = Mem{Base: GP64()}
-				MOVQ(vp.Offset(24*k), r[k].Base)
-			}
-			n := count("oa", true)
-			var kv [4]VecVirtual
-			for i := range taps {
-				kv[i] = bcast(tp.Offset(8 * i))
-			}
-			loop(name+v.suffix, n, 4, func(o GPVirtual) {
-				k := func(i int) VecVirtual { return kv[i] }
-				a1, a2, a3 := ld(r[1], o, 0), ld(r[2], o, 0), ld(r[3], o, 0)
-				a4, a5, a6 := ld(r[4], o, 0), ld(r[5], o, 0), ld(r[6], o, 0)
-				var sa, sb VecVirtual
-				if sym {
-					sa = mul((k(0)), a3)
-					sa = add(sa, mul((k(1)), add(a2, a4)))
-					sa = add(sa, mul((k(2)), add(a1, a5)))
-					sa = add(sa, mul((k(3)), add(ld(r[0], o, 0), a6)))
-					sb = mul((k(0)), a4)
-					sb = add(sb, mul((k(1)), add(a3, a5)))
-					sb = add(sb, mul((k(2)), add(a2, a6)))
-					sb = add(sb, mul((k(3)), add(a1, ld(r[7], o, 0))))
-				} else {
-					sa = mul((k(0)), sub(a4, a2))
-					sa = add(sa, mul((k(1)), sub(a5, a1)))
-					sa = add(sa, mul((k(2)), sub(a6, ld(r[0], o, 0))))
-					sb = mul((k(0)), sub(a5, a3))
-					sb = add(sb, mul((k(1)), sub(a6, a2)))
-					sb = add(sb, mul((k(2)), sub(ld(r[7], o, 0), a1)))
-				}
-				if !v.first {
-					sa = add(ld(oa, o, 0), sa)
-					sb = add(ld(ob, o, 0), sb)
-				}
-				st(sa, oa, o, 0)
-				st(sb, ob, o, 0)
-			})
+// bandCols: the strip sweep of bandFiltersAVX (iqa/kernels_amd64.go).
+// For a strip of up to 8 column vectors it walks down the rows in blocks
+// of 8: per column vector, each padded row is folded once into that
+// vector's ring of 8 slots (7 vectors each: d1, d2, d3, s1, s2, s3 and the
+// centre column), and each pair of output rows reads its 8 slots. Within a
+// block the slot indices are constants (the ring turns once per block).
+func bandCols() {
+	TEXT("bandColsAsm", NOSPLIT, "func(b0, b3, xp []float64, ring *[1792]float64, nv, nb, cw, pw int, t *[96]float64)")
+	Pragma("noescape")
+	Doc("bandColsAsm computes the first 8·nb output rows of the columns 0 … 4·nv−1",
+		"(nv ≤ 8) of bands 0 (b0) and 3 (b3), stride cw, from the padded image xp",
+		"(stride pw, from the first output column): per output the operations of",
+		"bandPairGo. ring is scratch; t holds the taps (bandTaps).")
+	tp := ptr("t")
+	pwB := count("pw", false)
+	SHLQ(Imm(3), pwB)
+	cwB := count("cw", false)
+	SHLQ(Imm(3), cwB)
+	nvB := count("nv", false)
+	SHLQ(Imm(5), nvB)
+	rv := GP64() // this column vector's ring
+	slot := func(k, j int) Mem { return Mem{Base: rv}.Offset(32 * (7*(k%8) + j)) }
+	tap := func(i int) Mem { return tp.Offset(32 * i) }
+	mt := func(v VecVirtual, i int) VecVirtual { d := YMM(); VMULPD(tap(i), v, d); return d }
+	y := GP64()
+	fold := func(k int) { // the padded row at y into slot k, then the next row
+		x := Mem{Base: y}
+		var v [7]VecVirtual
+		for i := range v {
+			v[i] = YMM()
+			VMOVUPD(x.Offset(8*i), v[i])
 		}
+		for l := 1; l <= 3; l++ {
+			VMOVUPD(sub(v[3+l], v[3-l]), slot(k, l-1))
+			VMOVUPD(add(v[3-l], v[3+l]), slot(k, 2+l))
+		}
+		VMOVUPD(v[3], slot(k, 6))
+		ADDQ(pwB, y)
 	}
+	o0, o3 := GP64(), GP64()
+	pair := func(j int) { // output rows 2j, 2j+1 of the block from slots 2j … 2j+7
+		var a, b VecVirtual
+		for l := 1; l <= 3; l++ {
+			var d [8]VecVirtual
+			for k := range d {
+				d[k] = YMM()
+				VMOVUPD(slot(2*j+k, l-1), d[k])
+			}
+			t := 4 * (l - 1)
+			sa := mt(d[3], t)
+			sa = add(sa, mt(add(d[2], d[4]), t+1))
+			sa = add(sa, mt(add(d[1], d[5]), t+2))
+			sa = add(sa, mt(add(d[0], d[6]), t+3))
+			sb := mt(d[4], t)
+			sb = add(sb, mt(add(d[3], d[5]), t+1))
+			sb = add(sb, mt(add(d[2], d[6]), t+2))
+			sb = add(sb, mt(add(d[1], d[7]), t+3))
+			if l == 1 {
+				a, b = sa, sb
+			} else {
+				a, b = add(a, sa), add(b, sb)
+			}
+		}
+		VMOVUPD(a, Mem{Base: o0})
+		VMOVUPD(b, Mem{Base: o0, Index: cwB, Scale: 1})
+		for l := range 4 {
+			var s [8]VecVirtual
+			for k := range s {
+				s[k] = YMM()
+				if l == 0 {
+					VMOVUPD(slot(2*j+k, 6), s[k])
+				} else {
+					VMOVUPD(slot(2*j+k, 2+l), s[k])
+				}
+			}
+			t := 12 + 3*l
+			sa := mt(sub(s[4], s[2]), t)
+			sa = add(sa, mt(sub(s[5], s[1]), t+1))
+			sa = add(sa, mt(sub(s[6], s[0]), t+2))
+			sb := mt(sub(s[5], s[3]), t)
+			sb = add(sb, mt(sub(s[6], s[2]), t+1))
+			sb = add(sb, mt(sub(s[7], s[1]), t+2))
+			if l == 0 {
+				a, b = sa, sb
+			} else {
+				a, b = add(a, sa), add(b, sb)
+			}
+		}
+		VMOVUPD(a, Mem{Base: o3})
+		VMOVUPD(b, Mem{Base: o3, Index: cwB, Scale: 1})
+		ADDQ(cwB, o0)
+		ADDQ(cwB, o0)
+		ADDQ(cwB, o3)
+		ADDQ(cwB, o3)
+	}
+	v := GP64()
+	// ringOf points rv at column vector v's ring (1792 bytes each).
+	ringOf := func() {
+		IMUL3Q(Imm(56), v, rv) // v counts bytes of 32
+		ADDQ(Load(Param("ring"), GP64()), rv)
+	}
+	// Prologue: padded rows 0 … 5 into slots 0 … 5 of every ring.
+	XORQ(v, v)
+	Label("bandCols_pro")
+	CMPQ(v, nvB)
+	JAE(LabelRef("bandCols_blocks"))
+	Load(Param("xp").Base(), y)
+	ADDQ(v, y)
+	ringOf()
+	for k := range 6 {
+		fold(k)
+	}
+	ADDQ(Imm(32), v)
+	JMP(LabelRef("bandCols_pro"))
+
+	Label("bandCols_blocks")
+	xb, ob0, ob3 := GP64(), GP64(), GP64() // padded row 8b+6, output row 8b
+	Load(Param("xp").Base(), xb)
+	for range 6 {
+		ADDQ(pwB, xb)
+	}
+	Load(Param("b0").Base(), ob0)
+	Load(Param("b3").Base(), ob3)
+	blk := GP64()
+	Load(Param("nb"), blk)
+	Label("bandCols_blk")
+	TESTQ(blk, blk)
+	JZ(LabelRef("bandCols_done"))
+	XORQ(v, v)
+	Label("bandCols_vec")
+	CMPQ(v, nvB)
+	JAE(LabelRef("bandCols_next"))
+	MOVQ(xb, y)
+	ADDQ(v, y)
+	ringOf()
+	MOVQ(ob0, o0)
+	ADDQ(v, o0)
+	MOVQ(ob3, o3)
+	ADDQ(v, o3)
+	for j := range 4 {
+		fold(6 + 2*j)
+		fold(7 + 2*j)
+		pair(j)
+	}
+	ADDQ(Imm(32), v)
+	JMP(LabelRef("bandCols_vec"))
+	Label("bandCols_next")
+	for range 8 {
+		ADDQ(pwB, xb)
+		ADDQ(cwB, ob0)
+		ADDQ(cwB, ob3)
+	}
+	DECQ(blk)
+	JMP(LabelRef("bandCols_blk"))
+	Label("bandCols_done")
+	VZEROUPPER()
+	RET()
 }
 
 // lowpass: the de-interleaving of padReflectSplit and accSym9Split.
@@ -315,6 +467,36 @@ func patchCore2() {
 	}
 	VZEROUPPER()
 	RET()
+}
+
+// deinterleave3: the block planes of blockProductsAVX.
+func deinterleave3() {
+	TEXT("deinterleave3Asm", NOSPLIT, "func(p0, p1, p2, s []float64)")
+	Pragma("noescape")
+	Doc("deinterleave3Asm writes s[3k], s[3k+1], s[3k+2] into p0[k], p1[k], p2[k]",
+		"for k < len(p0), a multiple of 4; s holds at least 3·len(p0) samples.")
+	p0, p1, p2, src := base("p0"), base("p1"), base("p2"), base("s")
+	n := count("p0", true)
+	loop("deinterleave3", n, 4, func(o GPVirtual) {
+		// s is read at three times the offset: o3 = 3·o.
+		o3 := GP64()
+		LEAQ(Mem{Base: o, Index: o, Scale: 2}, o3)
+		l0, l1, l2 := ld(src, o3, 0), ld(src, o3, 4), ld(src, o3, 8) // a0…a3, a4…a7, a8…a11
+		t, u := YMM(), YMM()
+		VPERM2F128(Imm(0x21), l1, l0, t) // a2 a3 a4 a5
+		VPERM2F128(Imm(0x21), l2, l1, u) // a6 a7 a8 a9
+		x0, x1, x2 := YMM(), YMM(), YMM()
+		VBLENDPD(Imm(0b1100), l1, l0, x0) // a0 a1 a6 a7
+		VBLENDPD(Imm(0b1100), u, t, x1)   // a2 a3 a8 a9
+		VBLENDPD(Imm(0b1100), l2, l1, x2) // a4 a5 a10 a11
+		v0, v1, v2 := YMM(), YMM(), YMM()
+		VSHUFPD(Imm(0b1010), x1, x0, v0) // a0 a3 a6 a9
+		VSHUFPD(Imm(0b0101), x2, x0, v1) // a1 a4 a7 a10
+		VSHUFPD(Imm(0b1010), x2, x1, v2) // a2 a5 a8 a11
+		st(v0, p0, o, 0)
+		st(v1, p1, o, 0)
+		st(v2, p2, o, 0)
+	})
 }
 
 // blockProducts: the vector loop of blockProductsAVX.
@@ -561,34 +743,39 @@ func max0(x VecVirtual) VecVirtual {
 func channelBlocks() {
 	for _, variant := range []string{"Py", "Vec", "VecStrict"} {
 		name := "channelBlocks" + variant + "Asm"
-		TEXT(name, NOSPLIT, "func(gs, svs, planes []float64, c *[2]float64)")
+		TEXT(name, NOSPLIT, "func(gs, svs, top, bot []float64, c *[2]float64)")
 		Pragma("noescape")
 		Doc(name+" is the vector loop of channelBlocksAVX (kernels_amd64.go) for",
 			"len(gs), a multiple of 4, blocks "+map[string]string{
 				"Py":        "with vifvec = false",
 				"Vec":       "with vifvec = true, strictClamp = false",
 				"VecStrict": "with vifvec = true, strictClamp = true",
-			}[variant]+": planes holds the five",
-			"window sums, one quantity per plane, c the window size ww and tol.")
-		gs, svs, pl, cp := base("gs"), base("svs"), base("planes"), ptr("c")
+			}[variant]+": the window sums of block c",
+			"are bot[5c+q] − top[5c+q], c the window size ww and tol.")
+		gs, svs, tp, bp, cp := base("gs"), base("svs"), base("top"), base("bot"), ptr("c")
 		n := count("gs", true)
-		stride := GP64()
-		MOVQ(n, stride)
-		SHLQ(Imm(3), stride)
 		W, tol := bcast(cp), bcast(cp.Offset(8))
 		z := YMM()
 		VXORPD(z, z, z)
 		loop(name, n, 4, func(o GPVirtual) {
-			p := GP64()
-			MOVQ(pl.Base, p)
-			ADDQ(o, p)
+			// Blocks start 5 samples apart: o5 = 5·o.
+			o5 := GP64()
+			LEAQ(Mem{Base: o, Index: o, Scale: 4}, o5)
+			// gather returns quantity q of the 4 blocks from m.
+			gather := func(m Mem, q int) VecVirtual {
+				at := func(i int) Mem { return m.Idx(o5, 1).Offset(8 * (5*i + q)) }
+				lo, hi := XMM(), XMM()
+				VMOVSD(at(0), lo)
+				VMOVHPD(at(1), lo, lo)
+				VMOVSD(at(2), hi)
+				VMOVHPD(at(3), hi, hi)
+				y := YMM()
+				VINSERTF128(Imm(1), hi, lo.AsY(), y)
+				return y
+			}
 			var q [5]VecVirtual
 			for i := range q {
-				q[i] = YMM()
-				VMOVUPD(Mem{Base: p}, q[i])
-				if i < 4 {
-					ADDQ(stride, p)
-				}
+				q[i] = sub(gather(bp, i), gather(tp, i))
 			}
 			sx, sy, sxx, syy, sxy := q[0], q[1], q[2], q[3], q[4]
 			muX, muY := div(sx, W), div(sy, W)

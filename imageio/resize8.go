@@ -29,13 +29,18 @@ import (
 // precision8 is Pillow's PRECISION_BITS for 8-bit images: 32 − 8 − 2.
 const precision8 = 22
 
-// fixedKernel holds, for each output sample o, the first input lo[o], the
-// number of inputs cnt[o] and their 22-bit fixed-point weights
-// k[o*stride:][:cnt[o]].
+// fixedKernel holds, for each output sample o, the first input lo[o] and
+// the 22-bit fixed-point weights k[o*taps:][:taps] of the inputs
+// lo[o]…lo[o]+taps−1. Every output has the same number of taps (the largest
+// any output needs); shorter windows are padded with zero weights and
+// shifted to stay inside the input, which adds only zero terms to the
+// integer sums, so the results are Pillow's exactly.
 type fixedKernel struct {
-	lo, cnt []int
-	k       []int32
-	stride  int
+	lo   []int
+	k    []int32
+	taps int
+	w64  []float64
+	win  []int // each output's unshifted first input and count, 2 per output
 }
 
 // build computes the kernel resampling in samples to out.
@@ -44,37 +49,48 @@ func (fk *fixedKernel) build(in, out int) {
 	fscale := math.Max(scale, 1)
 	support := fscale // the bilinear filter's support is 1
 	inv := 1 / fscale
-	fk.stride = int(math.Ceil(support))*2 + 1
-	fk.lo = growInt(fk.lo, out)
-	fk.cnt = growInt(fk.cnt, out)
-	if cap(fk.k) < out*fk.stride {
-		fk.k = make([]int32, out*fk.stride)
-	}
-	fk.k = fk.k[:out*fk.stride]
-	var w [64]float64
-	ws := w[:0]
+	fk.win = growInt(fk.win, 2*out)
+	fk.w64 = fk.w64[:0]
+	taps := 0
 	for o := range out {
 		center := (float64(o) + 0.5) * scale
 		lo := max(int(center-support+0.5), 0)
 		hi := min(int(center+support+0.5), in)
-		ws = ws[:0]
+		start := len(fk.w64)
 		var sum float64
 		for i := lo; i < hi; i++ {
 			v := triangle((float64(i) - center + 0.5) * inv)
-			ws = append(ws, v)
+			fk.w64 = append(fk.w64, v)
 			sum += v
 		}
-		row := fk.k[o*fk.stride:][:fk.stride]
-		clear(row)
-		for i, v := range ws {
-			if sum != 0 {
-				v /= sum
+		if sum != 0 {
+			for i := start; i < len(fk.w64); i++ {
+				fk.w64[i] /= sum
 			}
+		}
+		fk.win[2*o], fk.win[2*o+1] = lo, hi-lo
+		taps = max(taps, hi-lo)
+	}
+	taps = min(taps, in)
+	fk.taps = taps
+	fk.lo = growInt(fk.lo, out)
+	if cap(fk.k) < out*taps {
+		fk.k = make([]int32, out*taps)
+	}
+	fk.k = fk.k[:out*taps]
+	clear(fk.k)
+	next := 0
+	for o := range out {
+		lo, n := fk.win[2*o], fk.win[2*o+1]
+		shifted := min(lo, in-taps)
+		fk.lo[o] = shifted
+		row := fk.k[o*taps:][:taps]
+		for i, v := range fk.w64[next : next+n] {
 			// The bilinear weights are never negative, so Pillow's
 			// negative branch (trunc(−0.5 + w·2²²)) is not needed.
-			row[i] = int32(0.5 + v*(1<<precision8))
+			row[lo-shifted+i] = int32(0.5 + v*(1<<precision8))
 		}
-		fk.lo[o], fk.cnt[o] = lo, len(ws)
+		next += n
 	}
 }
 
@@ -100,9 +116,8 @@ func clip8(acc int32) uint8 {
 // resize8Scratch holds one call's kernels and 8-bit buffers.
 type resize8Scratch struct {
 	kx, ky fixedKernel
-	src    []uint8 // the needed source rows and columns, one channel
-	tmp    []uint8 // the horizontal pass's result, one channel
-	acc    []int32 // one output row's accumulators
+	src    [3][]uint8 // the needed source rows and columns, per channel
+	tmp    [3][]uint8 // the horizontal pass's result, per channel
 }
 
 var resize8Pool = sync.Pool{New: func() any { return new(resize8Scratch) }}
@@ -110,23 +125,36 @@ var resize8Pool = sync.Pool{New: func() any { return new(resize8Scratch) }}
 // Levels8 reports whether every sample of m is an 8-bit level, exactly
 // From8(k) for some k, as the decoders store the samples of 8-bit files.
 func Levels8(m *Image) bool {
+	var dst [64]uint8
 	for c := range 3 {
-		for _, v := range m.Ch[c] {
-			if _, ok := level8(v); !ok {
+		p := m.Ch[c]
+		for len(p) > 0 {
+			n := min(len(p), len(dst))
+			if !toLevels(dst[:n], p[:n]) {
 				return false
 			}
+			p = p[n:]
 		}
 	}
 	return true
 }
 
-// level8 returns k when v is From8(k).
-func level8(v float32) (uint8, bool) {
-	if !(v >= 0 && v <= 1) {
-		return 0, false
+// toLevels writes the 8-bit level k of every sample src[i] = From8(k) into
+// dst, and reports whether every sample is such a level.
+func toLevels(dst []uint8, src []float32) bool {
+	dst = dst[:len(src)]
+	for i, v := range src {
+		f := v*255 + 0.5
+		if !(f >= 0 && f < 256) { // also NaN
+			return false
+		}
+		k := uint8(int32(f))
+		if lut8[k] != v {
+			return false
+		}
+		dst[i] = k
 	}
-	k := uint8(v*255 + 0.5)
-	return k, lut8[k] == v
+	return true
 }
 
 // ResizeWindow8 writes the w×h window at (x0, y0) of m resized to rw×rh
@@ -155,60 +183,42 @@ func ResizeWindow8(dst []uint8, m *Image, rw, rh, x0, y0, w, h int) bool {
 	r0, r1, c0, c1 := y0, y0+h, x0, x0+w
 	if vy {
 		s.ky.build(m.Height, rh)
-		r0, r1 = s.ky.lo[y0], 0
-		for o := y0; o < y0+h; o++ {
-			r1 = max(r1, s.ky.lo[o]+s.ky.cnt[o])
-		}
+		r0, r1 = s.ky.lo[y0], s.ky.lo[y0+h-1]+s.ky.taps
 	}
 	if hx {
 		s.kx.build(m.Width, rw)
-		c0, c1 = s.kx.lo[x0], 0
-		for o := x0; o < x0+w; o++ {
-			c1 = max(c1, s.kx.lo[o]+s.kx.cnt[o])
-		}
+		c0, c1 = s.kx.lo[x0], s.kx.lo[x0+w-1]+s.kx.taps
 	}
 	rows, cols := r1-r0, c1-c0
-	s.src = growUint8(s.src, rows*cols)
-	s.tmp = growUint8(s.tmp, rows*w)
-	if cap(s.acc) < w {
-		s.acc = make([]int32, w)
-	}
-	s.acc = s.acc[:w]
 	for c := range 3 {
+		s.src[c] = growUint8(s.src[c], rows*cols)
+		s.tmp[c] = growUint8(s.tmp[c], rows*w)
 		// 8-bit copy of the needed part of channel c.
 		for r := range rows {
-			in := m.Ch[c][(r0+r)*m.Width+c0:][:cols]
-			out := s.src[r*cols:][:len(in)]
-			for i, v := range in {
-				k, ok := level8(v)
-				if !ok {
-					return false
-				}
-				out[i] = k
+			if !toLevels(s.src[c][r*cols:][:cols], m.Ch[c][(r0+r)*m.Width+c0:][:cols]) {
+				return false
 			}
 		}
-		// Horizontal pass: rows r0…r1−1, window columns.
-		tmp := s.tmp[:rows*w]
-		for r := range rows {
-			in := s.src[r*cols:][:cols]
-			out := tmp[r*w:][:w]
-			if !hx {
-				copy(out, in[x0-c0:])
-				continue
-			}
-			for x := range out {
-				o := x0 + x
-				k := s.kx.k[o*s.kx.stride:][:s.kx.cnt[o]]
-				p := in[s.kx.lo[o]-c0:][:len(k)]
-				acc := int32(1 << (precision8 - 1))
-				for i, wt := range k {
-					acc += int32(p[i]) * wt
-				}
-				out[x] = clip8(acc)
-			}
+	}
+	// Horizontal pass: rows r0…r1−1, the window's columns.
+	for r := range rows {
+		var d, src [3][]uint8
+		for c := range 3 {
+			d[c] = s.tmp[c][r*w:][:w]
+			src[c] = s.src[c][r*cols:][:cols]
 		}
-		// Vertical pass into the window.
+		if !hx {
+			for c := range 3 {
+				copy(d[c], src[c])
+			}
+			continue
+		}
+		horizontal8(d, src, s.kx.lo[x0:x0+w], s.kx.k[x0*s.kx.taps:][:w*s.kx.taps], s.kx.taps, c0)
+	}
+	// Vertical pass into the window.
+	for c := range 3 {
 		d := dst[c*w*h:][:w*h]
+		tmp := s.tmp[c]
 		for y := range h {
 			out := d[y*w:][:w]
 			if !vy {
@@ -216,23 +226,101 @@ func ResizeWindow8(dst []uint8, m *Image, rw, rh, x0, y0, w, h int) bool {
 				continue
 			}
 			o := y0 + y
-			k := s.ky.k[o*s.ky.stride:][:s.ky.cnt[o]]
-			first := s.ky.lo[o] - r0
-			acc := s.acc[:len(out)]
-			for x := range acc {
-				acc[x] = 1 << (precision8 - 1)
-			}
-			for i, wt := range k {
-				for x, p := range tmp[(first+i)*w:][:len(acc)] {
-					acc[x] += int32(p) * wt
-				}
-			}
-			for x, a := range acc {
-				out[x] = clip8(a)
-			}
+			vertical8(out, tmp[(s.ky.lo[o]-r0)*w:], s.ky.k[o*s.ky.taps:][:s.ky.taps])
 		}
 	}
 	return true
+}
+
+// half is the rounding term of Pillow's fixed-point sums.
+const half = 1 << (precision8 - 1)
+
+// horizontal8 resamples one row of each channel: output x averages
+// src[c][lo[x]−c0 …] with the weights k[x*taps:][:taps].
+func horizontal8(dst, src [3][]uint8, lo []int, k []int32, taps, c0 int) {
+	d0, d1, d2 := dst[0], dst[1][:len(dst[0])], dst[2][:len(dst[0])]
+	s0, s1, s2 := src[0], src[1][:len(src[0])], src[2][:len(src[0])]
+	lo = lo[:len(d0)]
+	switch taps {
+	case 2:
+		for x := range d0 {
+			wt := k[2*x:][:2]
+			l := lo[x] - c0
+			a, b, c := s0[l:][:2], s1[l:][:2], s2[l:][:2]
+			d0[x] = clip8(half + int32(a[0])*wt[0] + int32(a[1])*wt[1])
+			d1[x] = clip8(half + int32(b[0])*wt[0] + int32(b[1])*wt[1])
+			d2[x] = clip8(half + int32(c[0])*wt[0] + int32(c[1])*wt[1])
+		}
+		return
+	case 3:
+		for x := range d0 {
+			wt := k[3*x:][:3]
+			l := lo[x] - c0
+			a, b, c := s0[l:][:3], s1[l:][:3], s2[l:][:3]
+			d0[x] = clip8(half + int32(a[0])*wt[0] + int32(a[1])*wt[1] + int32(a[2])*wt[2])
+			d1[x] = clip8(half + int32(b[0])*wt[0] + int32(b[1])*wt[1] + int32(b[2])*wt[2])
+			d2[x] = clip8(half + int32(c[0])*wt[0] + int32(c[1])*wt[1] + int32(c[2])*wt[2])
+		}
+		return
+	case 4:
+		for x := range d0 {
+			wt := k[4*x:][:4]
+			l := lo[x] - c0
+			a, b, c := s0[l:][:4], s1[l:][:4], s2[l:][:4]
+			d0[x] = clip8(half + int32(a[0])*wt[0] + int32(a[1])*wt[1] + int32(a[2])*wt[2] + int32(a[3])*wt[3])
+			d1[x] = clip8(half + int32(b[0])*wt[0] + int32(b[1])*wt[1] + int32(b[2])*wt[2] + int32(b[3])*wt[3])
+			d2[x] = clip8(half + int32(c[0])*wt[0] + int32(c[1])*wt[1] + int32(c[2])*wt[2] + int32(c[3])*wt[3])
+		}
+		return
+	}
+	for x := range d0 {
+		wt := k[taps*x:][:taps]
+		l := lo[x] - c0
+		a, b, c := s0[l:][:taps], s1[l:][:taps], s2[l:][:taps]
+		acc0, acc1, acc2 := int32(half), int32(half), int32(half)
+		for i, v := range wt {
+			acc0 += int32(a[i]) * v
+			acc1 += int32(b[i]) * v
+			acc2 += int32(c[i]) * v
+		}
+		d0[x], d1[x], d2[x] = clip8(acc0), clip8(acc1), clip8(acc2)
+	}
+}
+
+// vertical8 computes one output row: dst[x] averages the rows
+// src[i*len(dst):] (i < len(k)) at x with the weights k.
+func vertical8(dst, src []uint8, k []int32) {
+	w := len(dst)
+	switch len(k) {
+	case 2:
+		p0, p1 := src[:w], src[w:][:w]
+		w0, w1 := k[0], k[1]
+		for x := range dst {
+			dst[x] = clip8(half + int32(p0[x])*w0 + int32(p1[x])*w1)
+		}
+		return
+	case 3:
+		p0, p1, p2 := src[:w], src[w:][:w], src[2*w:][:w]
+		w0, w1, w2 := k[0], k[1], k[2]
+		for x := range dst {
+			dst[x] = clip8(half + int32(p0[x])*w0 + int32(p1[x])*w1 + int32(p2[x])*w2)
+		}
+		return
+	case 4:
+		p0, p1, p2, p3 := src[:w], src[w:][:w], src[2*w:][:w], src[3*w:][:w]
+		w0, w1, w2, w3 := k[0], k[1], k[2], k[3]
+		for x := range dst {
+			dst[x] = clip8(half + int32(p0[x])*w0 + int32(p1[x])*w1 + int32(p2[x])*w2 + int32(p3[x])*w3)
+		}
+		return
+	}
+	for x := range dst {
+		acc := int32(half)
+		for i, v := range k {
+			acc += int32(src[i*w+x]) * v
+		}
+		dst[x] = clip8(acc)
+	}
 }
 
 func growUint8(s []uint8, n int) []uint8 {

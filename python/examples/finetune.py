@@ -101,8 +101,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--work", required=True, help="working folder (created)")
     ap.add_argument("--vcr", default=os.environ.get("VCR", "vcr"))
-    ap.add_argument("--epochs", type=int, default=6)
-    ap.add_argument("--train-images", type=int, default=240)
+    ap.add_argument("--epochs", type=int, default=15, help="training epochs of the baseline")
+    ap.add_argument("--finetune-epochs", type=int, default=4, help="fine-tuning epochs of the retrained model")
+    ap.add_argument("--train-images", type=int, default=320)
     ap.add_argument("--n", type=int, default=120, help="corrupted training draws per corruption")
     args = ap.parse_args()
     torch.manual_seed(0)
@@ -110,10 +111,11 @@ def main():
     os.makedirs(args.work, exist_ok=True)
     w = lambda *p: os.path.join(args.work, *p)  # noqa: E731
 
+    small = ["--size", "64", "--n", "60", "--bootstrap", "20", "--bins", "8", "--min-per-bin", "5"]
     if not os.path.exists(w("demo-train")):
-        vcr(args, "demo", "--out", w("demo-train"), "--quick", "--images", str(args.train_images), "--seed", "3")
+        vcr(args, "demo", "--out", w("demo-train"), "--images", str(args.train_images), "--seed", "3", *small)
     if not os.path.exists(w("demo-eval")):
-        vcr(args, "demo", "--out", w("demo-eval"), "--quick", "--images", "80", "--n", "60", "--seed", "2")
+        vcr(args, "demo", "--out", w("demo-eval"), "--images", "120", "--seed", "2", *small)
     if not os.path.exists(w("train-corrupted")):
         vcr(args, "generate", "--images", w("demo-train", "images"), "--corruptions", CORRUPTIONS, "--n", str(args.n),
             "--seed", "11", "--sampling", "targeted", "--vif-method", "vifvec", "--dv-methods", "vifvec",
@@ -129,7 +131,7 @@ def main():
     corrupted = vcr_torch.VCRTestSet(w("train-corrupted"), transform=tf, clean=False)
     retrained = SmallCNN(len(clean.classes))
     retrained.load_state_dict(base.state_dict())
-    retrained = train(retrained, torch.utils.data.ConcatDataset([clean, corrupted]), args.epochs, 1e-3, seed=2)
+    retrained = train(retrained, torch.utils.data.ConcatDataset([clean, corrupted]), args.finetune_epochs, 1e-3, seed=2)
     after = evaluate(args, retrained, "retrained", w("demo-eval", "testset"))
 
     print(f"{'corruption':<18} {'Ra before':>9} {'Ra after':>9} {'HMRI_a before':>13} {'HMRI_a after':>13}")

@@ -100,7 +100,6 @@ class VCRTestSet(Dataset):
                                   dv=float(r["dv"]) if r.get("dv") else float("nan")))
         self.items = items
         self._images = None
-        self._images_override = images
         if clean and items:
             self._images = resolve_images(root, images)
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Logit parity between vcr eval and PyTorch (issue 16): exports torchvision's
 # ResNet-18 and MobileNetV3-Small, a ViT-B/16-shaped model (16x16 patches of a
-# 224x224 input; 4 layers of width 192 unless --full-vit) with seeded weights,
+# 224x224 input; 4 layers of width 256, 4 heads, unless --full-vit) with seeded weights,
 # and a small CNN trained here on generated images, then scores the same
 # files with `vcr eval --logits` (ONNX Runtime, in-process, the imagenet
 # preset) and with PyTorch (torchvision's Resize(256), CenterCrop(224),

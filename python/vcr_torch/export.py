@@ -66,7 +66,11 @@ def export(model, path, preprocessing="imagenet", *, task=None, class_names=None
         axes = {input_name: {0: "batch"}, output_name: {0: "batch"}}
         if dynamic_hw:
             axes[input_name].update({2: "height", 3: "width"})
-        with torch.no_grad():
+        # Traced with gradients enabled: under torch.no_grad() in eval mode,
+        # nn.MultiheadAttention (torch ≥ 1.12) takes its fused fast path,
+        # aten::_native_multi_head_attention, which ONNX export does not
+        # support (torchvision's vit_b_16 then fails to export).
+        with torch.enable_grad():
             torch.onnx.export(model, dummy, path, input_names=[input_name], output_names=[output_name],
                               dynamic_axes=axes, opset_version=opset, do_constant_folding=True)
     finally:

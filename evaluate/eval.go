@@ -23,6 +23,9 @@ type Options struct {
 	Resume, Force bool
 	// Model is the classifier, preprocessing and task.
 	Model ModelSpec
+	// Logits, if not empty, is a CSV file for the model's raw scores of
+	// every image (see Config.Logits); not with Resume or a predictions file.
+	Logits string
 	// Images, if not empty, is where the dataset of the clean source images
 	// is now (instead of the one run.json records).
 	Images string
@@ -66,6 +69,20 @@ func Eval(ctx context.Context, opt Options) (*Summary, error) {
 	}
 	if err := CheckOutput(opt.Out, opt.Resume, opt.Force); err != nil {
 		return nil, err
+	}
+	if opt.Logits != "" {
+		switch {
+		case opt.Model.Predictions != "":
+			return nil, &SpecError{Flag: "--logits", Usage: true, Err: fmt.Errorf("a predictions file has no model to score the images; drop --logits, or give --model or --server")}
+		case opt.Resume:
+			return nil, &SpecError{Flag: "--logits", Usage: true, Err: fmt.Errorf("a resumed evaluation does not score the rows it keeps; drop --resume (or --logits), or use --force to start over")}
+		}
+		if _, err := os.Stat(opt.Logits); err == nil && !opt.Force {
+			return nil, &SpecError{Flag: "--logits", Usage: true, Err: fmt.Errorf("%s: %w; pass --force to replace it", opt.Logits, ErrExists)}
+		}
+		if err := atomicfile.CheckWritable(opt.Logits); err != nil {
+			return nil, &SpecError{Flag: "--logits", Err: err}
+		}
 	}
 	imgOpt := imageio.Options{MaxPixels: opt.MaxPixels}
 	var sources Sources
@@ -111,7 +128,7 @@ func Eval(ctx context.Context, opt Options) (*Summary, error) {
 		Classifier: m.Classifier, Preprocess: m.Preprocess, Mapper: m.Mapper, Predictions: m.Predictions,
 		Classes: m.Classes, Truth: m.Truth, Sources: sources, Opt: imgOpt,
 		Batch: spec.BatchSize, Workers: opt.Workers, Concurrency: concurrency,
-		Progress: opt.Progress, Warn: opt.Warn,
+		Progress: opt.Progress, Warn: opt.Warn, Logits: opt.Logits,
 	})
 }
 

@@ -1,9 +1,12 @@
 package evaluate
 
 import (
+	"bufio"
 	"context"
+	"encoding/csv"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -11,6 +14,7 @@ import (
 	"strconv"
 
 	"github.com/vcr-bench/vcr/imageio"
+	"github.com/vcr-bench/vcr/internal/atomicfile"
 	"github.com/vcr-bench/vcr/internal/lock"
 	"github.com/vcr-bench/vcr/internal/version"
 	"github.com/vcr-bench/vcr/model"
@@ -96,6 +100,18 @@ type Config struct {
 	Mapper     Mapper
 	// Predictions supplies predictions instead of a classifier.
 	Predictions Predictions
+	// Logits, if not empty, is a CSV file that receives the classifier's
+	// raw score vector (logits, or probabilities for a model that outputs
+	// them) of every image it scores: columns id, path, source, kind
+	// ("clean" or "corrupted"), logit_0 … logit_{K−1}, one row per clean
+	// source image (id and path empty) and per corrupted image, in the
+	// order scored, values in the shortest form that reads back as the same
+	// float32. It is a predictions file that vcr eval --predictions reads
+	// (the prediction is the arg-max of the scores). It is written to a
+	// temporary file and renamed when the evaluation completes. It needs a
+	// Classifier, and is refused with Resume: a resumed run does not score
+	// the rows an earlier run kept.
+	Logits string
 
 	// Classes names the task's classes (what Mapper's class indexes); the
 	// results show a prediction by name, or by index when Classes is nil.
@@ -218,6 +234,9 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		cfg.Concurrency = 1
 	}
 
+	if cfg.Logits != "" && (cfg.Predictions != nil || cfg.Resume) {
+		return nil, fmt.Errorf("logits %s: scores are written only by a classifier scoring every image in one run, not with a predictions file or resume", cfg.Logits)
+	}
 	rows, err := readManifest(cfg.TestSet)
 	if err != nil {
 		return nil, err
@@ -299,8 +318,17 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	}
 	if cfg.Predictions != nil {
 		err = runPredictions(ctx, &cfg, rows, w)
+	} else if cfg.Logits == "" {
+		err = runClassifier(ctx, &cfg, rows, w, nil, sum)
 	} else {
-		err = runClassifier(ctx, &cfg, rows, w, sum)
+		err = atomicfile.Write(cfg.Logits, func(f io.Writer) error {
+			lw := &logitsWriter{bw: bufio.NewWriter(f)}
+			lw.cw = csv.NewWriter(lw.bw)
+			if err := runClassifier(ctx, &cfg, rows, w, lw, sum); err != nil {
+				return err
+			}
+			return lw.flush()
+		})
 	}
 	if err == nil {
 		err = w.sync()

@@ -1,8 +1,12 @@
 package evaluate
 
 import (
+	"bufio"
 	"context"
+	"encoding/csv"
 	"fmt"
+	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -24,6 +28,7 @@ type batch struct {
 	tensors []model.Tensor // one per task; Data nil where errs is set
 	errs    []string       // why a task's image could not be read
 	preds   []Prediction   // filled by the classify stage
+	scores  [][]float32    // the raw scores, kept when Config.Logits is set
 	done    chan struct{}  // closed when preds is filled
 }
 
@@ -34,7 +39,9 @@ type batch struct {
 // Concurrency goroutines call Classify; this goroutine writes rows batch by
 // batch, in order. At most Workers+Concurrency+2 batches are in flight, so
 // memory does not grow with the test set.
-func runClassifier(parent context.Context, cfg *Config, rows []*testset.Record, w *resultsWriter, sum *Summary) error {
+//
+// lw, if not nil, receives the score vector of every image scored.
+func runClassifier(parent context.Context, cfg *Config, rows []*testset.Record, w *resultsWriter, lw *logitsWriter, sum *Summary) error {
 	// Plan: each source's clean image is scored just before the first
 	// corrupted image that needs it, unless an earlier run scored it.
 	cleanPred := w.cleanSeen
@@ -131,6 +138,11 @@ func runClassifier(parent context.Context, cfg *Config, rows []*testset.Record, 
 			}
 			for j, t := range b.tasks {
 				r := rows[t.row]
+				if lw != nil && b.errs[j] == "" {
+					if err := lw.write(r, t.clean, b.scores[j]); err != nil {
+						return err
+					}
+				}
 				if t.clean {
 					if b.errs[j] != "" {
 						cleanErr[r.Source] = "clean " + b.errs[j]
@@ -148,7 +160,7 @@ func runClassifier(parent context.Context, cfg *Config, rows []*testset.Record, 
 					return err
 				}
 			}
-			b.tensors, b.preds = nil, nil
+			b.tensors, b.preds, b.scores = nil, nil, nil
 			<-sem
 			if cfg.Progress != nil {
 				cfg.Progress(w.next, len(rows))
@@ -227,10 +239,16 @@ func score(ctx context.Context, cfg *Config, b *batch) (clean, corrupted int, er
 	if len(out) != len(in) {
 		return 0, 0, fmt.Errorf("model %s returned %d score vectors for %d images", cfg.Classifier.Info().Name, len(out), len(in))
 	}
+	if cfg.Logits != "" {
+		b.scores = make([][]float32, len(b.tasks))
+	}
 	k := 0
 	for j, t := range b.tasks {
 		if b.errs[j] != "" {
 			continue
+		}
+		if b.scores != nil {
+			b.scores[j] = slices.Clone(out[k])
 		}
 		c, conf := cfg.Mapper.Map(out[k])
 		k++
@@ -242,4 +260,49 @@ func score(ctx context.Context, cfg *Config, b *batch) (clean, corrupted int, er
 		}
 	}
 	return clean, corrupted, nil
+}
+
+// logitsWriter writes Config.Logits: a header naming K score columns when
+// the first row comes, then one row per scored image.
+type logitsWriter struct {
+	bw     *bufio.Writer
+	cw     *csv.Writer
+	k      int // number of scores; 0 before the header
+	record []string
+}
+
+func (l *logitsWriter) write(r *testset.Record, clean bool, scores []float32) error {
+	if l.k == 0 {
+		if len(scores) == 0 {
+			return fmt.Errorf("logits: the model returned an empty score vector")
+		}
+		l.k = len(scores)
+		l.record = []string{"id", "path", "source", "kind"}
+		for i := range l.k {
+			l.record = append(l.record, "logit_"+strconv.Itoa(i))
+		}
+		if err := l.cw.Write(l.record); err != nil {
+			return err
+		}
+	}
+	if len(scores) != l.k {
+		return fmt.Errorf("logits: the model returned %d scores for %s after %d for earlier images", len(scores), r.Path, l.k)
+	}
+	if clean {
+		l.record = append(l.record[:0], "", "", r.Source, "clean")
+	} else {
+		l.record = append(l.record[:0], strconv.Itoa(r.ID), r.Path, r.Source, "corrupted")
+	}
+	for _, v := range scores {
+		l.record = append(l.record, strconv.FormatFloat(float64(v), 'g', -1, 32))
+	}
+	return l.cw.Write(l.record)
+}
+
+func (l *logitsWriter) flush() error {
+	l.cw.Flush()
+	if err := l.cw.Error(); err != nil {
+		return err
+	}
+	return l.bw.Flush()
 }

@@ -24,16 +24,23 @@ import (
 //	out(o)  = Σ w(i)·in(i) / Σ w(i)
 //
 // The horizontal pass runs first, then the vertical pass, as in Pillow.
-// Weights are computed and normalised in float64, then stored and applied
-// in float32 (float32 accumulation of a few taps adds errors near 1e-7, and
-// the result is clamped to [0, 1], which the exact convex combination never
-// leaves); Pillow's
-// 8-bit path instead uses 22-bit fixed-point weights and rounds to 8 bit after
-// each pass, so after quantisation the two agree to about one 8-bit level.
+//
+// Images whose samples are all 8-bit levels k/255 (Levels8: every decoded
+// 8-bit file) take Pillow's 8-bit path exactly (resize8.go: 22-bit
+// fixed-point weights, rounding to 8 bit after each pass), so that the result
+// is what Pillow, and so torchvision's Resize on a PIL image followed by
+// ToTensor, gives: the same 8-bit values, divided by 255. Other images (16-bit
+// sources, corrupted or otherwise computed float images) take the float path:
+// weights computed and normalised in float64, then stored and applied in
+// float32 (float32 accumulation of a few taps adds errors near 1e-7, and the
+// result is clamped to [0, 1], which the exact convex combination never
+// leaves); this is Pillow's float ("F" mode) resampler without its 8-bit
+// rounding.
 
 // Resize returns m resampled to w×h with Pillow's BILINEAR filter (see
-// above). It returns a new image, also when the size does not change. It
-// panics if w or h is not positive or m is empty.
+// above): Pillow's 8-bit arithmetic when every sample of m is an 8-bit level,
+// float arithmetic otherwise. It returns a new image, also when the size does
+// not change. It panics if w or h is not positive or m is empty.
 func Resize(m *Image, w, h int) *Image {
 	if w <= 0 || h <= 0 {
 		panic(fmt.Sprintf("imageio: Resize to %dx%d", w, h))
@@ -44,6 +51,20 @@ func Resize(m *Image, w, h int) *Image {
 	if w == m.Width && h == m.Height {
 		return m.Clone()
 	}
+	if b := make([]uint8, 3*w*h); ResizeWindow8(b, m, w, h, 0, 0, w, h) {
+		out := New(w, h)
+		for c := range 3 {
+			for i, k := range b[c*w*h:][:w*h] {
+				out.Ch[c][i] = lut8[k]
+			}
+		}
+		return out
+	}
+	return resizeFloat(m, w, h)
+}
+
+// resizeFloat is Resize's float path, for any image.
+func resizeFloat(m *Image, w, h int) *Image {
 	kx := resizeKernel(m.Width, w)
 	ky := resizeKernel(m.Height, h)
 	out := New(w, h)

@@ -52,7 +52,7 @@ func resizeSlow(m *imageio.Image, w, h int) *imageio.Image {
 func TestResizeMatchesSlowReference(t *testing.T) {
 	src := testimg.Natural(61, 47, 3)
 	for _, sz := range [][2]int{{30, 23}, {17, 40}, {61, 20}, {122, 94}, {7, 5}, {1, 1}, {200, 13}} {
-		got := imageio.Resize(src, sz[0], sz[1])
+		got := imageio.ResizeFloat(src, sz[0], sz[1])
 		want := resizeSlow(src, sz[0], sz[1])
 		// Only float32 rounding of the intermediate row pass separates the two.
 		if d := imageio.MaxAbsDiff(got, want); d > 2e-6 {
@@ -75,7 +75,7 @@ func TestResizeHandValues(t *testing.T) {
 	} {
 		m := imageio.New(len(tc.in), 1)
 		copy(m.Ch[1], tc.in)
-		got := imageio.Resize(m, len(tc.want), 1)
+		got := imageio.ResizeFloat(m, len(tc.want), 1)
 		for i, w := range tc.want {
 			if math.Abs(float64(got.Ch[1][i]-w)) > 1e-6 {
 				t.Errorf("Resize(%v)[%d] = %v, want %v", tc.in, i, got.Ch[1][i], w)
@@ -84,7 +84,7 @@ func TestResizeHandValues(t *testing.T) {
 		// The same along the vertical axis.
 		v := imageio.New(1, len(tc.in))
 		copy(v.Ch[2], tc.in)
-		gotv := imageio.Resize(v, 1, len(tc.want))
+		gotv := imageio.ResizeFloat(v, 1, len(tc.want))
 		for i, w := range tc.want {
 			if math.Abs(float64(gotv.Ch[2][i]-w)) > 1e-6 {
 				t.Errorf("vertical Resize(%v)[%d] = %v, want %v", tc.in, i, gotv.Ch[2][i], w)

@@ -346,7 +346,9 @@ func (p Preprocess) ApplyInto(dst []float32, m *imageio.Image) (Tensor, error) {
 	}
 	switch {
 	case rw != m.Width || rh != m.Height:
-		resampleInto(dst, m, rw, rh, x0, y0, w, h, p.layout(), order, a, b)
+		if !resample8Into(dst, m, rw, rh, x0, y0, w, h, p.layout(), order, a, b) {
+			resampleInto(dst, m, rw, rh, x0, y0, w, h, p.layout(), order, a, b)
+		}
 	case p.layout() == NHWC:
 		writeNHWC(dst, m, x0, y0, w, h, order, a, b)
 	default:

@@ -7,7 +7,12 @@ import (
 	"github.com/vcr-bench/vcr/imageio"
 )
 
-// This file fuses resize, centre crop and normalisation: it computes only
+// This file fuses resize, centre crop and normalisation. Images of 8-bit
+// levels (every decoded 8-bit file) are resampled by
+// imageio.ResizeWindow8, Pillow's 8-bit arithmetic, over the cropped window
+// only (resample8Into); other images by the float path below.
+//
+// The float path fuses resize, centre crop and normalisation: it computes only
 // the part of the resized image that the crop keeps, reading only the input
 // rows that part needs, and writes the normalised tensor directly, with
 // scratch buffers from a pool. The arithmetic is imageio.Resize's, step for
@@ -284,4 +289,45 @@ func clamp01(v float32) float32 {
 		return 0
 	}
 	return min(v, 1)
+}
+
+// levelsPool holds the 8-bit windows of resample8Into.
+var levelsPool = sync.Pool{New: func() any { return new([]uint8) }}
+
+// resample8Into is resampleInto for images whose samples are all 8-bit
+// levels: the window is resampled with imageio.ResizeWindow8 (Pillow's 8-bit
+// bilinear resampler, so the values are torchvision's Resize on a PIL image
+// followed by ToTensor) and then normalised. It returns false, writing
+// nothing useful, when m has a sample that is not an 8-bit level.
+func resample8Into(dst []float32, m *imageio.Image, rw, rh, x0, y0, w, h int, l Layout, order [3]int, a, b [3]float32) bool {
+	bp := levelsPool.Get().(*[]uint8)
+	defer levelsPool.Put(bp)
+	if cap(*bp) < 3*w*h {
+		*bp = make([]uint8, 3*w*h)
+	}
+	buf := (*bp)[:3*w*h]
+	if !imageio.ResizeWindow8(buf, m, rw, rh, x0, y0, w, h) {
+		return false
+	}
+	n := w * h
+	if l == NHWC {
+		s0, s1, s2 := buf[order[0]*n:][:n], buf[order[1]*n:][:n], buf[order[2]*n:][:n]
+		d := dst[:3*n]
+		for i, v := range s0 {
+			e := d[3*i:][:3]
+			e[0] = imageio.From8(v)*a[0] + b[0]
+			e[1] = imageio.From8(s1[i])*a[1] + b[1]
+			e[2] = imageio.From8(s2[i])*a[2] + b[2]
+		}
+		return true
+	}
+	for k := range 3 {
+		s := buf[order[k]*n:][:n]
+		d := dst[k*n:][:len(s)]
+		ak, bk := a[k], b[k]
+		for i, v := range s {
+			d[i] = imageio.From8(v)*ak + bk
+		}
+	}
+	return true
 }

@@ -342,6 +342,26 @@ func BenchmarkApplyImageNet500x375(b *testing.B) {
 	}
 }
 
+// BenchmarkApplyImageNet500x375Float is BenchmarkApplyImageNet500x375 for
+// an image that is not all 8-bit levels (a computed image), which takes the
+// float resampler instead of Pillow's 8-bit one.
+func BenchmarkApplyImageNet500x375Float(b *testing.B) {
+	p := mustPreset(b, "imagenet")
+	m := testimg.Natural(500, 375, 1)
+	for c := range 3 {
+		for i, v := range m.Ch[c] {
+			m.Ch[c][i] = v*0.999 + 0.0001
+		}
+	}
+	buf := make([]float32, 3*224*224)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := p.ApplyInto(buf, m); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 func BenchmarkApplyImageNet224(b *testing.B) {
 	p := mustPreset(b, "imagenet")
 	m := testimg.Natural(224, 224, 1)

@@ -67,11 +67,17 @@ RESULTS.csv.partial and renamed when complete; an interrupted run
 continues with --resume and ends with the bytes of an uninterrupted one.
 An existing RESULTS.csv is refused unless --resume or --force is given.
 
+--logits FILE.csv also writes the model's raw score vector of every image
+it scores (columns id, path, source, kind, logit_0 …; clean images have
+kind clean), to compare with another framework's outputs; the file is
+itself a predictions file for --predictions. Not with --resume.
+
 Examples:
   vcr eval --testset vcr-val --model resnet50.onnx --preset imagenet --out results.csv
   vcr eval --testset vcr-val --model resnet50.onnx --preset imagenet --task imagenet16 --out r16.csv
   vcr eval --testset vcr-val --server http://triton:8000 --model-name resnet50 --preset imagenet --out results.csv
   vcr eval --testset vcr-val --predictions preds.csv --out results.csv
+  vcr eval --testset vcr-val --model resnet50.onnx --preset imagenet --out results.csv --logits logits.csv
 `
 
 func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -84,6 +90,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	images := fs.String("images", "", "dataset `path` of the source images (default: the one in the test set's run.json)")
 	maxPixels := fs.Int("max-pixels", 0, "decoder pixel `limit` (0: default, negative: none)")
 	out := fs.String("out", "", "results CSV `file` (required)")
+	logits := fs.String("logits", "", "CSV `file` for the model's raw scores of every image (id, path, source, kind, logit_0 …); a predictions file --predictions reads")
 	resume := fs.Bool("resume", false, "continue an interrupted evaluation of the same test set and model")
 	force := fs.Bool("force", false, "replace an existing results file")
 	prog := fs.String("progress", "auto", "progress bar: auto (when stderr is a terminal), always or never")
@@ -102,6 +109,11 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	if *resume && *force {
 		return usagef("--resume and --force exclude each other")
+	}
+	if *logits != "" {
+		if err := checkOutFiles([2]string{"--out", *out}, [2]string{"--logits", *logits}); err != nil {
+			return err
+		}
 	}
 	if f.server != "" && f.modelName == "" && f.modelPath != "" {
 		f.modelName, f.modelPath = f.modelPath, "" // --server URL --model NAME
@@ -150,7 +162,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	rep := newReporter(stderr, "evaluating", showBar, showLog)
 	sum, err := evaluate.Eval(ctx, evaluate.Options{
-		TestSet: f.testSet, Out: *out, Resume: *resume, Force: *force, Model: spec,
+		TestSet: f.testSet, Out: *out, Resume: *resume, Force: *force, Model: spec, Logits: *logits,
 		Images: *images, MaxPixels: *maxPixels, Workers: *workers,
 		Log: say, Warn: func(msg string) { say("warning: " + msg) }, Progress: rep.update,
 	})

@@ -150,3 +150,34 @@ func BenchmarkPNGEncodeNoisy(b *testing.B) {
 		e.Encode(&buf, m, imageio.Round)
 	}
 }
+
+// BenchmarkDecodePNGNatural224 times DecodeBytes (its RGB8 fast path) on a
+// 224×224 natural-looking image written by Encode (Go's image/png, adaptive
+// filters and LZ77, as vcr synth writes sources) and by PNGEncoder (Paeth,
+// Huffman only, as vcr generate writes its images).
+func BenchmarkDecodePNGNatural224(b *testing.B) {
+	m := testimg.Natural(224, 224, 5)
+	var std, fast bytes.Buffer
+	if err := imageio.Encode(&std, m, imageio.PNG, imageio.EncodeOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	var enc imageio.PNGEncoder
+	if err := enc.Encode(&fast, m, imageio.Round); err != nil {
+		b.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		data []byte
+	}{{"image-png-written", std.Bytes()}, {"PNGEncoder-written", fast.Bytes()}} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			c0 := cpuTime()
+			for b.Loop() {
+				if _, _, err := imageio.DecodeBytes(tc.data, imageio.Options{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			reportCPU(b, c0)
+		})
+	}
+}

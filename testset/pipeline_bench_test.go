@@ -40,6 +40,7 @@ func BenchmarkGeneratePipeline(b *testing.B) {
 			b.Run(c+"/"+size, func(b *testing.B) {
 				const n = 32
 				i := 0
+				c0 := cpuTime()
 				for b.Loop() {
 					cfg := testConfig(b, data, filepath.Join(b.TempDir(), fmt.Sprint(i)))
 					cfg.Corruptions, cfg.N, cfg.Method, cfg.Workers = lookup(b, c), n, iqa.VCRPy, 1
@@ -48,6 +49,7 @@ func BenchmarkGeneratePipeline(b *testing.B) {
 					}
 					i++
 				}
+				reportCPU(b, c0)
 				b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "images/s")
 			})
 		}

@@ -24,9 +24,11 @@ func BenchmarkTo8RGB(b *testing.B) {
 		m    *imageio.Image
 	}{{"clean", clean}, {"noisy", noisy}} {
 		b.Run(tc.name, func(b *testing.B) {
+			c0 := cpuTime()
 			for b.Loop() {
 				to8RGB(dst, tc.m, imageio.Round)
 			}
+			reportCPU(b, c0)
 		})
 	}
 }

@@ -122,6 +122,7 @@ func BenchmarkPNGEncode224(b *testing.B) {
 			var e imageio.PNGEncoder
 			var buf bytes.Buffer
 			b.ReportAllocs()
+			c0 := cpuTime()
 			for b.Loop() {
 				buf.Reset()
 				if name == "Encode" {
@@ -130,6 +131,7 @@ func BenchmarkPNGEncode224(b *testing.B) {
 					e.Encode(&buf, big, imageio.Round)
 				}
 			}
+			reportCPU(b, c0)
 			b.ReportMetric(float64(buf.Len()), "bytes")
 		})
 	}
@@ -145,10 +147,12 @@ func BenchmarkPNGEncodeNoisy(b *testing.B) {
 	}
 	var e imageio.PNGEncoder
 	var buf bytes.Buffer
+	c0 := cpuTime()
 	for b.Loop() {
 		buf.Reset()
 		e.Encode(&buf, m, imageio.Round)
 	}
+	reportCPU(b, c0)
 }
 
 // BenchmarkDecodePNGNatural224 times DecodeBytes (its RGB8 fast path) on a

@@ -137,3 +137,21 @@ func TestPNGEncoderBlockEdges(t *testing.T) {
 		}
 	}
 }
+
+// FuzzHuffmanDeflate checks that compress/flate decodes whatever the
+// encoder writes back to its input.
+func FuzzHuffmanDeflate(f *testing.F) {
+	for _, d := range deflateInputs() {
+		if len(d) < 1<<16 {
+			f.Add(d)
+		}
+	}
+	var h huffmanDeflate
+	f.Fuzz(func(t *testing.T, data []byte) {
+		z := h.encode(nil, data)
+		got, err := io.ReadAll(flate.NewReader(bytes.NewReader(z)))
+		if err != nil || !bytes.Equal(got, data) {
+			t.Fatalf("%d bytes: err %v, equal %v", len(data), err, bytes.Equal(got, data))
+		}
+	})
+}

@@ -336,6 +336,13 @@ func (d *inflater) dynamic() error {
 // to the end-of-block code.
 func (d *inflater) codes(dst []byte, n int, lit, dist *huffman) (int, error) {
 	for {
+		if d.pos+8 <= len(d.in) && n+258+8 <= len(dst) {
+			var done bool
+			var err error
+			if n, done, err = d.fastCodes(dst, n, lit, dist); done || err != nil {
+				return n, err
+			}
+		}
 		// 56 bits cover a literal/length code (15), its extra bits (5), a
 		// distance code (15) and its extra bits (13).
 		d.refill()
@@ -385,4 +392,105 @@ func (d *inflater) codes(dst []byte, n int, lit, dist *huffman) (int, error) {
 		}
 		n += length
 	}
+}
+
+// fastCodes is codes' fast loop: it decodes symbols while the input holds
+// 8 more bytes and dst has room for a longest match (258 bytes) and 8 bytes
+// of slack, with the
+// bit buffer in local variables (registers) rather than in d, two literals
+// per refill where the second's code is in the table, and no checks for
+// the ends of input and output. It returns done at the end of the block,
+// an error for invalid data, and otherwise, with d's state at a symbol
+// boundary, when those conditions fail or the next literal/length code is
+// longer than tableBits (or invalid): codes then takes that symbol. The
+// bytes written and the errors are those of codes' careful loop.
+func (d *inflater) fastCodes(dst []byte, n int, lit, dist *huffman) (int, bool, error) {
+	in, pos, bits, nbits := d.in, d.pos, d.bits, d.nbits
+	done := false
+	var err error
+	for pos+8 <= len(in) && n+258+8 <= len(dst) {
+		// refill, as d.refill: at least 56 bits
+		bits |= binary.LittleEndian.Uint64(in[pos:]) << nbits
+		pos += int(63-nbits) >> 3
+		nbits |= 56
+		e := lit.table[bits&(1<<tableBits-1)]
+		l := uint(e & 15)
+		if l == 0 {
+			break // a long or invalid code: codes decodes it
+		}
+		s := int(e >> 4)
+		bits >>= l
+		nbits -= l
+		if s < 256 {
+			dst[n] = byte(s)
+			n++
+			// ≥ 46 bits left: a second literal needs at most tableBits.
+			e = lit.table[bits&(1<<tableBits-1)]
+			if l = uint(e & 15); l != 0 && e>>4 < 256 {
+				bits >>= l
+				nbits -= l
+				dst[n] = byte(e >> 4)
+				n++
+			}
+			continue
+		}
+		if s == 256 {
+			done = true
+			break
+		}
+		s -= 257
+		if s >= 29 {
+			err = errInflate
+			break
+		}
+		// ≥ 46 bits left: length extra bits (≤ 5), a distance code (≤ 15)
+		// and its extra bits (≤ 13).
+		le := uint(lengthExtra[s])
+		length := int(lengthBase[s]) + int(uint32(bits)&(1<<le-1))
+		bits >>= le
+		nbits -= le
+		e = dist.table[bits&(1<<tableBits-1)]
+		var ds int
+		if l = uint(e & 15); l != 0 {
+			ds = int(e >> 4)
+			bits >>= l
+			nbits -= l
+		} else {
+			d.bits, d.nbits = bits, nbits
+			if ds, err = d.sym(dist); err != nil {
+				break
+			}
+			bits, nbits = d.bits, d.nbits
+		}
+		if ds >= 30 {
+			err = errInflate
+			break
+		}
+		de := uint(distExtra[ds])
+		distance := int(distBase[ds]) + int(uint32(bits)&(1<<de-1))
+		bits >>= de
+		nbits -= de
+		if distance > n {
+			err = errInflate
+			break
+		}
+		if distance >= 8 {
+			// 8 bytes at a time, each read from bytes already final (the
+			// distance is at least 8); the last word may write up to 7
+			// bytes past the match, inside dst's slack of 8 and
+			// overwritten by what follows.
+			for i := 0; i < length; i += 8 {
+				binary.LittleEndian.PutUint64(dst[n+i:], binary.LittleEndian.Uint64(dst[n-distance+i:]))
+			}
+		} else {
+			for i := range length {
+				dst[n+i] = dst[n-distance+i]
+			}
+		}
+		n += length
+	}
+	if err == nil {
+		d.pos, d.bits, d.nbits = pos, bits, nbits
+	}
+	return n, done, err
 }

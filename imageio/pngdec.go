@@ -141,20 +141,23 @@ func unfilter(cur, prev []byte, ft byte) error {
 	return nil
 }
 
-// paeth is the PNG Paeth predictor of left a, up b and up-left c, without
-// data-dependent branches (noisy images defeat branch prediction): the
-// predictor is a unless |b−c| > |a−c| or |b−c| > |a+b−2c|, then b unless
-// |a−c| > |a+b−2c|, then c. paethRef in the tests is the specification's
-// version.
+// paeth is the PNG Paeth predictor of left a, up b and up-left c, in the
+// form of stb_image (Sean Barrett's stbi__paeth), which is equivalent to
+// the specification's and has a shorter chain of dependent operations on a
+// (the previous pixel, the loop-carried value when unfiltering), without
+// data-dependent branches (noisy images defeat branch prediction): with
+// t = 3c − a − b, the predictor is max(a, b) if t ≤ min(a, b), else
+// min(a, b) if max(a, b) ≤ t, else c. paethRef in the tests is the
+// specification's version; TestPaeth compares the two on all 2²⁴ inputs.
 func paeth(a, b, c int) int {
-	pa, pb, pc := b-c, a-c, a+b-2*c
-	pa = (pa ^ (pa >> 63)) - (pa >> 63)
-	pb = (pb ^ (pb >> 63)) - (pb >> 63)
-	pc = (pc ^ (pc >> 63)) - (pc >> 63)
-	x, px := a, pa
-	t := (pb - px) >> 63 // −1 when pb < px
-	x ^= (x ^ b) & t
-	px ^= (px ^ pb) & t
-	t = (pc - px) >> 63
-	return x ^ ((x ^ c) & t)
+	t := 3*c - (a + b)
+	lo, hi := min(a, b), max(a, b)
+	x := c
+	if hi <= t {
+		x = lo
+	}
+	if t <= lo {
+		x = hi
+	}
+	return x
 }

@@ -31,6 +31,15 @@ func pct(v *float64) string {
 	return fmt.Sprintf("%.1f", *v)
 }
 
+// pctCI formats v like pct with its bootstrap interval iv, when there
+// is one, under it ("72.3" over "69.8–74.9").
+func pctCI(v *float64, iv *imagenetc.Interval) string {
+	if v == nil || iv == nil {
+		return pct(v)
+	}
+	return fmt.Sprintf("%.1f<span class=\"ci\">%.1f–%.1f</span>", *v, iv.Lo, iv.Hi)
+}
+
 // renderImageNetC writes the ImageNet-C section: per model mCE, relative
 // mCE and clean error, then per corruption each model's CE, then the
 // per-severity errors.
@@ -45,11 +54,19 @@ func (f *found) renderImageNetC(p *page) {
 		if r == nil || len(r.Models) == 0 {
 			continue
 		}
-		p.f("<p>From <code>%s</code>; clean error: %s.</p>\n", esc(a.dir), esc(r.CleanErrorMethod))
+		p.f("<p>From <code>%s</code>; clean error: %s.", esc(a.dir), esc(r.CleanErrorMethod))
+		if bs := bootstrapOf(r); bs != nil {
+			level := bs.Level
+			if level == 0 {
+				level = imagenetc.DefaultLevel
+			}
+			p.f(" Under each value: its %g%% percentile bootstrap interval (%d replicates resampling the images of every corruption × severity cell, seed %d).", 100*level, bs.Replicates, bs.Seed)
+		}
+		p.s("</p>\n")
 		p.s("<table class=\"imagenet-c\"><thead><tr><th>model</th><th>clean error</th><th>mean error</th><th>mCE</th><th>relative mCE</th><th>missing benchmark corruptions</th></tr></thead><tbody>\n")
 		for _, m := range r.Models {
 			p.f("<tr><td>%s</td><td class=\"num\">%s</td><td class=\"num\">%s</td><td class=\"num\">%s</td><td class=\"num\">%s</td><td>%s</td></tr>\n",
-				esc(m.Model), fnum(m.CleanError), fnum(m.MeanError), pct(m.MCE), pct(m.RelativeMCE), esc(orDash(strings.Join(m.Missing, ", "))))
+				esc(m.Model), fnum(m.CleanError), fnum(m.MeanError), pctCI(m.MCE, m.MCEInterval), pctCI(m.RelativeMCE, m.RelativeMCEInterval), esc(orDash(strings.Join(m.Missing, ", "))))
 		}
 		p.s("</tbody></table>\n")
 		// Per corruption: CE (and mean error) per model.
@@ -75,7 +92,11 @@ func (f *found) renderImageNetC(p *page) {
 					p.s("<td class=\"num\">—</td>")
 					continue
 				}
-				p.f("<td class=\"num\">%s<span class=\"ci\">%s</span></td>", pct(c.CE), fnum(c.MeanError))
+				ce := pct(c.CE)
+				if c.CE != nil && c.CEInterval != nil {
+					ce = fmt.Sprintf("%.1f <small>(%.1f–%.1f)</small>", *c.CE, c.CEInterval.Lo, c.CEInterval.Hi)
+				}
+				p.f("<td class=\"num\">%s<span class=\"ci\">%s</span></td>", ce, fnum(c.MeanError))
 			}
 			p.s("</tr>\n")
 		}
@@ -174,4 +195,15 @@ func (a *Analysis) WriteImageNetCTable(w io.Writer) error {
 		})
 	}
 	return tw.Flush()
+}
+
+// bootstrapOf returns the bootstrap settings of the first model with
+// intervals, or nil when no model has them.
+func bootstrapOf(r *imagenetc.Report) *imagenetc.Bootstrap {
+	for _, m := range r.Models {
+		if m.Bootstrap != nil {
+			return m.Bootstrap
+		}
+	}
+	return nil
 }

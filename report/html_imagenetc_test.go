@@ -2,6 +2,8 @@ package report
 
 import (
 	"bytes"
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -62,6 +64,50 @@ func TestHTMLImageNetC(t *testing.T) {
 		}
 		if (tc.rep == nil) != (tb.Len() == 0) {
 			t.Errorf("%s: terminal table %q", tc.name, tb.String())
+		}
+	}
+}
+
+// TestHTMLImageNetCIntervals: with bootstrap intervals in the analysis,
+// the page shows each model's mCE with its interval under it, each CE with
+// its interval, and says how the intervals were made.
+func TestHTMLImageNetCIntervals(t *testing.T) {
+	var counts []imagenetc.Count
+	for _, c := range imagenetc.Benchmark {
+		a, _ := imagenetc.AlexNetError(c)
+		for s := 1; s <= 5; s++ {
+			counts = append(counts, imagenetc.Count{Corruption: c, Severity: s, N: 400, Errors: int(a*400/2 + 0.5)})
+		}
+	}
+	m := imagenetc.Model{Name: "half", Counts: counts}
+	rep := imagenetc.NewReport([]imagenetc.Model{m}, "test rule")
+	if err := imagenetc.Intervals(context.Background(), m, &rep.Models[0], imagenetc.Bootstrap{Replicates: 200, Seed: 7}); err != nil {
+		t.Fatal(err)
+	}
+	r := rep.Models[0]
+	if r.MCEInterval == nil || r.CEInterval["frost"].Hi <= r.CEInterval["frost"].Lo {
+		t.Fatalf("no intervals: %+v", r)
+	}
+	dir := t.TempDir()
+	a := &Analysis{Results: []string{"r.csv"}, VIFMethod: "vcr-py", Bins: 40, MinPerBin: 20, ImageNetC: rep}
+	var b bytes.Buffer
+	if err := a.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "summary.json"), b.Bytes(), 0o644)
+	out := filepath.Join(dir, "report.html")
+	if err := WriteHTML(out, dir); err != nil {
+		t.Fatal(err)
+	}
+	page, _ := os.ReadFile(out)
+	frost := r.CEInterval["frost"]
+	for _, w := range []string{
+		fmt.Sprintf("%.1f<span class=\"ci\">%.1f–%.1f</span>", *r.MCE, r.MCEInterval.Lo, r.MCEInterval.Hi),
+		fmt.Sprintf("<td>frost</td><td>benchmark</td><td class=\"num\">%.1f <small>(%.1f–%.1f)</small>", r.CE["frost"], frost.Lo, frost.Hi),
+		"95% percentile bootstrap interval (200 replicates",
+	} {
+		if !strings.Contains(string(page), w) {
+			t.Errorf("the page lacks %q", w)
 		}
 	}
 }

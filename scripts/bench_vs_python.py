@@ -4,7 +4,8 @@ Runs the VCR toolbox's wavelet VIF (`vif` from vif_utils.py, HuakunShen/VCR
 b2b6586) unmodified from a user's checkout, on gray image pairs made as
 shared/reference/perf-baseline.md §1 describes: PIL resize((N, N), BICUBIC)
 of a photo, OpenCV COLOR_RGB2GRAY, and as the distorted image the gray image
-plus Gaussian noise of σ 0.1 on the [0, 1] scale, clipped and cast to uint8.
+plus Gaussian noise of σ 0.1 on the [0, 1] scale (numpy default_rng seeded
+with N), clipped and cast to uint8.
 
   make  PHOTO OUTDIR SIZES...   write OUTDIR/ref-N.png and dist-N.png and print
                                 "value N VIF" (full precision; "value N fails
@@ -32,8 +33,8 @@ cv2.setNumThreads(1)
 
 def make(photo, out, sizes):
     rgb = Image.open(photo).convert("RGB")
-    rng = np.random.default_rng(1)
     for n in sizes:
+        rng = np.random.default_rng(n)  # the same pair at N whatever the size list
         small = np.asarray(rgb.resize((n, n), Image.BICUBIC))
         ref = cv2.cvtColor(small, cv2.COLOR_RGB2GRAY)
         noisy = ref / 255.0 + rng.normal(0, 0.1, ref.shape)

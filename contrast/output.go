@@ -167,7 +167,8 @@ func fileName(name string) string {
 // GroupChart returns the per-group accuracy chart of scope "clean" or
 // "corrupted" (all corruptions pooled): per model, its group accuracies as
 // points (area ∝ rows) and its regression line over the ordered groups,
-// drawn between the first and the last group with images.
+// drawn between the first and the last group with images and broken at
+// an empty group between them.
 // ok is false when no model has a slope.
 func (f *File) GroupChart(scope string) (c plot.Chart, ok bool) {
 	est := ""
@@ -195,13 +196,20 @@ func (f *File) GroupChart(scope string) (c plot.Chart, ok bool) {
 				lo, hi = min(lo, float64(g.Index)), max(hi, float64(g.Index))
 			}
 		}
-		// The regression line spans the groups with images only, not
-		// empty groups at either end.
+		// The regression line spans the groups with images only: not
+		// empty groups at either end, and it breaks at an empty group
+		// between them (a lone group between empty ones has its point
+		// only).
 		if !(hi > lo) {
 			continue
 		}
-		cv.X = []float64{lo, hi}
-		cv.Y = []float64{*ms.Intercept + lo**ms.Slope, *ms.Intercept + hi**ms.Slope}
+		for x := lo; x <= hi; x++ {
+			cv.X = append(cv.X, x)
+			cv.Y = append(cv.Y, *ms.Intercept+x**ms.Slope)
+			if ms.Groups[int(x)].Accuracy == nil {
+				cv.Gaps = append(cv.Gaps, [2]float64{x - 1, x + 1})
+			}
+		}
 		c.Curves = append(c.Curves, cv)
 	}
 	return c, len(c.Curves) > 0

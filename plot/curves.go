@@ -40,6 +40,10 @@ type Curve struct {
 	// and finely dashed (class "curve-extrapolated"). Nil: all of it is
 	// covered.
 	Covered *[2]float64
+	// Gaps are open x intervals (lo, hi) the curve does not cross: a
+	// segment between two consecutive points whose midpoint lies in a gap
+	// is left out (e.g. a line over ordered groups, across an empty group).
+	Gaps [][2]float64
 }
 
 // extrapolatedDash is the dash pattern of a curve's extrapolated parts.
@@ -161,6 +165,11 @@ func (c Chart) Validate() error {
 		}
 		if cv.Covered != nil && (!allFinite(cv.Covered[0], cv.Covered[1]) || cv.Covered[0] > cv.Covered[1]) {
 			return fmt.Errorf("%w: curve %q: covered range %v must be finite with lo ≤ hi", ErrChart, cv.Name, *cv.Covered)
+		}
+		for _, g := range cv.Gaps {
+			if !allFinite(g[0], g[1]) || !(g[0] < g[1]) {
+				return fmt.Errorf("%w: curve %q: gap %v must be finite with lo < hi", ErrChart, cv.Name, g)
+			}
 		}
 		if (cv.Lo83 == nil) != (cv.Hi83 == nil) || (cv.Lo95 == nil) != (cv.Hi95 == nil) {
 			return fmt.Errorf("%w: curve %q: a band needs both its low and high side", ErrChart, cv.Name)
@@ -393,17 +402,19 @@ func (l curveLayout) draw(p painter) {
 			for k := range cv.X {
 				q[k] = [2]float64{cv.X[k], cv.Y[k]}
 			}
-			p.line("curve", toPts(q), l.styles[i].colour, 2, l.styles[i].dash)
+			for _, part := range splitGaps(q, cv.Gaps) {
+				p.line("curve", toPts(part), l.styles[i].colour, 2, l.styles[i].dash)
+			}
 			continue
 		}
 		below, within, above := splitCovered(cv.X, cv.Y, cv.Covered[0], cv.Covered[1])
 		for _, part := range [][][2]float64{below, above} {
-			if len(part) >= 2 {
+			for _, part := range splitGaps(part, cv.Gaps) {
 				p.line("curve-extrapolated", toPts(part), fade(l.styles[i].colour), 1.5, extrapolatedDash)
 			}
 		}
-		if len(within) >= 2 {
-			p.line("curve", toPts(within), l.styles[i].colour, 2, l.styles[i].dash)
+		for _, part := range splitGaps(within, cv.Gaps) {
+			p.line("curve", toPts(part), l.styles[i].colour, 2, l.styles[i].dash)
 		}
 	}
 	p.end()
@@ -497,4 +508,28 @@ func (l curveLayout) drawAxes(p painter, xLabel, yLabel string) {
 	if yLabel != "" {
 		p.vtext("y-label", yLabel, 4, (l.top+l.bot)/2, black)
 	}
+}
+
+// splitGaps cuts the polyline q into the runs of segments whose midpoints
+// lie in none of gaps, and returns the runs of at least two points.
+func splitGaps(q [][2]float64, gaps [][2]float64) [][][2]float64 {
+	var parts [][][2]float64
+	var run [][2]float64
+	flush := func() {
+		if len(run) >= 2 {
+			parts = append(parts, run)
+		}
+		run = nil
+	}
+	for k := range q {
+		if k > 0 {
+			mid := (q[k-1][0] + q[k][0]) / 2
+			if slices.ContainsFunc(gaps, func(g [2]float64) bool { return g[0] < mid && mid < g[1] }) {
+				flush()
+			}
+		}
+		run = append(run, q[k])
+	}
+	flush()
+	return parts
 }

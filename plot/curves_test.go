@@ -317,3 +317,30 @@ func TestCurvesSVGExtrapolated(t *testing.T) {
 		t.Error("covered range with lo > hi accepted")
 	}
 }
+
+// TestCurvesSVGGaps: a curve over 0…4 with a gap around 2 is drawn as two
+// polylines, 0–1 and 3–4, with no segment touching x = 2; a bad gap is
+// refused.
+func TestCurvesSVGGaps(t *testing.T) {
+	c := Chart{XMin: 0, XMax: 4, YMin: 0, YMax: 1, Curves: []Curve{
+		{Name: "m", X: []float64{0, 1, 2, 3, 4}, Y: []float64{0.1, 0.2, 0.3, 0.4, 0.5}, Gaps: [][2]float64{{1, 3}}},
+	}}
+	var buf bytes.Buffer
+	if err := CurvesSVG(&buf, c); err != nil {
+		t.Fatal(err)
+	}
+	if n := countSVG(t, buf.Bytes())["curve"]; n != 2 {
+		t.Errorf("%d curve polylines, want 2", n)
+	}
+	parts := splitGaps([][2]float64{{0, 0}, {1, 0}, {2, 0}, {3, 0}, {4, 0}}, [][2]float64{{1, 3}})
+	if len(parts) != 2 || len(parts[0]) != 2 || parts[0][1][0] != 1 || parts[1][0][0] != 3 {
+		t.Errorf("parts %v, want [[0 1] [3 4]]", parts)
+	}
+	if parts := splitGaps([][2]float64{{0, 0}, {1, 0}, {2, 0}}, [][2]float64{{0, 2}}); len(parts) != 0 {
+		t.Errorf("a gap over the whole curve left %v", parts)
+	}
+	c.Curves[0].Gaps = [][2]float64{{3, 1}}
+	if err := c.Validate(); err == nil {
+		t.Error("gap with lo > hi accepted")
+	}
+}

@@ -149,7 +149,15 @@ func (p *page) kv(v any) {
 	slices.SortStableFunc(rows, func(a, b [2]string) int { return strings.Compare(keyLabel(a[0]), keyLabel(b[0])) })
 	p.s("<table class=\"kv\">\n")
 	for _, r := range rows {
-		p.f("<tr><th title=\"%s\">%s</th><td>%s</td></tr>\n", esc(r[0]), esc(keyLabel(r[0])), esc(r[1]))
+		// Only a value with a long unbroken token (a hash, a path) may
+		// break anywhere; lists of names wrap between words, never inside.
+		class := ""
+		if slices.ContainsFunc(strings.Fields(r[1]), func(w string) bool { return len([]rune(w)) > 24 }) {
+			class = ` class="long"`
+		}
+		// Paths may break after a slash.
+		value := strings.ReplaceAll(esc(r[1]), "/", "/<wbr>")
+		p.f("<tr><th title=\"%s\">%s</th><td%s>%s</td></tr>\n", esc(r[0]), esc(keyLabel(r[0])), class, value)
 	}
 	p.s("</table>\n")
 }
@@ -215,7 +223,7 @@ td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 .ci{display:block;font-size:.75rem;color:var(--muted)}
 table.kv{font-size:.82rem}table.kv th,table.kv td{padding:.1rem .5rem}table.kv th{font-weight:600;white-space:nowrap;color:var(--muted)}
 .glance{display:flex;flex-wrap:wrap;gap:.2rem 1.6rem;margin:.4rem 0 .8rem;padding:0;list-style:none}.glance b{color:var(--muted);font-weight:600}
-table.kv td{overflow-wrap:anywhere}
+table.kv td.long{overflow-wrap:anywhere}
 .scroll{overflow-x:auto;max-width:100%}
 th.sort{cursor:pointer;user-select:none}th.sort:hover{color:var(--accent)}th[aria-sort=descending]::after{content:" ▼"}th[aria-sort=ascending]::after{content:" ▲"}
 table.leaderboard td:first-child,table.matrix td:first-child{white-space:nowrap}

@@ -156,7 +156,7 @@ func (p *page) kv(v any) {
 			class = ` class="long"`
 		}
 		// Paths may break after a slash.
-		value := strings.ReplaceAll(esc(r[1]), "/", "/<wbr>")
+		value := strings.ReplaceAll(esc(r[1]), "/", "/<wbr/>")
 		p.f("<tr><th title=\"%s\">%s</th><td%s>%s</td></tr>\n", esc(r[0]), esc(keyLabel(r[0])), class, value)
 	}
 	p.s("</table>\n")

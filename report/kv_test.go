@@ -18,7 +18,7 @@ func TestKVWrapping(t *testing.T) {
 	for _, want := range []string{
 		"<td>frost, jpeg_compression, gaussian_noise</td>",
 		`<td class="long">` + strings.Repeat("e3f6", 16) + "</td>",
-		"<td>/<wbr>tmp/<wbr>lead/<wbr>demo/<wbr>images</td>",
+		"<td>/<wbr/>tmp/<wbr/>lead/<wbr/>demo/<wbr/>images</td>",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the table lacks %q:\n%s", want, got)

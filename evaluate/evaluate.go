@@ -203,16 +203,10 @@ func TruthByName(classes []string) func(r *testset.Record) (int, error) {
 	}
 }
 
-// Run evaluates the test set of cfg and writes cfg.Out. It returns
-// ctx.Err() when ctx is cancelled, after saving every complete row in
-// Out.partial; the evaluation then resumes with cfg.Resume.
-func Run(ctx context.Context, cfg Config) (*Summary, error) {
-	if (cfg.Classifier == nil) == (cfg.Predictions == nil) {
-		panic("evaluate: Run needs exactly one of Classifier and Predictions")
-	}
-	if cfg.Classifier != nil && cfg.Preprocess == nil {
-		panic("evaluate: Run with a Classifier needs Preprocess")
-	}
+// setDefaults fills the settings cfg leaves at zero: arg-max mapping,
+// truth by class name, 32 images per model call (capped by the model's
+// maximum batch), GOMAXPROCS workers, one model call at a time.
+func (cfg *Config) setDefaults() {
 	if cfg.Mapper == nil {
 		cfg.Mapper = ArgMax{}
 	}
@@ -233,6 +227,19 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	if cfg.Concurrency <= 0 {
 		cfg.Concurrency = 1
 	}
+}
+
+// Run evaluates the test set of cfg and writes cfg.Out. It returns
+// ctx.Err() when ctx is cancelled, after saving every complete row in
+// Out.partial; the evaluation then resumes with cfg.Resume.
+func Run(ctx context.Context, cfg Config) (*Summary, error) {
+	if (cfg.Classifier == nil) == (cfg.Predictions == nil) {
+		panic("evaluate: Run needs exactly one of Classifier and Predictions")
+	}
+	if cfg.Classifier != nil && cfg.Preprocess == nil {
+		panic("evaluate: Run with a Classifier needs Preprocess")
+	}
+	cfg.setDefaults()
 
 	if cfg.Logits != "" && (cfg.Predictions != nil || cfg.Resume) {
 		return nil, fmt.Errorf("logits %s: scores are written only by a classifier scoring every image in one run, not with a predictions file or resume", cfg.Logits)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"sync"
 	"sync/atomic"
 
@@ -36,23 +35,7 @@ func NewTestSetImages(m *Model, testSet string, sources Sources, opt imageio.Opt
 	if cfg.Classifier != nil && (cfg.Preprocess == nil || cfg.Sources == nil) {
 		return nil, errors.New("evaluate: NewTestSetImages with a classifier needs its preprocessing and the clean sources")
 	}
-	if cfg.Mapper == nil {
-		cfg.Mapper = ArgMax{}
-	}
-	if cfg.Truth == nil {
-		cfg.Truth = TruthByName(cfg.Classes)
-	}
-	if cfg.Batch <= 0 {
-		cfg.Batch = 32
-	}
-	if cfg.Classifier != nil {
-		if mb := cfg.Classifier.Info().MaxBatch; mb > 0 && cfg.Batch > mb {
-			cfg.Batch = mb
-		}
-	}
-	if cfg.Workers <= 0 {
-		cfg.Workers = runtime.GOMAXPROCS(0)
-	}
+	cfg.setDefaults()
 	return &TestSetImages{cfg: cfg}, nil
 }
 

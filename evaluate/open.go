@@ -344,6 +344,7 @@ func dialServer(ctx context.Context, spec ModelSpec) (*oip.Client, error) {
 // them.
 func openPredictions(spec ModelSpec, cfg *model.Config, kind string) (*Model, error) {
 	var names []string
+	fromManifest := false
 	if cfg.ClassNames != "" {
 		s, err := dataset.ReadSynsets(cfg.ClassNames)
 		if err != nil {
@@ -355,9 +356,13 @@ func openPredictions(spec ModelSpec, cfg *model.Config, kind string) (*Model, er
 		if names, err = manifestClasses(spec.TestSet); err != nil {
 			return nil, &SpecError{Flag: "--testset", Err: err}
 		}
+		fromManifest = true
 	}
 	p, err := model.LoadPredictions(spec.Predictions, names)
 	if err != nil {
+		if fromManifest {
+			err = fmt.Errorf("%w\n(the classes are the test set's own, from its manifest; for a model with other classes give its class list as class_names in a --config file, or map its outputs with --task)", err)
+		}
 		return nil, &SpecError{Flag: "--predictions", Err: err}
 	}
 	sum, err := fileSHA256(spec.Predictions)

@@ -166,7 +166,7 @@ func ParsePredictions(r io.Reader, name string, classes []string) (*Predictions,
 			}
 		}
 		if classes != nil && p.NumScores != len(classes) {
-			return nil, fmt.Errorf("model: predictions %s: line 1: %d logit_ columns, but there are %d classes", name, p.NumScores, len(classes))
+			return nil, fmt.Errorf("model: predictions %s: line 1: %d logit_ columns, but %d classes to score (%s)", name, p.NumScores, len(classes), listClasses(classes))
 		}
 	}
 	if predCol < 0 && topCol < 0 && p.NumScores == 0 {
@@ -448,4 +448,12 @@ func argmax(s []float32) int {
 		}
 	}
 	return bi
+}
+
+// listClasses names up to five classes, then how many more there are.
+func listClasses(classes []string) string {
+	if len(classes) <= 5 {
+		return strings.Join(classes, ", ")
+	}
+	return fmt.Sprintf("%s, … %d more", strings.Join(classes[:5], ", "), len(classes)-5)
 }

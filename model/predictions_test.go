@@ -126,7 +126,7 @@ func TestPredictionsErrors(t *testing.T) {
 		{"id,pred,confidence\n0,1,high\n", `line 2, column 3 (confidence): confidence "high" is not a number`},
 		{"id,top5\n0,1;x\n", `line 2, column 2 (top5): unknown class "x"`},
 		{"id,logit_0,logit_2\n0,1,2\n", "logit_1 is missing"},
-		{"id,logit_0,logit_1,logit_2\n0,1,2,3\n", "3 logit_ columns, but there are 2 classes"},
+		{"id,logit_0,logit_1,logit_2\n0,1,2,3\n", "3 logit_ columns, but 2 classes to score ("},
 		{"id,logit_0,logit_1\n0,1,x\n", `line 2, column 3 (logit_1): "x" is not a number`},
 		{"id,pred\n0\n", "line 2: 1 fields, but the header has 2"},
 		{"id,pred\n0,\n", "line 2, column 2 (pred): no prediction"},

@@ -360,7 +360,7 @@ func openPredictions(spec ModelSpec, cfg *model.Config, kind string) (*Model, er
 	}
 	p, err := model.LoadPredictions(spec.Predictions, names)
 	if err != nil {
-		if fromManifest {
+		if fromManifest && errors.Is(err, model.ErrClasses) {
 			err = fmt.Errorf("%w\n(the classes are the test set's own, from its manifest; for a model with other classes give its class list as class_names in a --config file, or map its outputs with --task)", err)
 		}
 		return nil, &SpecError{Flag: "--predictions", Err: err}

@@ -166,7 +166,7 @@ func ParsePredictions(r io.Reader, name string, classes []string) (*Predictions,
 			}
 		}
 		if classes != nil && p.NumScores != len(classes) {
-			return nil, fmt.Errorf("model: predictions %s: line 1: %d logit_ columns, but %d classes to score (%s)", name, p.NumScores, len(classes), listClasses(classes))
+			return nil, classesError{fmt.Errorf("model: predictions %s: line 1: %d logit_ columns, but %d classes to score (%s)", name, p.NumScores, len(classes), listClasses(classes))}
 		}
 	}
 	if predCol < 0 && topCol < 0 && p.NumScores == 0 {
@@ -187,7 +187,7 @@ func ParsePredictions(r io.Reader, name string, classes []string) (*Predictions,
 				if classes == nil {
 					return 0, fmt.Errorf("class index %d is negative", n)
 				}
-				return 0, fmt.Errorf("class index %d is outside 0…%d", n, len(classes)-1)
+				return 0, classesError{fmt.Errorf("class index %d is outside 0…%d", n, len(classes)-1)}
 			}
 			return n, nil
 		}
@@ -195,12 +195,12 @@ func ParsePredictions(r io.Reader, name string, classes []string) (*Predictions,
 			return 0, errors.New("empty class")
 		}
 		if classes == nil {
-			return 0, fmt.Errorf("class name %q, but no class list was given to resolve names; use class indices", s)
+			return 0, classesError{fmt.Errorf("class name %q, but no class list was given to resolve names; use class indices", s)}
 		}
 		if n, ok := index[s]; ok {
 			return n, nil
 		}
-		return 0, fmt.Errorf("unknown class %q", s)
+		return 0, classesError{fmt.Errorf("unknown class %q", s)}
 	}
 	for {
 		rec, err := cr.Read()
@@ -242,7 +242,7 @@ func ParsePredictions(r io.Reader, name string, classes []string) (*Predictions,
 			for t := range strings.FieldsFuncSeq(s, func(r rune) bool { return r == ';' || r == ' ' || r == '|' }) {
 				c, err := class(t)
 				if err != nil {
-					return nil, fail(topCol, "%v", err)
+					return nil, markClasses(err, fail(topCol, "%v", err))
 				}
 				pr.Top = append(pr.Top, c)
 			}
@@ -251,7 +251,7 @@ func ParsePredictions(r io.Reader, name string, classes []string) (*Predictions,
 		case s != "":
 			c, err := class(s)
 			if err != nil {
-				return nil, fail(predCol, "%v", err)
+				return nil, markClasses(err, fail(predCol, "%v", err))
 			}
 			pr.Class = c
 		case len(pr.Top) > 0:
@@ -456,4 +456,24 @@ func listClasses(classes []string) string {
 		return strings.Join(classes, ", ")
 	}
 	return fmt.Sprintf("%s, … %d more", strings.Join(classes[:5], ", "), len(classes)-5)
+}
+
+// ErrClasses is matched (errors.Is) by the errors of a predictions file
+// whose classes do not fit the class list it was read with: a class name
+// or index outside it, or another number of logit_ columns. The caller,
+// which knows where the list came from, can say how to give another.
+var ErrClasses = errors.New("predictions do not fit the class list")
+
+// classesError is an error that matches ErrClasses.
+type classesError struct{ error }
+
+func (e classesError) Is(target error) bool { return target == ErrClasses }
+func (e classesError) Unwrap() error        { return e.error }
+
+// markClasses returns out as a classesError when cause is one.
+func markClasses(cause, out error) error {
+	if errors.Is(cause, ErrClasses) {
+		return classesError{out}
+	}
+	return out
 }

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -198,4 +199,26 @@ func FuzzParsePredictions(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestPredictionsErrClasses: errors of classes that do not fit the class
+// list match ErrClasses; other format errors do not.
+func TestPredictionsErrClasses(t *testing.T) {
+	classes := []string{"cat", "dog"}
+	for _, tc := range []struct {
+		csv  string
+		want bool
+	}{
+		{"id,pred\n0,cow\n", true},
+		{"id,pred\n0,7\n", true},
+		{"id,top5\n0,cat;cow\n", true},
+		{"id,logit_0,logit_1,logit_2\n0,1,2,3\n", true},
+		{"id,kind,pred\n0,clean,cat\n", false},
+		{"id,nothing\n0,1\n", false},
+	} {
+		_, err := ParsePredictions(strings.NewReader(tc.csv), "p.csv", classes)
+		if err == nil || errors.Is(err, ErrClasses) != tc.want {
+			t.Errorf("%q: %v; matches ErrClasses %v, want %v", tc.csv, err, errors.Is(err, ErrClasses), tc.want)
+		}
+	}
 }

@@ -10,10 +10,10 @@
 #
 # Prints per model `model=NAME max_abs_logit_diff=X top1_agreement=Y` for the
 # PNG-source test set, the same with source=jpeg for a JPEG-source test set
-# (not gated: JPEG decoders differ), and `tensor=imagenet …` for the input
-# tensor itself. Exits 0 only if every PNG-source line has top-1 agreement 1
-# and a logit difference of at most 1e-3 (and the tensor differs by at most
-# 1e-5 per element).
+# (vcr decodes JPEG as Pillow's libjpeg-turbo does, so it is held to the same
+# bounds), and `tensor=imagenet …` for the input tensor itself. Exits 0 only
+# if every line has top-1 agreement 1 and a logit difference of at most 1e-3
+# (and the tensor differs by at most 1e-5 per element).
 #
 # Usage: scripts/pytorch-parity.sh [--images N] [--n N] [--full-vit] [--epochs N]
 # Env:   VCR (default: builds ./cmd/vcr), VCR_ONNXRUNTIME_LIB (see docs/onnx.md),

@@ -70,6 +70,14 @@ func Eval(ctx context.Context, opt Options) (*Summary, error) {
 	if err := CheckOutput(opt.Out, opt.Resume, opt.Force); err != nil {
 		return nil, err
 	}
+	// The output is locked before the model is opened, so that a second
+	// vcr eval on the same --out is refused at once rather than after
+	// loading (and perhaps uploading) a large model.
+	release, err := lockOut(opt.Out)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	if opt.Logits != "" {
 		switch {
 		case opt.Model.Predictions != "":
@@ -124,7 +132,8 @@ func Eval(ctx context.Context, opt Options) (*Summary, error) {
 		settings["model_sha256"] = m.Record.SHA256
 	}
 	return Run(ctx, Config{
-		TestSet: opt.TestSet, Out: opt.Out, Resume: opt.Resume, Force: opt.Force, Settings: settings, Record: rec,
+		outLocked: true,
+		TestSet:   opt.TestSet, Out: opt.Out, Resume: opt.Resume, Force: opt.Force, Settings: settings, Record: rec,
 		Classifier: m.Classifier, Preprocess: m.Preprocess, Mapper: m.Mapper, Predictions: m.Predictions,
 		Classes: m.Classes, Truth: m.Truth, Sources: sources, Opt: imgOpt,
 		Batch: spec.BatchSize, Workers: opt.Workers, Concurrency: concurrency,

@@ -72,6 +72,9 @@ type Predictions interface {
 
 // Config describes one evaluation.
 type Config struct {
+	// outLocked is set by Eval, which holds Out's lock already.
+	outLocked bool
+
 	// TestSet is the folder vcr generate wrote (manifest.csv, run.json,
 	// images/).
 	TestSet string
@@ -290,14 +293,13 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	}
 	// Two runs appending to one Out.partial would duplicate rows: the
 	// second is refused while the first holds the lock.
-	if err := os.MkdirAll(filepath.Dir(cfg.Out), 0o755); err != nil {
-		return nil, err
+	if !cfg.outLocked {
+		release, err := lockOut(cfg.Out)
+		if err != nil {
+			return nil, err
+		}
+		defer release()
 	}
-	release, err := lock.File(cfg.Out)
-	if err != nil {
-		return nil, fmt.Errorf("%w; wait for the other vcr eval to finish (or stop it), then run again with --resume", err)
-	}
-	defer release()
 	if cfg.Resume && !cfg.Force {
 		if err := checkSettings(cfg.Out, settings); err != nil {
 			return nil, err
@@ -450,4 +452,18 @@ func formatConf(c float32) string {
 		return ""
 	}
 	return strconv.FormatFloat(float64(c), 'g', -1, 32)
+}
+
+// lockOut creates out's folder and takes out's lock (internal/lock.File):
+// two runs appending to one Out.partial would duplicate rows. The error
+// wraps ErrLocked when another run holds it and says what to do.
+func lockOut(out string) (release func(), err error) {
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return nil, err
+	}
+	release, err = lock.File(out)
+	if err != nil {
+		return nil, fmt.Errorf("%w; wait for the other vcr eval to finish (or stop it), then run again with --resume", err)
+	}
+	return release, nil
 }

@@ -74,3 +74,33 @@ func TestConcurrentRunsRefused(t *testing.T) {
 		t.Errorf("resume after the first finished: %+v, %v", s, err)
 	}
 }
+
+// TestEvalLocksBeforeOpeningModel holds the lock of an --out and runs Eval
+// with a model file that does not exist: the run is refused with ErrLocked
+// before the model is opened (before, it reported the model only after
+// opening it, so a second eval on a busy --out loaded its model for nothing).
+func TestEvalLocksBeforeOpeningModel(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("outputs are locked with flock(2) on Linux only")
+	}
+	ts, _ := makeTestSet(t, 4, 0)
+	out := filepath.Join(t.TempDir(), "r.csv")
+	release, err := lockOut(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(t.TempDir(), "no-such-model.onnx")
+	_, err = Eval(context.Background(), Options{TestSet: ts, Out: out, Model: ModelSpec{Model: missing}})
+	if !errors.Is(err, ErrLocked) {
+		t.Errorf("eval on a locked --out: %v, want ErrLocked before the model is opened", err)
+	}
+	release()
+	// Unlocked, the same call gets as far as the model and names it.
+	_, err = Eval(context.Background(), Options{TestSet: ts, Out: out, Model: ModelSpec{Model: missing}})
+	if err == nil || errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), "no-such-model.onnx") {
+		t.Errorf("eval on a free --out with a missing model: %v, want an error naming the model", err)
+	}
+	if _, err := os.Stat(out + ".lock"); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("lock file left behind: %v", err)
+	}
+}

@@ -232,18 +232,9 @@ func ReadICSETrials(r io.Reader, name, vif string) (*Dataset, error) {
 	cr.FieldsPerRecord = -1 // checkRow names the line
 	nCols := len(rec)
 	var js []judgement
-	for {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		line, _ := cr.FieldPos(0)
-		if err := checkRow(name, line, rec, nCols); err != nil {
-			return nil, err
-		}
+	rows := newRows(cr, name, nCols)
+	for rows.next() {
+		rec, line := rows.rec, rows.line
 		iqa, err := strconv.ParseFloat(rec[col["IQA"]], 64)
 		if err != nil || math.IsNaN(iqa) {
 			return nil, fmt.Errorf("%w: %s line %d: IQA %q is not a number", ErrFormat, name, line, rec[col["IQA"]])
@@ -257,6 +248,9 @@ func ReadICSETrials(r io.Reader, name, vif string) (*Dataset, error) {
 			dv:         math.Max(0, 1-iqa),
 			original:   tr == "original",
 		})
+	}
+	if rows.err != nil {
+		return nil, rows.err
 	}
 	d, err := pair(js, name, vif, nil)
 	if err != nil {
@@ -319,18 +313,9 @@ func ReadICSEBins(r io.Reader, name string) (robustness.Counts, error) {
 	if _, ok := col[kcol]; !ok {
 		return c, fmt.Errorf("%w: %s has neither Num_Accs nor Num_Pre", ErrFormat, name)
 	}
-	for {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return c, fmt.Errorf("%s: %w", name, err)
-		}
-		line, _ := cr.FieldPos(0)
-		if err := checkRow(name, line, rec, nCols); err != nil {
-			return c, err
-		}
+	rows := newRows(cr, name, nCols)
+	for rows.next() {
+		rec, line := rows.rec, rows.line
 		x, err1 := strconv.ParseFloat(rec[col["IQA"]], 64)
 		n, err2 := strconv.Atoi(rec[col["Count"]])
 		k, err3 := strconv.Atoi(rec[col[kcol]])
@@ -340,6 +325,9 @@ func ReadICSEBins(r io.Reader, name string) (robustness.Counts, error) {
 		c.X = append(c.X, math.Min(1, math.Max(0, x-0.005)))
 		c.N = append(c.N, n)
 		c.K = append(c.K, k)
+	}
+	if rows.err != nil {
+		return c, rows.err
 	}
 	return c, nil
 }

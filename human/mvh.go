@@ -71,18 +71,9 @@ func ReadMVH(r io.Reader, name string) ([]MVHTrial, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	var out []MVHTrial
-	for {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		line, _ := cr.FieldPos(0)
-		if err := checkRow(name, line, rec, len(head)); err != nil {
-			return nil, err
-		}
+	rows := newRows(cr, name, len(head))
+	for rows.next() {
+		rec, line := rows.rec, rows.line
 		get := func(c string) string { return strings.TrimSpace(rec[col[c]]) }
 		t := MVHTrial{Subject: get("subj"), Session: get("Session"), Response: get("object_response"),
 			Category: get("category"), Condition: get("condition"), ImageName: get("imagename")}
@@ -96,6 +87,9 @@ func ReadMVH(r io.Reader, name string) ([]MVHTrial, error) {
 			return nil, fmt.Errorf("%w: %s line %d: subj, category, condition and imagename must not be empty", ErrFormat, name, line)
 		}
 		out = append(out, t)
+	}
+	if rows.err != nil {
+		return nil, rows.err
 	}
 	return out, nil
 }

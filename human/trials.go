@@ -82,18 +82,9 @@ func ReadRecords(r io.Reader, name string) ([]Record, error) {
 	}
 	var out []Record
 	nCols := len(rec)
-	for {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		line, _ := cr.FieldPos(0)
-		if err := checkRow(name, line, rec, nCols); err != nil {
-			return nil, err
-		}
+	rows := newRows(cr, name, nCols)
+	for rows.next() {
+		rec, line := rows.rec, rows.line
 		get := func(c string) string {
 			if i, ok := col[c]; ok && i < len(rec) {
 				return strings.TrimSpace(rec[i])
@@ -146,6 +137,9 @@ func ReadRecords(r io.Reader, name string) ([]Record, error) {
 		}
 		out = append(out, x)
 	}
+	if rows.err != nil {
+		return nil, rows.err
+	}
 	return out, nil
 }
 
@@ -196,6 +190,42 @@ func ReadTrials(r io.Reader, name string) (*Dataset, error) {
 // does not have the header's want fields (a cut or merged line; the csv
 // reader's own check is off where this is called) or holds a NUL byte (a
 // damaged or binary file).
+// rowReader reads the data rows of a CSV whose header has been read,
+// checking each with checkRow; Read errors name the file.
+type rowReader struct {
+	cr   *csv.Reader
+	name string
+	n    int // the header's number of fields
+
+	rec  []string // the current row
+	line int      // its line number
+	err  error    // why next stopped early; nil at the end of the file
+}
+
+func newRows(cr *csv.Reader, name string, n int) *rowReader {
+	return &rowReader{cr: cr, name: name, n: n}
+}
+
+// next reads the next row into rec and line; it returns false at the end
+// of the file or on an error (then err is set).
+func (r *rowReader) next() bool {
+	rec, err := r.cr.Read()
+	if err == io.EOF {
+		return false
+	}
+	if err != nil {
+		r.err = fmt.Errorf("%s: %w", r.name, err)
+		return false
+	}
+	line, _ := r.cr.FieldPos(0)
+	if err := checkRow(r.name, line, rec, r.n); err != nil {
+		r.err = err
+		return false
+	}
+	r.rec, r.line = rec, line
+	return true
+}
+
 func checkRow(name string, line int, rec []string, want int) error {
 	if len(rec) != want {
 		return fmt.Errorf("%w: %s line %d: %d fields, but the header has %d; was the line cut or two lines merged?", ErrFormat, name, line, len(rec), want)

@@ -30,6 +30,9 @@ type MVHOptions struct {
 	// format (subj = the model's name, object_response = its answer), as
 	// model-vs-human writes them for models; each subj is one model.
 	Predictions []string
+	// Probabilities says the logit_ columns of predictions files hold
+	// probabilities, not logits (ReadMVHPredictions).
+	Probabilities bool
 	// Bootstrap is the number of replicates of the kappa intervals (0:
 	// none); Seed the master seed (consistency.Options).
 	Bootstrap int
@@ -134,7 +137,7 @@ func ModelVsHuman(ctx context.Context, opt MVHOptions) (*MVHResult, error) {
 		return nil, err
 	}
 	for _, p := range opt.Predictions {
-		ts, err := readMVHPredictionsFile(p, hum)
+		ts, err := readMVHPredictionsFile(p, hum, opt.Probabilities)
 		if err != nil {
 			return nil, err
 		}
@@ -386,7 +389,7 @@ func writeMVHAccuracy(w io.Writer, rows []MVHAccuracy) error {
 // raw-data CSV (it has an object_response column; human.ReadMVH) or a
 // predictions file keyed by image name (ReadMVHPredictions), matched to
 // the stimuli of hum (MatchMVHPredictions).
-func readMVHPredictionsFile(p string, hum []human.MVHTrial) ([]human.MVHTrial, error) {
+func readMVHPredictionsFile(p string, hum []human.MVHTrial, probabilities bool) ([]human.MVHTrial, error) {
 	data, err := os.ReadFile(p)
 	if err != nil {
 		return nil, fmt.Errorf("--predictions: %w", err)
@@ -395,7 +398,7 @@ func readMVHPredictionsFile(p string, hum []human.MVHTrial) ([]human.MVHTrial, e
 	if err == nil && IsMVHRawHeader(head) {
 		return human.ReadMVH(bytes.NewReader(data), p)
 	}
-	preds, err := ReadMVHPredictions(bytes.NewReader(data), p)
+	preds, err := ReadMVHPredictions(bytes.NewReader(data), p, probabilities)
 	if err != nil {
 		return nil, err
 	}

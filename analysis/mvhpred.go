@@ -19,6 +19,10 @@ import (
 	"github.com/vcr-bench/vcr/task"
 )
 
+// imagenetClasses is the number of ImageNet-1k classes, the scores a
+// predictions file needs for the 16-class decision.
+const imagenetClasses = 1000
+
 // ErrPredictions is wrapped by the errors of ReadMVHPredictions and
 // MatchMVHPredictions: a predictions file that cannot be read or matched
 // to the human data.
@@ -38,7 +42,8 @@ type MVHPrediction struct {
 	// (dataset.ImageNet16Categories), or empty when the prediction is an
 	// ImageNet class that belongs to none of them.
 	Answer string
-	// Raw is the prediction as written.
+	// Raw is the prediction as written; for a row decided by its scores,
+	// the category they decide.
 	Raw string
 	// Line is the row's line in the file.
 	Line int
@@ -73,6 +78,12 @@ func IsMVHRawHeader(head []string) bool {
 //     index (0…999), the last two mapped to their category as package
 //     task's imagenet16 mapping maps a hard prediction; without it, the
 //     first entry of top5 (or topk, top_k);
+//   - logit_0 … logit_999: the model's 1000 ImageNet-1k scores, as vcr eval
+//     --logits writes them; when all 1000 are present they decide the
+//     answer by model-vs-human's rule (task.ImageNet16Mapping: softmax, the
+//     mean probability of each category's member classes, arg-max over the
+//     16), before any prediction column; probabilities says the scores are
+//     probabilities already (a model ending in a softmax), not logits;
 //   - model: optional, the model's name, so that one file holds several
 //     models (without it the file's base name is the model);
 //   - condition: optional, the stimulus's condition;
@@ -83,7 +94,7 @@ func IsMVHRawHeader(head []string) bool {
 // outside the task and counts as wrong. Errors wrap ErrPredictions and
 // name the input, line and column; an unknown class name gets the nearest
 // category.
-func ReadMVHPredictions(r io.Reader, name string) ([]MVHPrediction, error) {
+func ReadMVHPredictions(r io.Reader, name string, probabilities bool) ([]MVHPrediction, error) {
 	cr := csv.NewReader(r)
 	cr.FieldsPerRecord = -1
 	head, err := cr.Read()
@@ -94,12 +105,12 @@ func ReadMVHPredictions(r io.Reader, name string) ([]MVHPrediction, error) {
 		return nil, fmt.Errorf("%w: %s: %v", ErrPredictions, name, err)
 	}
 	col := map[string]int{}
-	logits := false
+	nLogits := 0
 	for i, h := range head {
 		h = strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))
 		head[i] = h
 		if strings.HasPrefix(h, "logit_") {
-			logits = true
+			nLogits++
 		}
 		if _, dup := col[h]; dup && h != "" {
 			return nil, fmt.Errorf("%w: %s line 1: column %q appears twice", ErrPredictions, name, h)
@@ -137,15 +148,43 @@ func ReadMVHPredictions(r io.Reader, name string) ([]MVHPrediction, error) {
 		return -1
 	}
 	modelCol, condCol, kindCol := opt("model"), opt("condition"), opt("kind")
+	// scoreCols[i] is the column of logit_i when the file has the 1000
+	// ImageNet-1k scores.
+	var scoreCols []int
+	if nLogits > 0 {
+		scoreCols = make([]int, imagenetClasses)
+		for i := range scoreCols {
+			c, ok := col["logit_"+strconv.Itoa(i)]
+			if !ok {
+				scoreCols = nil
+				break
+			}
+			scoreCols[i] = c
+		}
+		if scoreCols == nil || nLogits != imagenetClasses {
+			scoreCols = nil
+			if predCol < 0 && topCol < 0 {
+				return nil, fmt.Errorf("%w: %s line 1: %d logit_ columns; the 16-class decision needs the %d ImageNet-1k scores logit_0 … logit_%d (a model with another output is not an ImageNet-1k classifier: add a prediction column with its 16-class answer)", ErrPredictions, name, nLogits, imagenetClasses, imagenetClasses-1)
+			}
+		}
+	}
 	switch {
 	case imgCol < 0:
 		return nil, fmt.Errorf("%w: %s line 1: no image name column; want imagename (or image, path) and prediction, e.g. imagename,prediction", ErrPredictions, name)
-	case predCol < 0 && topCol < 0 && logits:
-		return nil, fmt.Errorf("%w: %s line 1: logit_ columns are not read here; add a prediction column with the 16-class decision (or the ImageNet class)", ErrPredictions, name)
-	case predCol < 0 && topCol < 0:
+	case predCol < 0 && topCol < 0 && scoreCols == nil:
 		return nil, fmt.Errorf("%w: %s line 1: no prediction column; want prediction (or pred, class, top5)", ErrPredictions, name)
 	}
 	defModel := strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
+	var (
+		decide task.Mapping
+		scores []float32
+		cats   []string
+	)
+	if scoreCols != nil {
+		decide = task.ImageNet16Mapping(probabilities)
+		scores = make([]float32, imagenetClasses)
+		cats = decide.Classes()
+	}
 	var out []MVHPrediction
 	for {
 		rec, err := cr.Read()
@@ -173,7 +212,20 @@ func ReadMVHPredictions(r io.Reader, name string) ([]MVHPrediction, error) {
 		}
 		p := MVHPrediction{Model: get(modelCol), Image: get(imgCol), Condition: get(condCol), Raw: get(predCol), Line: line}
 		at := predCol
-		if p.Raw == "" && topCol >= 0 {
+		if scoreCols != nil {
+			for i, c := range scoreCols {
+				v, err := strconv.ParseFloat(get(c), 32)
+				if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+					return nil, fmt.Errorf("%w: %s line %d, column %d (%s): %q is not a finite number", ErrPredictions, name, line, c+1, head[c], get(c))
+				}
+				if probabilities && (v < 0 || v > 1) {
+					return nil, fmt.Errorf("%w: %s line %d, column %d (%s): %v is no probability; without --probabilities the scores are read as logits", ErrPredictions, name, line, c+1, head[c], v)
+				}
+				scores[i] = float32(v)
+			}
+			k, _ := decide.Map(scores)
+			p.Raw = cats[k]
+		} else if p.Raw == "" && topCol >= 0 {
 			if f := strings.FieldsFunc(get(topCol), func(r rune) bool { return r == ';' || r == ' ' || r == '|' }); len(f) > 0 {
 				p.Raw = f[0]
 			}

@@ -16,7 +16,7 @@ func ExampleMatchMVHPredictions() {
 	preds, err := analysis.ReadMVHPredictions(strings.NewReader(
 		"imagename,prediction\n"+
 			"0001_cop_dnn_c30_knife_10_n03041632_7380.png,n03041632\n"+
-			"0002_cop_dnn_c100_bicycle_10_n03792782_5966.png,n01440764\n"), "resnet50.csv")
+			"0002_cop_dnn_c100_bicycle_10_n03792782_5966.png,n01440764\n"), "resnet50.csv", false)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vcr-bench/vcr/dataset"
 	"github.com/vcr-bench/vcr/human"
 )
 
@@ -260,7 +261,7 @@ func TestMVHPredictionsErrors(t *testing.T) {
 		{"index range", "imagename,prediction\n" + first + ",1000\n", "class index 1000 is outside the ImageNet-1k indices 0…999"},
 		{"duplicate", "imagename,prediction\n" + first + ",knife\nn03041632_7380.png,knife\n", "line 3: model p already answered image n03041632_7380 of condition c30 at line 2"},
 		{"no image column", "id,prediction\n1,knife\n", "no image name column"},
-		{"logits only", "path,logit_0,logit_1\na.png,1,2\n", "logit_ columns are not read here"},
+		{"logits only", "path,logit_0,logit_1\na.png,1,2\n", "the 16-class decision needs the 1000 ImageNet-1k scores"},
 		{"two image columns", "path,imagename,pred\na,b,knife\n", "columns imagename and path mean the same"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -408,7 +409,7 @@ func FuzzReadMVHPredictions(f *testing.F) {
 	f.Add("image,top5\nx.png,knife;dog\n\"unterminated\n")
 	hum := []human.MVHTrial{{Subject: "s", Category: "knife", Condition: "c30", ImageName: "0001_cop_s01_c30_knife_10_n03041632_7380.png"}}
 	f.Fuzz(func(t *testing.T, in string) {
-		preds, err := ReadMVHPredictions(strings.NewReader(in), "f.csv")
+		preds, err := ReadMVHPredictions(strings.NewReader(in), "f.csv", false)
 		if err != nil {
 			return
 		}
@@ -419,4 +420,82 @@ func FuzzReadMVHPredictions(f *testing.F) {
 		}
 		MatchMVHPredictions(hum, preds, "f.csv")
 	})
+}
+
+// logitsRow writes one row of a vcr eval --logits file (id, path, source,
+// kind, logit_0 … logit_999) whose scores are 0 except those in set.
+func logitsRow(b *strings.Builder, id int, image string, set map[int]float64, rest float64) {
+	fmt.Fprintf(b, "%d,images/%s,,corrupted", id, image)
+	for i := range 1000 {
+		v, ok := set[i]
+		if !ok {
+			v = rest
+		}
+		fmt.Fprintf(b, ",%g", v)
+	}
+	b.WriteByte('\n')
+}
+
+func logitsHeader(b *strings.Builder) {
+	b.WriteString("id,path,source,kind")
+	for i := range 1000 {
+		fmt.Fprintf(b, ",logit_%d", i)
+	}
+	b.WriteByte('\n')
+}
+
+// TestMVHPredictionsLogits decides answers from vcr eval's 1000 scores by
+// model-vs-human's rule (mean softmax probability per category), on rows
+// where the arg-max class says otherwise. By hand: bear has the 4 classes
+// 294–297, airplane the one class 404. Row 1, logits: class 294 at 3 (the
+// arg-max, a bear), 404 at 2.5, all else 0: bear's mean probability is
+// (e³ + 3)/4/Z = 5.77/Z, airplane's e^2.5/Z = 12.18/Z, every other
+// category's 1/Z, so airplane. Row 2, probabilities: 294 at 0.5, 404 at
+// 0.13, the remaining 0.37 spread evenly: bear's mean 0.125 < airplane's
+// 0.13, so airplane; read as logits the same row gives bear ((e^0.5 +
+// 3)/4 = 1.162 > e^0.13 = 1.139), so the flag matters.
+func TestMVHPredictionsLogits(t *testing.T) {
+	bear := dataset.ImageNet16Indices("bear")
+	if !slices.Equal(bear, []int{294, 295, 296, 297}) || !slices.Equal(dataset.ImageNet16Indices("airplane"), []int{404}) {
+		t.Fatalf("the hand computation assumes bear = 294…297 and airplane = 404; got %v and %v", bear, dataset.ImageNet16Indices("airplane"))
+	}
+	var logits strings.Builder
+	logitsHeader(&logits)
+	logitsRow(&logits, 0, "0001_cop_dnn_c30_knife_10_n03041632_7380.png", map[int]float64{294: 3, 404: 2.5}, 0)
+	preds, err := ReadMVHPredictions(strings.NewReader(logits.String()), "m.csv", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(preds) != 1 || preds[0].Answer != "airplane" || preds[0].Image != "images/0001_cop_dnn_c30_knife_10_n03041632_7380.png" {
+		t.Errorf("logits row: %+v, want the answer airplane (the arg-max class 294 is a bear)", preds)
+	}
+
+	var probs strings.Builder
+	logitsHeader(&probs)
+	logitsRow(&probs, 0, "x.png", map[int]float64{294: 0.5, 295: 0, 296: 0, 297: 0, 404: 0.13}, 0.37/995)
+	for _, tc := range []struct {
+		probabilities bool
+		want          string
+	}{{true, "airplane"}, {false, "bear"}} {
+		preds, err := ReadMVHPredictions(strings.NewReader(probs.String()), "m.csv", tc.probabilities)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(preds) != 1 || preds[0].Answer != tc.want {
+			t.Errorf("probabilities=%v: %+v, want %s", tc.probabilities, preds, tc.want)
+		}
+	}
+
+	bad := func(file string, probabilities bool, want string) {
+		t.Helper()
+		_, err := ReadMVHPredictions(strings.NewReader(file), "m.csv", probabilities)
+		if err == nil || !strings.Contains(err.Error(), want) || !errors.Is(err, ErrPredictions) {
+			t.Errorf("error %v, want one containing %q", err, want)
+		}
+	}
+	nan := strings.Replace(logits.String(), ",2.5", ",NaN", 1)
+	bad(nan, false, `m.csv line 2, column 409 (logit_404): "NaN" is not a finite number`)
+	bad(logits.String(), true, "line 2, column 299 (logit_294): 3 is no probability")
+	short := strings.Replace(logits.String(), ",logit_999", "", 1)
+	bad(short, false, "999 logit_ columns; the 16-class decision needs the 1000 ImageNet-1k scores")
 }

@@ -41,7 +41,11 @@ or as a predictions CSV keyed by image name: columns imagename (or path,
 as 'vcr eval --predictions' reads) and prediction (or pred, class): one of
 the 16 categories, an ImageNet WordNet ID or an ImageNet-1k index (0…999),
 mapped to the 16 categories by the imagenet16 task; a class in none of
-them is wrong. Optional: model (several models in one file; else the file
+them is wrong. A file with the 1000 ImageNet-1k scores logit_0 …
+logit_999 (as 'vcr eval --logits' writes them) is decided as
+model-vs-human decides: softmax, the mean probability of each category's
+classes, arg-max over the 16 (--probabilities: the scores are
+probabilities already). Optional: model (several models in one file; else the file
 name is the model) and condition. An image is matched to the humans'
 stimuli by its condition and image id (its base name as above, extension
 ignored); without a condition column the condition is the fourth
@@ -71,6 +75,7 @@ model's accuracy and mean kappa over the subjects.
 Examples:
   vcr error-consistency --human builtin:mvh-contrast --predictions resnet50.csv --out ec
   vcr error-consistency --human mvh-uniform-noise --predictions preds.csv --out ec --plot ec/figure.svg
+  vcr error-consistency --human mvh-contrast --predictions logits.csv --out ec
 `
 
 func runErrorConsistency(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -82,6 +87,7 @@ func runErrorConsistency(ctx context.Context, args []string, stdout, stderr io.W
 	plotPath := fs.String("plot", "", "figure `file` (.svg or .png): accuracy and error consistency per condition")
 	boot := fs.Int("bootstrap", 1000, "bootstrap replicates `B` of the kappa intervals (0: none)")
 	seed := fs.Uint64("seed", 1, "bootstrap seed")
+	probabilities := fs.Bool("probabilities", false, "the predictions' logit_ columns are probabilities (default: logits)")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -105,7 +111,7 @@ func runErrorConsistency(ctx context.Context, args []string, stdout, stderr io.W
 			return err
 		}
 	}
-	res, err := analysis.ModelVsHuman(ctx, analysis.MVHOptions{Human: *humanSpec, Predictions: splitList(preds),
+	res, err := analysis.ModelVsHuman(ctx, analysis.MVHOptions{Human: *humanSpec, Predictions: splitList(preds), Probabilities: *probabilities,
 		Bootstrap: *boot, Seed: *seed, Out: *out, Plot: *plotPath})
 	switch {
 	case errors.Is(err, analysis.ErrOut):

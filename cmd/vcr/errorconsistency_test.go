@@ -3,11 +3,13 @@ package main
 import (
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/vcr-bench/vcr/dataset"
 	"github.com/vcr-bench/vcr/human"
 )
 
@@ -122,5 +124,47 @@ func TestErrorConsistencyPredictionsPlot(t *testing.T) {
 	}
 	if code, _, errOut := runCmd(t, "error-consistency", "--human", "mvh-contrast", "--out", filepath.Join(dir, "ec2"), "--plot", filepath.Join(dir, "ec.pdf")); code != exitUsage || !strings.Contains(errOut, ".svg or .png") {
 		t.Errorf("--plot ec.pdf: exit %d, %s", code, errOut)
+	}
+}
+
+// TestErrorConsistencyLogits runs the --help example with a file in vcr
+// eval --logits format: every stimulus subject-03 saw gets logit 5 on each
+// class of its true category and 0 elsewhere, so model-vs-human's decision
+// (mean softmax per category) is always right. With --probabilities the
+// same file is refused: 5 is no probability.
+func TestErrorConsistencyLogits(t *testing.T) {
+	dir := t.TempDir()
+	trials, err := human.OpenMVH("builtin:mvh-contrast")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	b.WriteString("id,path,source,kind")
+	for i := range 1000 {
+		fmt.Fprintf(&b, ",logit_%d", i)
+	}
+	b.WriteByte('\n')
+	scores := make([]string, 1000)
+	for id, x := range trials {
+		if x.Subject != "subject-03" {
+			continue
+		}
+		for i := range scores {
+			scores[i] = "0"
+		}
+		for _, i := range dataset.ImageNet16Indices(x.Category) {
+			scores[i] = "5"
+		}
+		fmt.Fprintf(&b, "%d,stimuli/%s,,corrupted,%s\n", id, x.ImageName, strings.Join(scores, ","))
+	}
+	logits := filepath.Join(dir, "logits.csv")
+	os.WriteFile(logits, []byte(b.String()), 0o644)
+	stdout := mustRun(t, "error-consistency", "--human", "mvh-contrast", "--predictions", logits, "--out", filepath.Join(dir, "ec"))
+	if !strings.Contains(stdout, "logits vs humans     1.000") {
+		t.Errorf("table:\n%s", stdout)
+	}
+	code, _, errOut := runCmd(t, "error-consistency", "--human", "mvh-contrast", "--predictions", logits, "--probabilities", "--out", filepath.Join(dir, "ec2"))
+	if code == 0 || !strings.Contains(errOut, "(logit_") || !strings.Contains(errOut, "5 is no probability") {
+		t.Errorf("--probabilities on logits: exit %d, %s", code, errOut)
 	}
 }

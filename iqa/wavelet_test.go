@@ -378,3 +378,22 @@ func TestVIFVec2Layers(t *testing.T) {
 		t.Errorf("ParseMethod(vifvec2-layers) = %q, %v", m, err)
 	}
 }
+
+// BenchmarkScorePreparedVCRPy224 times one distorted 224×224 image against
+// a prepared reference (Scorer.ScoreRef): the per-image cost when one
+// reference is scored against many distorted versions.
+func BenchmarkScorePreparedVCRPy224(b *testing.B) {
+	m := testimg.Natural(224, 224, 1)
+	ref, dist := GrayFrom(m), noisy(m, 0.05, 2)
+	s := NewScorer(VCRPy)
+	r, err := s.Prepare(ref)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := s.ScoreRef(r, dist); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -653,6 +653,10 @@ func (ck *checker) transformSlot(w *transformer, seed uint64, b, j int, s *slot,
 	rng := drawRand(seed, b, ck.opt.BatchSize, j)
 	minDV := math.Inf(1)
 	draws := 0
+	// The reference's share of VIF (its pyramid and subband statistics) is
+	// computed once, at the first draw, for all of the source's draws;
+	// ScoreRef gives exactly what Score(ref, dist) gives.
+	var prepared *iqa.Reference
 	for draws < ck.opt.MaxAttempts && !(s.ok[kindC] && s.ok[kindP]) {
 		draws++
 		t0 := time.Now()
@@ -662,8 +666,13 @@ func (ck *checker) transformSlot(w *transformer, seed uint64, b, j int, s *slot,
 		w.dst.Quantize(imageio.Round)
 		t1 := time.Now()
 		ck.tCorrupt.Add(int64(t1.Sub(t0)))
+		if prepared == nil {
+			if prepared, err = w.scorer.Prepare(ref); err != nil {
+				return fmt.Errorf("%s: VIF: %w", source, err)
+			}
+		}
 		w.dst.Luma(w.gray.Pix)
-		r, err := w.scorer.Score(ref, w.gray)
+		r, err := w.scorer.ScoreRef(prepared, w.gray)
 		ck.tVIF.Add(int64(time.Since(t1)))
 		if err != nil {
 			return fmt.Errorf("%s: VIF: %w", source, err)

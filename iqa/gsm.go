@@ -334,20 +334,27 @@ type waveRef struct {
 }
 
 // newWaveRef returns an unprepared waveRef for a w×h image with height
-// levels.
-func newWaveRef(w, h, height int) *waveRef {
+// levels. With oneLevel, the levels' bands share the memory of level 0's:
+// enough for vifs, which uses each level's reference bands only while it
+// computes that level.
+func newWaveRef(w, h, height int, oneLevel bool) *waveRef {
 	r := &waveRef{w: w, h: h, height: height}
-	lw, lh := w, h
+	size := func(lw, lh int) int { return (lw / blockM * blockM) * (lh / blockM * blockM) }
 	total := 0
-	for range height {
-		total += 2 * (lw / blockM * blockM) * (lh / blockM * blockM)
+	for lw, lh, lev := w, h, 0; lev < height; lev++ {
+		total += 2 * size(lw, lh)
 		lw, lh = (lw+1)/2, (lh+1)/2
 	}
+	if oneLevel {
+		total = 2 * size(w, h)
+	}
 	buf := make([]float64, total)
-	lw, lh = w, h
-	for lev := range height {
-		n := (lw / blockM * blockM) * (lh / blockM * blockM)
-		r.band[lev][0], r.band[lev][1], buf = buf[:n:n], buf[n:2*n:2*n], buf[2*n:]
+	for lw, lh, lev := w, h, 0; lev < height; lev++ {
+		n := size(lw, lh)
+		r.band[lev][0], r.band[lev][1] = buf[:n:n], buf[n:2*n:2*n]
+		if !oneLevel {
+			buf = buf[2*n:]
+		}
 		lw, lh = (lw+1)/2, (lh+1)/2
 	}
 	return r

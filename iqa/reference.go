@@ -57,7 +57,7 @@ func prepareReference(ref *Gray, methods []Method, ws *waveWorkspace) (*Referenc
 		if ws == nil || ws.w != w || ws.h != h || ws.height != height {
 			ws = newWaveWorkspace(w, h, height)
 		}
-		r.wave = newWaveRef(w, h, height)
+		r.wave = newWaveRef(w, h, height, false)
 		r.wave.kinds = flavourKinds(fl)
 		ws.levels(r.wave, r.gray.Pix, nil, nil)
 	}

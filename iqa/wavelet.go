@@ -159,7 +159,7 @@ func (ws *waveWorkspace) vif(ref, dist []float64, p waveParams) float64 {
 // ref and scores dist against it, level by level.
 func (ws *waveWorkspace) vifs(ref, dist []float64, fl []waveFlavour) {
 	if ws.ref == nil {
-		ws.ref = newWaveRef(ws.w, ws.h, ws.height)
+		ws.ref = newWaveRef(ws.w, ws.h, ws.height, true)
 	}
 	r := ws.ref
 	r.kinds = flavourKinds(fl)

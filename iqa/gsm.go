@@ -331,6 +331,11 @@ type waveRef struct {
 	kinds        [2]bool // the gsmKind models computed
 	band         [maxHeight][2][]float64
 	gsm          [maxHeight][2][2]gsmModel // [level][band 0, 3][kind]
+	// s holds, where not nil, s = yᵀ·Cu⁻¹·y/9 of every block of the
+	// band for the kind's model ([level][band][kind], row-major, cw/3
+	// blocks per row): a Reference keeps it, so that scoring a distorted
+	// image needs no quadratic forms.
+	s [maxHeight][2][2][]float64
 }
 
 // newWaveRef returns an unprepared waveRef for a w×h image with height

@@ -59,6 +59,17 @@ func prepareReference(ref *Gray, methods []Method, ws *waveWorkspace) (*Referenc
 		}
 		r.wave = newWaveRef(w, h, height, false)
 		r.wave.kinds = flavourKinds(fl)
+		for lw, lh, lev := w, h, 0; lev < height; lev++ {
+			nb := (lw / blockM) * (lh / blockM)
+			for b := range 2 {
+				for k, ok := range r.wave.kinds {
+					if ok {
+						r.wave.s[lev][b][k] = make([]float64, nb)
+					}
+				}
+			}
+			lw, lh = (lw+1)/2, (lh+1)/2
+		}
 		ws.levels(r.wave, r.gray.Pix, nil, nil)
 	}
 	return r, ws, nil

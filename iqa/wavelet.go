@@ -233,7 +233,8 @@ func (ws *waveWorkspace) levels(r *waveRef, ref, dist []float64, fl []waveFlavou
 						sumsWin = win
 					}
 					k := 2*(f.height-1-lev) + o
-					f.num[k], f.den[k] = ws.subband(x, cw, ch, win, r.model(lev, b, f.p), f.p)
+					kind := gsmKind(f.p)
+					f.num[k], f.den[k] = ws.subband(x, cw, ch, win, r.model(lev, b, f.p), r.s[lev][b][kind], f.p)
 				}
 			}
 		}
@@ -267,8 +268,18 @@ func (ws *waveWorkspace) refLevel(r *waveRef, lev int, lo []float64, lw, lh int)
 		var m [9]float64
 		N := patchMoments(x, ch, cw, &S, &m)
 		for k, p := range [2]waveParams{paramsVCRPy, paramsVIFVec} {
-			if r.kinds[k] {
-				r.gsm[lev][b][k].fit(&S, &m, N, p)
+			if !r.kinds[k] {
+				continue
+			}
+			g := &r.gsm[lev][b][k]
+			g.fit(&S, &m, N, p)
+			if s := r.s[lev][b][k]; s != nil {
+				// s of every block, for scoring many distorted images.
+				nb := cw / blockM
+				for R := range ch / blockM {
+					row := x[R*blockM*cw:]
+					blockS(s[R*nb:][:nb], row[:cw], row[cw:][:cw], row[2*cw:][:cw], 0, &g.inv, ws.tmp)
+				}
 			}
 		}
 	}
@@ -298,7 +309,11 @@ func (f *waveFlavour) vif() float64 {
 // sums of x and the distorted band for win (windowSums). For VCRPy they are
 // means over the kept blocks of Σ_j ln(1 + g²·s·λj/(σv²+σn²)) and
 // Σ_j ln(1 + s·λj/σn²); for VIFVec sums.
-func (ws *waveWorkspace) subband(x []float64, cw, ch, win int, g *gsmModel, p waveParams) (num, den float64) {
+//
+// sAll, when not nil, holds s = yᵀ·Cu⁻¹·y/9 of every block of x for g
+// (row-major, cw/3 blocks per row; waveRef.s), which the block products
+// then read instead of computing it.
+func (ws *waveWorkspace) subband(x []float64, cw, ch, win int, g *gsmModel, sAll []float64, p waveParams) (num, den float64) {
 	a, b := ch/blockM, cw/blockM
 	half := (win - 1) / 2
 	off := (half + blockM - 1) / blockM // ⌈((w−1)/2)/M⌉
@@ -318,7 +333,11 @@ func (ws *waveWorkspace) subband(x []float64, cw, ch, win int, g *gsmModel, p wa
 		r1 := x[(row+1)*cw:][:cw]
 		r2 := x[(row+2)*cw:][:cw]
 		pns, pds := ws.pn[:nc], ws.pd[:nc]
-		blockProducts(pns, pds, r0, r1, r2, off*blockM, gr, vr, inv, lam, p.sigmaNSq, ws.tmp)
+		if sAll != nil {
+			blockProductsS(pns, pds, sAll[(r+off)*b+off:][:nc], gr, vr, lam, p.sigmaNSq)
+		} else {
+			blockProducts(pns, pds, r0, r1, r2, off*blockM, gr, vr, inv, lam, p.sigmaNSq, ws.tmp)
+		}
 		for c := range nc {
 			pn, pd := pns[c], pds[c]
 			if pn > 0x1p498 || pd > 0x1p498 || pn <= 0 || pd <= 0 {
@@ -413,6 +432,43 @@ func blockProductsGo(pn, pd, r0, r1, r2 []float64, col0 int, g, sv []float64, in
 		s := q / 9
 		gn, sd := g[c]*g[c]*s/(sv[c]+sigmaNSq), s/sigmaNSq
 		// Two shorter product chains each, for instruction-level parallelism.
+		p := (1 + gn*lam[0]) * (1 + gn*lam[1]) * (1 + gn*lam[2]) * (1 + gn*lam[3]) * (1 + gn*lam[4])
+		pn[c] = p * ((1 + gn*lam[5]) * (1 + gn*lam[6]) * (1 + gn*lam[7]) * (1 + gn*lam[8]))
+		p = (1 + sd*lam[0]) * (1 + sd*lam[1]) * (1 + sd*lam[2]) * (1 + sd*lam[3]) * (1 + sd*lam[4])
+		pd[c] = p * ((1 + sd*lam[5]) * (1 + sd*lam[6]) * (1 + sd*lam[7]) * (1 + sd*lam[8]))
+	}
+}
+
+// blockSGo writes, for the blocks c of one block row (top-left sample at
+// column col0 + 3c of the rows r0, r1, r2), s[c] = yᵀ·Cu⁻¹·y/9 as
+// blockProductsGo computes it. buf is scratch for the vectorised version
+// (at least 9·len(s) samples).
+func blockSGo(s, r0, r1, r2 []float64, col0 int, inv *[9][9]float64, buf []float64) {
+	for c := range s {
+		col := col0 + c*blockM
+		v := [9]float64{
+			r0[col], r0[col+1], r0[col+2],
+			r1[col], r1[col+1], r1[col+2],
+			r2[col], r2[col+1], r2[col+2],
+		}
+		var q float64
+		for i := range 9 {
+			t := inv[i][i] * v[i]
+			for j := i + 1; j < 9; j++ {
+				t += inv[i][j] * v[j]
+			}
+			q += t * v[i]
+		}
+		s[c] = q / 9
+	}
+}
+
+// blockProductsSGo is blockProductsGo with s of each block given (blockSGo)
+// instead of computed from its samples: the same operations follow.
+func blockProductsSGo(pn, pd, s, g, sv []float64, lam *[9]float64, sigmaNSq float64) {
+	s, g, sv, pd = s[:len(pn)], g[:len(pn)], sv[:len(pn)], pd[:len(pn)]
+	for c := range pn {
+		gn, sd := g[c]*g[c]*s[c]/(sv[c]+sigmaNSq), s[c]/sigmaNSq
 		p := (1 + gn*lam[0]) * (1 + gn*lam[1]) * (1 + gn*lam[2]) * (1 + gn*lam[3]) * (1 + gn*lam[4])
 		pn[c] = p * ((1 + gn*lam[5]) * (1 + gn*lam[6]) * (1 + gn*lam[7]) * (1 + gn*lam[8]))
 		p = (1 + sd*lam[0]) * (1 + sd*lam[1]) * (1 + sd*lam[2]) * (1 + sd*lam[3]) * (1 + sd*lam[4])

@@ -397,3 +397,16 @@ func BenchmarkScorePreparedVCRPy224(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPrepareVCRPy224 times Scorer.Prepare of a 224×224 reference:
+// the one-off cost that BenchmarkScorePreparedVCRPy224 saves per image.
+func BenchmarkPrepareVCRPy224(b *testing.B) {
+	ref := GrayFrom(testimg.Natural(224, 224, 1))
+	s := NewScorer(VCRPy)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := s.Prepare(ref); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

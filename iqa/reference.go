@@ -10,8 +10,8 @@ import (
 // against it (Scorer.Prepare, MultiScorer.Prepare). For the wavelet methods
 // it holds what VIF computes from the reference alone — its steerable
 // pyramid's bands and, per subband, the patch covariance's eigenvalues and
-// inverse — so that scoring a distorted image decomposes only that image:
-// about half the work of Score. For the pixel-domain methods nothing of the
+// inverse and each block's s = yᵀ·Cu⁻¹·y/9 — so that scoring a distorted
+// image decomposes only that image: less than half the work of Score. For the pixel-domain methods nothing of the
 // reference can be computed ahead (their window sums mix both images), and
 // scoring against a Reference costs what Score costs.
 //

@@ -11,9 +11,10 @@ import (
 // it holds what VIF computes from the reference alone — its steerable
 // pyramid's bands and, per subband, the patch covariance's eigenvalues and
 // inverse and each block's s = yᵀ·Cu⁻¹·y/9 — so that scoring a distorted
-// image decomposes only that image: less than half the work of Score. For the pixel-domain methods nothing of the
-// reference can be computed ahead (their window sums mix both images), and
-// scoring against a Reference costs what Score costs.
+// image decomposes only that image: less than half the work of Score. For
+// the pixel-domain methods nothing of the reference can be computed ahead
+// (their window sums mix both images), and scoring against a Reference
+// costs what Score costs.
 //
 // A Reference holds a copy of the reference's pixels, so the caller may
 // reuse its Gray. It is read-only once prepared: Scorers and MultiScorers

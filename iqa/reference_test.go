@@ -191,3 +191,81 @@ func TestScoreRefAllocs(t *testing.T) {
 		t.Errorf("MultiScorer: %v allocations per ScoreRef, want 0", a)
 	}
 }
+
+// TestPrepareScoreBitIdentical prepares one Reference in place again and
+// again — for every method, across sizes of every pyramid height, so that
+// its memory is both reused and reallocated — with PrepareScore (one pass
+// over both pyramids) and PrepareTo, and requires each result, and those
+// of ScoreRef against it afterwards, to be bit for bit what Score returns.
+func TestPrepareScoreBitIdentical(t *testing.T) {
+	sizes := [][2]int{{9, 9}, {32, 32}, {32, 32}, {20, 13}, {73, 100}, {73, 100}, {36, 37}, {12, 10}}
+	for _, m := range Methods {
+		s := NewScorer(m)
+		var r Reference
+		for i, sz := range sizes {
+			w, h := sz[0], sz[1]
+			if m == PixelMS && min(w, h) <= pixelK {
+				if _, err := s.PrepareScore(&r, GrayFrom(testimg.Natural(w, h, 1)), NewGray(w, h)); err == nil {
+					t.Errorf("%s %d×%d: PrepareScore gave no error; Score refuses this size", m, w, h)
+				}
+				continue
+			}
+			img := testimg.Natural(w, h, uint64(200+i))
+			ref := GrayFrom(img)
+			dists := []*Gray{noisy(img, 0.05, uint64(i)), ref, noisy(img, 0.2, uint64(i+7))}
+			var got Result
+			var err error
+			if i%2 == 0 {
+				got, err = s.PrepareScore(&r, ref, dists[0])
+			} else {
+				if err = s.PrepareTo(&r, ref); err == nil {
+					got, err = s.ScoreRef(&r, dists[0])
+				}
+			}
+			if err != nil {
+				t.Fatalf("%s %d×%d: %v", m, w, h, err)
+			}
+			for k, dist := range dists {
+				want, err := NewScorer(m).Score(ref, dist)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if k > 0 {
+					if got, err = s.ScoreRef(&r, dist); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if !sameResult(got, want) {
+					t.Errorf("%s %d×%d (size %d) dist %d: got %+v, Score = %+v", m, w, h, i, k, got, want)
+				}
+			}
+		}
+	}
+}
+
+func TestPrepareScoreAllocs(t *testing.T) {
+	img := testimg.Natural(224, 224, 1)
+	ref, dist := GrayFrom(img), noisy(img, 0.05, 2)
+	for _, m := range []Method{VCRPy, VIFVec, Pixel} {
+		s := NewScorer(m)
+		var r Reference
+		if _, err := s.PrepareScore(&r, ref, dist); err != nil {
+			t.Fatal(err)
+		}
+		if a := testing.AllocsPerRun(3, func() { s.PrepareScore(&r, ref, dist) }); a != 0 {
+			t.Errorf("%s: %v allocations per PrepareScore with a reused Reference, want 0", m, a)
+		}
+		if a := testing.AllocsPerRun(3, func() { s.PrepareTo(&r, ref) }); a != 0 {
+			t.Errorf("%s: %v allocations per PrepareTo with a reused Reference, want 0", m, a)
+		}
+	}
+}
+
+func TestScoreRefUnprepared(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Error("ScoreRef with a zero Reference did not panic")
+		}
+	}()
+	NewScorer(VCRPy).ScoreRef(&Reference{}, NewGray(32, 32))
+}

@@ -410,3 +410,19 @@ func BenchmarkPrepareVCRPy224(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPrepareScoreVCRPy224 times Scorer.PrepareScore of a 224×224 pair
+// into a reused Reference: a first distorted image scored while its
+// reference is prepared, which BenchmarkScoreVCRPy224 costs without.
+func BenchmarkPrepareScoreVCRPy224(b *testing.B) {
+	m := testimg.Natural(224, 224, 1)
+	ref, dist := GrayFrom(m), noisy(m, 0.05, 2)
+	s := NewScorer(VCRPy)
+	var r Reference
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := s.PrepareScore(&r, ref, dist); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

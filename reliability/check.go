@@ -613,6 +613,7 @@ func (ck *checker) transform(ctx context.Context, seed uint64, b int, ss []slot,
 // transformer is one worker's scratch.
 type transformer struct {
 	scorer *iqa.Scorer
+	ref    iqa.Reference // the current source, prepared for its draws
 	dst    *imageio.Image
 	gray   *iqa.Gray
 }
@@ -654,9 +655,9 @@ func (ck *checker) transformSlot(w *transformer, seed uint64, b, j int, s *slot,
 	minDV := math.Inf(1)
 	draws := 0
 	// The reference's share of VIF (its pyramid and subband statistics) is
-	// computed once, at the first draw, for all of the source's draws;
-	// ScoreRef gives exactly what Score(ref, dist) gives.
-	var prepared *iqa.Reference
+	// computed once, with the first draw (PrepareScore, which costs what
+	// Score costs), for all of the source's draws; PrepareScore and ScoreRef
+	// give exactly what Score(ref, dist) gives.
 	for draws < ck.opt.MaxAttempts && !(s.ok[kindC] && s.ok[kindP]) {
 		draws++
 		t0 := time.Now()
@@ -666,13 +667,13 @@ func (ck *checker) transformSlot(w *transformer, seed uint64, b, j int, s *slot,
 		w.dst.Quantize(imageio.Round)
 		t1 := time.Now()
 		ck.tCorrupt.Add(int64(t1.Sub(t0)))
-		if prepared == nil {
-			if prepared, err = w.scorer.Prepare(ref); err != nil {
-				return fmt.Errorf("%s: VIF: %w", source, err)
-			}
-		}
 		w.dst.Luma(w.gray.Pix)
-		r, err := w.scorer.ScoreRef(prepared, w.gray)
+		var r iqa.Result
+		if draws == 1 {
+			r, err = w.scorer.PrepareScore(&w.ref, ref, w.gray)
+		} else {
+			r, err = w.scorer.ScoreRef(&w.ref, w.gray)
+		}
 		ck.tVIF.Add(int64(time.Since(t1)))
 		if err != nil {
 			return fmt.Errorf("%s: VIF: %w", source, err)

@@ -265,3 +265,112 @@ func inverseFromEig(inv *[9][9]float64, lam *[9]float64, V *[9][9]float64, cut f
 		}
 	}
 }
+
+// gsmModel is the reference side of one subband's GSM for one kind of
+// flavour (gsmKind): the eigenvalues λ of Cu (floored at tol for the VCRPy
+// constants) and Cu⁻¹ (a pseudo-inverse for vifvec) with its upper triangle
+// doubled, as blockProducts reads it.
+type gsmModel struct {
+	lam [9]float64
+	inv [9][9]float64
+}
+
+// gsmKind returns the index of the GSM model the constants p use: 0 for
+// the VCRPy formulas (Cu divided by N − 1, eigenvalues floored at tol), 1
+// for vifvec's (Cu divided by N, pseudo-inverse). Models of one kind are
+// the same for every p of that kind; waveRef.model checks the tolerance.
+func gsmKind(p waveParams) int {
+	if p.vifvec {
+		return 1
+	}
+	return 0
+}
+
+// fit computes g from the patch moments S, m and N of a reference band
+// (patchMoments) with the constants p.
+func (g *gsmModel) fit(S *[9][9]float64, m *[9]float64, N int, p waveParams) {
+	div := float64(N - 1)
+	if p.vifvec {
+		div = float64(N)
+	}
+	var cu [9][9]float64
+	for i := range 9 {
+		for j := range 9 {
+			cu[i][j] = (S[i][j] - m[i]*m[j]/float64(N)) / div
+		}
+	}
+	lam, inv := &g.lam, &g.inv
+	var V [9][9]float64
+	eigSym9(&cu, lam, &V)
+	cut := -1.0
+	if p.vifvec {
+		// A pseudo-inverse for a singular Cu (pyiqa uses pinverse; MATLAB's
+		// inv would return Inf). For a full-rank Cu it is the inverse.
+		cut = 9 * 2.220446049250313e-16 * max(math.Abs(lam[0]), math.Abs(lam[8]))
+	} else {
+		for i := range lam {
+			if lam[i] < p.tol {
+				lam[i] = p.tol
+			}
+		}
+	}
+	inverseFromEig(inv, lam, &V, cut)
+	for i := range 9 {
+		for j := i + 1; j < 9; j++ {
+			inv[i][j] *= 2 // the upper triangle stands for both halves below
+		}
+	}
+}
+
+// waveRef is what the wavelet VIF computes from the reference image alone,
+// for one image size and pyramid height: per level the reference's bands 0
+// and 3 (cropped to a multiple of 3, stride cw) and their GSM models for the
+// kinds it was prepared for. It is read-only once prepared.
+type waveRef struct {
+	w, h, height int
+	kinds        [2]bool // the gsmKind models computed
+	band         [maxHeight][2][]float64
+	gsm          [maxHeight][2][2]gsmModel // [level][band 0, 3][kind]
+	// s holds, where not nil, s = yᵀ·Cu⁻¹·y/9 of every block of the
+	// band for the kind's model ([level][band][kind], row-major, cw/3
+	// blocks per row): a Reference keeps it, so that scoring a distorted
+	// image needs no quadratic forms.
+	s [maxHeight][2][2][]float64
+}
+
+// newWaveRef returns an unprepared waveRef for a w×h image with height
+// levels. With oneLevel, the levels' bands share the memory of level 0's:
+// enough for vifs, which uses each level's reference bands only while it
+// computes that level.
+func newWaveRef(w, h, height int, oneLevel bool) *waveRef {
+	r := &waveRef{w: w, h: h, height: height}
+	size := func(lw, lh int) int { return (lw / blockM * blockM) * (lh / blockM * blockM) }
+	total := 0
+	for lw, lh, lev := w, h, 0; lev < height; lev++ {
+		total += 2 * size(lw, lh)
+		lw, lh = (lw+1)/2, (lh+1)/2
+	}
+	if oneLevel {
+		total = 2 * size(w, h)
+	}
+	buf := make([]float64, total)
+	for lw, lh, lev := w, h, 0; lev < height; lev++ {
+		n := size(lw, lh)
+		r.band[lev][0], r.band[lev][1] = buf[:n:n], buf[n:2*n:2*n]
+		if !oneLevel {
+			buf = buf[2*n:]
+		}
+		lw, lh = (lw+1)/2, (lh+1)/2
+	}
+	return r
+}
+
+// model returns the GSM model of band b (0: band 0, 1: band 3) at level
+// lev for the constants p. It panics if r was not prepared for p's kind.
+func (r *waveRef) model(lev, b int, p waveParams) *gsmModel {
+	k := gsmKind(p)
+	if !r.kinds[k] || (k == 0 && p.tol != paramsVCRPy.tol) {
+		panic("iqa: reference prepared without the GSM model these VIF constants need")
+	}
+	return &r.gsm[lev][b][k]
+}

@@ -77,6 +77,22 @@ func blockProducts(pn, pd, r0, r1, r2 []float64, col0 int, g, sv []float64, inv 
 	blockProductsAVX(pn, pd, r0, r1, r2, col0, g, sv, inv, lam, sigmaNSq, buf)
 }
 
+func blockS(s, r0, r1, r2 []float64, col0 int, inv *[9][9]float64, buf []float64) {
+	if !simdKernels {
+		blockSGo(s, r0, r1, r2, col0, inv, buf)
+		return
+	}
+	blockSAVX(s, r0, r1, r2, col0, inv, buf)
+}
+
+func blockProductsS(pn, pd, s, g, sv []float64, lam *[9]float64, sigmaNSq float64) {
+	if !simdKernels {
+		blockProductsSGo(pn, pd, s, g, sv, lam, sigmaNSq)
+		return
+	}
+	blockProductsSAVX(pn, pd, s, g, sv, lam, sigmaNSq)
+}
+
 func windowRows(vert, x, y []float64, xoff, cw, n, cols, m int, two bool, p3, p2, buf []float64) {
 	if !simdKernels || n < 4 {
 		windowRowsGo(vert, x, y, xoff, cw, n, cols, m, two, p3, p2, buf)
@@ -437,29 +453,79 @@ func blockProductsAVX(pn, pd, r0, r1, r2 []float64, col0 int, g, sv []float64, i
 			p2 := buf[(3*ri+2)*n4:][:n4]
 			deinterleave3Asm(p0, p1, p2, r[col0:][:blockM*n4])
 		}
-		// Upper triangle of inv row by row (45 entries), then λ (9), 1, 9
-		// and σn², each broadcast to 4 lanes.
 		var tab [232]float64
-		t := 0
-		put := func(v float64) {
-			tab[t], tab[t+1], tab[t+2], tab[t+3] = v, v, v, v
-			t += 4
-		}
-		for i := range 9 {
-			for j := i; j < 9; j++ {
-				put(inv[i][j])
-			}
-		}
-		for j := range 9 {
-			put(lam[j])
-		}
-		put(1)
-		put(9)
-		put(sigmaNSq)
+		blockTab(&tab, inv, lam, sigmaNSq)
 		blockProductsAsm(pn[:n4], pd[:n4], g[:n4], sv[:n4], buf, &tab)
 	}
 	if n4 < n {
 		blockProductsGo(pn[n4:], pd[n4:], r0, r1, r2, col0+blockM*n4, g[n4:], sv[n4:], inv, lam, sigmaNSq, buf)
+	}
+}
+
+// blockTab fills the table the block kernels read: the upper triangle of
+// inv row by row (45 entries), then λ (9), 1, 9 and σn², each broadcast to
+// 4 lanes. A nil inv or lam leaves its entries 0.
+func blockTab(tab *[232]float64, inv *[9][9]float64, lam *[9]float64, sigmaNSq float64) {
+	t := 0
+	put := func(v float64) {
+		tab[t], tab[t+1], tab[t+2], tab[t+3] = v, v, v, v
+		t += 4
+	}
+	for i := range 9 {
+		for j := i; j < 9; j++ {
+			if inv != nil {
+				put(inv[i][j])
+			} else {
+				put(0)
+			}
+		}
+	}
+	for j := range 9 {
+		if lam != nil {
+			put(lam[j])
+		} else {
+			put(0)
+		}
+	}
+	put(1)
+	put(9)
+	put(sigmaNSq)
+}
+
+// blockSAVX is blockSGo: the samples de-interleaved into planes as in
+// blockProductsAVX, then blockSAsm.
+func blockSAVX(s, r0, r1, r2 []float64, col0 int, inv *[9][9]float64, buf []float64) {
+	n := len(s)
+	n4 := n &^ 3
+	if n4 > 0 {
+		buf = buf[:9*n4]
+		for ri, r := range [3][]float64{r0, r1, r2} {
+			p0 := buf[3*ri*n4:][:n4]
+			p1 := buf[(3*ri+1)*n4:][:n4]
+			p2 := buf[(3*ri+2)*n4:][:n4]
+			deinterleave3Asm(p0, p1, p2, r[col0:][:blockM*n4])
+		}
+		var tab [232]float64
+		blockTab(&tab, inv, nil, 0)
+		blockSAsm(s[:n4], buf, &tab)
+	}
+	if n4 < n {
+		blockSGo(s[n4:], r0, r1, r2, col0+blockM*n4, inv, buf)
+	}
+}
+
+// blockProductsSAVX is blockProductsSGo.
+func blockProductsSAVX(pn, pd, s, g, sv []float64, lam *[9]float64, sigmaNSq float64) {
+	n := len(pn)
+	n4 := n &^ 3
+	pd, s, g, sv = pd[:n], s[:n], g[:n], sv[:n]
+	if n4 > 0 {
+		var tab [232]float64
+		blockTab(&tab, nil, lam, sigmaNSq)
+		blockProductsSAsm(pn[:n4], pd[:n4], g[:n4], sv[:n4], s[:n4], &tab)
+	}
+	if n4 < n {
+		blockProductsSGo(pn[n4:], pd[n4:], s[n4:], g[n4:], sv[n4:], lam, sigmaNSq)
 	}
 }
 

@@ -1868,33 +1868,31 @@ TEXT ·blockProductsAsm(SB), NOSPLIT, $0-128
 	MOVQ planes_base+96(FP), SI
 	MOVQ tab+120(FP), DI
 	MOVQ pn_len+8(FP), R8
-	MOVQ R8, R9
-	SHLQ $0x03, R9
-	XORQ R10, R10
+	XORQ R9, R9
 	SHLQ $0x03, R8
 
 blockProducts_loop:
-	CMPQ         R10, R8
+	CMPQ         R9, R8
 	JAE          blockProducts_done
-	MOVQ         SI, R11
-	ADDQ         R10, R11
-	VMOVUPD      (R11), Y0
-	ADDQ         R9, R11
-	VMOVUPD      (R11), Y1
-	ADDQ         R9, R11
-	VMOVUPD      (R11), Y2
-	ADDQ         R9, R11
-	VMOVUPD      (R11), Y3
-	ADDQ         R9, R11
-	VMOVUPD      (R11), Y4
-	ADDQ         R9, R11
-	VMOVUPD      (R11), Y5
-	ADDQ         R9, R11
-	VMOVUPD      (R11), Y6
-	ADDQ         R9, R11
-	VMOVUPD      (R11), Y7
-	ADDQ         R9, R11
-	VMOVUPD      (R11), Y8
+	MOVQ         SI, R10
+	ADDQ         R9, R10
+	VMOVUPD      (R10), Y0
+	ADDQ         R8, R10
+	VMOVUPD      (R10), Y1
+	ADDQ         R8, R10
+	VMOVUPD      (R10), Y2
+	ADDQ         R8, R10
+	VMOVUPD      (R10), Y3
+	ADDQ         R8, R10
+	VMOVUPD      (R10), Y4
+	ADDQ         R8, R10
+	VMOVUPD      (R10), Y5
+	ADDQ         R8, R10
+	VMOVUPD      (R10), Y6
+	ADDQ         R8, R10
+	VMOVUPD      (R10), Y7
+	ADDQ         R8, R10
+	VMOVUPD      (R10), Y8
 	VMULPD       (DI), Y0, Y9
 	VMULPD       32(DI), Y1, Y10
 	VADDPD       Y10, Y9, Y9
@@ -1996,10 +1994,10 @@ blockProducts_loop:
 	VMULPD       Y8, Y1, Y1
 	VADDPD       Y1, Y0, Y0
 	VDIVPD       1760(DI), Y0, Y0
-	VMOVUPD      (DX)(R10*1), Y1
+	VMOVUPD      (DX)(R9*1), Y1
 	VMULPD       Y1, Y1, Y1
 	VMULPD       Y0, Y1, Y1
-	VMOVUPD      (BX)(R10*1), Y2
+	VMOVUPD      (BX)(R9*1), Y2
 	VADDPD       1792(DI), Y2, Y2
 	VDIVPD       Y2, Y1, Y1
 	VDIVPD       1792(DI), Y0, Y0
@@ -2030,7 +2028,7 @@ blockProducts_loop:
 	VADDPD       Y1, Y2, Y1
 	VMULPD       Y1, Y4, Y1
 	VMULPD       Y1, Y3, Y1
-	VMOVUPD      Y1, (AX)(R10*1)
+	VMOVUPD      Y1, (AX)(R9*1)
 	VMULPD       1440(DI), Y0, Y1
 	VADDPD       Y1, Y2, Y1
 	VMULPD       1472(DI), Y0, Y3
@@ -2057,11 +2055,238 @@ blockProducts_loop:
 	VADDPD       Y0, Y2, Y0
 	VMULPD       Y0, Y3, Y0
 	VMULPD       Y0, Y1, Y0
-	VMOVUPD      Y0, (CX)(R10*1)
-	ADDQ         $0x20, R10
+	VMOVUPD      Y0, (CX)(R9*1)
+	ADDQ         $0x20, R9
 	JMP          blockProducts_loop
 
 blockProducts_done:
+	VZEROUPPER
+	RET
+
+// func blockSAsm(s []float64, planes []float64, tab *[232]float64)
+// Requires: AVX
+TEXT ·blockSAsm(SB), NOSPLIT, $0-56
+	MOVQ s_base+0(FP), AX
+	MOVQ planes_base+24(FP), CX
+	MOVQ tab+48(FP), DX
+	MOVQ s_len+8(FP), BX
+	XORQ SI, SI
+	SHLQ $0x03, BX
+
+blockS_loop:
+	CMPQ    SI, BX
+	JAE     blockS_done
+	MOVQ    CX, DI
+	ADDQ    SI, DI
+	VMOVUPD (DI), Y0
+	ADDQ    BX, DI
+	VMOVUPD (DI), Y1
+	ADDQ    BX, DI
+	VMOVUPD (DI), Y2
+	ADDQ    BX, DI
+	VMOVUPD (DI), Y3
+	ADDQ    BX, DI
+	VMOVUPD (DI), Y4
+	ADDQ    BX, DI
+	VMOVUPD (DI), Y5
+	ADDQ    BX, DI
+	VMOVUPD (DI), Y6
+	ADDQ    BX, DI
+	VMOVUPD (DI), Y7
+	ADDQ    BX, DI
+	VMOVUPD (DI), Y8
+	VMULPD  (DX), Y0, Y9
+	VMULPD  32(DX), Y1, Y10
+	VADDPD  Y10, Y9, Y9
+	VMULPD  64(DX), Y2, Y10
+	VADDPD  Y10, Y9, Y9
+	VMULPD  96(DX), Y3, Y10
+	VADDPD  Y10, Y9, Y9
+	VMULPD  128(DX), Y4, Y10
+	VADDPD  Y10, Y9, Y9
+	VMULPD  160(DX), Y5, Y10
+	VADDPD  Y10, Y9, Y9
+	VMULPD  192(DX), Y6, Y10
+	VADDPD  Y10, Y9, Y9
+	VMULPD  224(DX), Y7, Y10
+	VADDPD  Y10, Y9, Y9
+	VMULPD  256(DX), Y8, Y10
+	VADDPD  Y10, Y9, Y9
+	VMULPD  Y0, Y9, Y0
+	VXORPD  Y9, Y9, Y9
+	VADDPD  Y0, Y9, Y0
+	VMULPD  288(DX), Y1, Y9
+	VMULPD  320(DX), Y2, Y10
+	VADDPD  Y10, Y9, Y9
+	VMULPD  352(DX), Y3, Y10
+	VADDPD  Y10, Y9, Y9
+	VMULPD  384(DX), Y4, Y10
+	VADDPD  Y10, Y9, Y9
+	VMULPD  416(DX), Y5, Y10
+	VADDPD  Y10, Y9, Y9
+	VMULPD  448(DX), Y6, Y10
+	VADDPD  Y10, Y9, Y9
+	VMULPD  480(DX), Y7, Y10
+	VADDPD  Y10, Y9, Y9
+	VMULPD  512(DX), Y8, Y10
+	VADDPD  Y10, Y9, Y9
+	VMULPD  Y1, Y9, Y1
+	VADDPD  Y1, Y0, Y0
+	VMULPD  544(DX), Y2, Y1
+	VMULPD  576(DX), Y3, Y9
+	VADDPD  Y9, Y1, Y1
+	VMULPD  608(DX), Y4, Y9
+	VADDPD  Y9, Y1, Y1
+	VMULPD  640(DX), Y5, Y9
+	VADDPD  Y9, Y1, Y1
+	VMULPD  672(DX), Y6, Y9
+	VADDPD  Y9, Y1, Y1
+	VMULPD  704(DX), Y7, Y9
+	VADDPD  Y9, Y1, Y1
+	VMULPD  736(DX), Y8, Y9
+	VADDPD  Y9, Y1, Y1
+	VMULPD  Y2, Y1, Y1
+	VADDPD  Y1, Y0, Y0
+	VMULPD  768(DX), Y3, Y1
+	VMULPD  800(DX), Y4, Y2
+	VADDPD  Y2, Y1, Y1
+	VMULPD  832(DX), Y5, Y2
+	VADDPD  Y2, Y1, Y1
+	VMULPD  864(DX), Y6, Y2
+	VADDPD  Y2, Y1, Y1
+	VMULPD  896(DX), Y7, Y2
+	VADDPD  Y2, Y1, Y1
+	VMULPD  928(DX), Y8, Y2
+	VADDPD  Y2, Y1, Y1
+	VMULPD  Y3, Y1, Y1
+	VADDPD  Y1, Y0, Y0
+	VMULPD  960(DX), Y4, Y1
+	VMULPD  992(DX), Y5, Y2
+	VADDPD  Y2, Y1, Y1
+	VMULPD  1024(DX), Y6, Y2
+	VADDPD  Y2, Y1, Y1
+	VMULPD  1056(DX), Y7, Y2
+	VADDPD  Y2, Y1, Y1
+	VMULPD  1088(DX), Y8, Y2
+	VADDPD  Y2, Y1, Y1
+	VMULPD  Y4, Y1, Y1
+	VADDPD  Y1, Y0, Y0
+	VMULPD  1120(DX), Y5, Y1
+	VMULPD  1152(DX), Y6, Y2
+	VADDPD  Y2, Y1, Y1
+	VMULPD  1184(DX), Y7, Y2
+	VADDPD  Y2, Y1, Y1
+	VMULPD  1216(DX), Y8, Y2
+	VADDPD  Y2, Y1, Y1
+	VMULPD  Y5, Y1, Y1
+	VADDPD  Y1, Y0, Y0
+	VMULPD  1248(DX), Y6, Y1
+	VMULPD  1280(DX), Y7, Y2
+	VADDPD  Y2, Y1, Y1
+	VMULPD  1312(DX), Y8, Y2
+	VADDPD  Y2, Y1, Y1
+	VMULPD  Y6, Y1, Y1
+	VADDPD  Y1, Y0, Y0
+	VMULPD  1344(DX), Y7, Y1
+	VMULPD  1376(DX), Y8, Y2
+	VADDPD  Y2, Y1, Y1
+	VMULPD  Y7, Y1, Y1
+	VADDPD  Y1, Y0, Y0
+	VMULPD  1408(DX), Y8, Y1
+	VMULPD  Y8, Y1, Y1
+	VADDPD  Y1, Y0, Y0
+	VDIVPD  1760(DX), Y0, Y0
+	VMOVUPD Y0, (AX)(SI*1)
+	ADDQ    $0x20, SI
+	JMP     blockS_loop
+
+blockS_done:
+	VZEROUPPER
+	RET
+
+// func blockProductsSAsm(pn []float64, pd []float64, g []float64, sv []float64, s []float64, tab *[232]float64)
+// Requires: AVX
+TEXT ·blockProductsSAsm(SB), NOSPLIT, $0-128
+	MOVQ pn_base+0(FP), AX
+	MOVQ pd_base+24(FP), CX
+	MOVQ g_base+48(FP), DX
+	MOVQ sv_base+72(FP), BX
+	MOVQ s_base+96(FP), SI
+	MOVQ tab+120(FP), DI
+	MOVQ pn_len+8(FP), R8
+	XORQ R9, R9
+	SHLQ $0x03, R8
+
+blockProductsS_loop:
+	CMPQ         R9, R8
+	JAE          blockProductsS_done
+	VMOVUPD      (SI)(R9*1), Y0
+	VMOVUPD      (DX)(R9*1), Y1
+	VMULPD       Y1, Y1, Y1
+	VMULPD       Y0, Y1, Y1
+	VMOVUPD      (BX)(R9*1), Y2
+	VADDPD       1792(DI), Y2, Y2
+	VDIVPD       Y2, Y1, Y1
+	VDIVPD       1792(DI), Y0, Y0
+	VBROADCASTSD 1728(DI), Y2
+	VMULPD       1440(DI), Y1, Y3
+	VADDPD       Y3, Y2, Y3
+	VMULPD       1472(DI), Y1, Y4
+	VADDPD       Y4, Y2, Y4
+	VMULPD       Y4, Y3, Y3
+	VMULPD       1504(DI), Y1, Y4
+	VADDPD       Y4, Y2, Y4
+	VMULPD       Y4, Y3, Y3
+	VMULPD       1536(DI), Y1, Y4
+	VADDPD       Y4, Y2, Y4
+	VMULPD       Y4, Y3, Y3
+	VMULPD       1568(DI), Y1, Y4
+	VADDPD       Y4, Y2, Y4
+	VMULPD       Y4, Y3, Y3
+	VMULPD       1600(DI), Y1, Y4
+	VADDPD       Y4, Y2, Y4
+	VMULPD       1632(DI), Y1, Y5
+	VADDPD       Y5, Y2, Y5
+	VMULPD       Y5, Y4, Y4
+	VMULPD       1664(DI), Y1, Y5
+	VADDPD       Y5, Y2, Y5
+	VMULPD       Y5, Y4, Y4
+	VMULPD       1696(DI), Y1, Y1
+	VADDPD       Y1, Y2, Y1
+	VMULPD       Y1, Y4, Y1
+	VMULPD       Y1, Y3, Y1
+	VMOVUPD      Y1, (AX)(R9*1)
+	VMULPD       1440(DI), Y0, Y1
+	VADDPD       Y1, Y2, Y1
+	VMULPD       1472(DI), Y0, Y3
+	VADDPD       Y3, Y2, Y3
+	VMULPD       Y3, Y1, Y1
+	VMULPD       1504(DI), Y0, Y3
+	VADDPD       Y3, Y2, Y3
+	VMULPD       Y3, Y1, Y1
+	VMULPD       1536(DI), Y0, Y3
+	VADDPD       Y3, Y2, Y3
+	VMULPD       Y3, Y1, Y1
+	VMULPD       1568(DI), Y0, Y3
+	VADDPD       Y3, Y2, Y3
+	VMULPD       Y3, Y1, Y1
+	VMULPD       1600(DI), Y0, Y3
+	VADDPD       Y3, Y2, Y3
+	VMULPD       1632(DI), Y0, Y4
+	VADDPD       Y4, Y2, Y4
+	VMULPD       Y4, Y3, Y3
+	VMULPD       1664(DI), Y0, Y4
+	VADDPD       Y4, Y2, Y4
+	VMULPD       Y4, Y3, Y3
+	VMULPD       1696(DI), Y0, Y0
+	VADDPD       Y0, Y2, Y0
+	VMULPD       Y0, Y3, Y0
+	VMULPD       Y0, Y1, Y0
+	VMOVUPD      Y0, (CX)(R9*1)
+	ADDQ         $0x20, R9
+	JMP          blockProductsS_loop
+
+blockProductsS_done:
 	VZEROUPPER
 	RET
 

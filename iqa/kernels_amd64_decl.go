@@ -77,6 +77,18 @@ func deinterleave3Asm(p0 []float64, p1 []float64, p2 []float64, s []float64)
 //go:noescape
 func blockProductsAsm(pn []float64, pd []float64, g []float64, sv []float64, planes []float64, tab *[232]float64)
 
+// blockSAsm writes the first half of blockProductsAsm, s = yᵀ·Cu⁻¹·y/9, of
+// len(s), a multiple of 4, blocks into s (planes and tab as there).
+//
+//go:noescape
+func blockSAsm(s []float64, planes []float64, tab *[232]float64)
+
+// blockProductsSAsm is blockProductsAsm with s of each block given (blockSAsm)
+// instead of computed from its samples.
+//
+//go:noescape
+func blockProductsSAsm(pn []float64, pd []float64, g []float64, sv []float64, s []float64, tab *[232]float64)
+
 // transposeRowsAsm writes src[i·stride + j] into dst[4j + i] for i < 4 and
 // j < n, a multiple of 4.
 //

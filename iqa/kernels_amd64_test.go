@@ -153,6 +153,18 @@ func TestSIMDKernelsBlockProducts(t *testing.T) {
 		blockProductsGo(wn, wd, r0, r1, r2, 2, g, sv, &inv, &lam, 0.1, buf)
 		sameBits(t, "blockProducts pn", gn, wn)
 		sameBits(t, "blockProducts pd", gd, wd)
+		// The split kernels: s first, then the products from s, must give
+		// the same s and products as the scalar kernels and as blockProducts.
+		gs, ws := make([]float64, nc), make([]float64, nc)
+		blockSAVX(gs, r0, r1, r2, 2, &inv, buf)
+		blockSGo(ws, r0, r1, r2, 2, &inv, buf)
+		sameBits(t, "blockS", gs, ws)
+		blockProductsSAVX(gn, gd, gs, g, sv, &lam, 0.1)
+		sameBits(t, "blockProductsS pn", gn, wn)
+		sameBits(t, "blockProductsS pd", gd, wd)
+		blockProductsSGo(gn, gd, ws, g, sv, &lam, 0.1)
+		sameBits(t, "blockProductsSGo pn", gn, wn)
+		sameBits(t, "blockProductsSGo pd", gd, wd)
 	}
 }
 

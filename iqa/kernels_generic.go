@@ -32,6 +32,14 @@ func blockProducts(pn, pd, r0, r1, r2 []float64, col0 int, g, sv []float64, inv 
 	blockProductsGo(pn, pd, r0, r1, r2, col0, g, sv, inv, lam, sigmaNSq, buf)
 }
 
+func blockS(s, r0, r1, r2 []float64, col0 int, inv *[9][9]float64, buf []float64) {
+	blockSGo(s, r0, r1, r2, col0, inv, buf)
+}
+
+func blockProductsS(pn, pd, s, g, sv []float64, lam *[9]float64, sigmaNSq float64) {
+	blockProductsSGo(pn, pd, s, g, sv, lam, sigmaNSq)
+}
+
 func windowRows(vert, x, y []float64, xoff, cw, n, cols, m int, two bool, p3, p2, buf []float64) {
 	windowRowsGo(vert, x, y, xoff, cw, n, cols, m, two, p3, p2, buf)
 }

@@ -70,6 +70,12 @@ func (s *MultiScorer) Score(dst []Result, ref, dist *Gray) ([]Result, error) {
 	if len(ref.Pix) != ref.Width*ref.Height || len(dist.Pix) != len(ref.Pix) {
 		panic("iqa: Gray with wrong Pix length")
 	}
+	return s.score(dst, ref, nil, dist)
+}
+
+// score is Score, with the reference's wavelet share taken from wr where
+// it is not nil (wr prepared from ref for s's wavelet methods).
+func (s *MultiScorer) score(dst []Result, ref *Gray, wr *waveRef, dist *Gray) ([]Result, error) {
 	w, h := ref.Width, ref.Height
 	if len(s.wavelet) > 0 {
 		if PyramidHeight(w, h) == 0 {
@@ -83,7 +89,11 @@ func (s *MultiScorer) Score(dst []Result, ref, dist *Gray) ([]Result, error) {
 		if s.wave == nil || s.wave.w != w || s.wave.h != h || s.wave.height != height {
 			s.wave = newWaveWorkspace(w, h, height)
 		}
-		s.wave.vifs(ref.Pix, dist.Pix, s.fl)
+		if wr != nil {
+			s.wave.levels(wr, nil, dist.Pix, s.fl)
+		} else {
+			s.wave.vifs(ref.Pix, dist.Pix, s.fl)
+		}
 	}
 	same := slices.Equal(ref.Pix, dist.Pix)
 	n := len(dst)

@@ -73,14 +73,8 @@ func (s *Scorer) scorePixel(ref, dist *Gray) (Result, error) {
 	ws := s.pix
 	w, h := ref.Width, ref.Height
 	n := w * h
-	if n == 0 {
-		// Both sums are 0 and the ratio undefined (the reference gives 0/0).
-		return Result{}, fmt.Errorf("%s VIF of a %d×%d image: no pixels", s.method, w, h)
-	}
-	if s.method == PixelMS && min(w, h) <= pixelK {
-		// The reference computes no scale at all and returns 5/5 = 1 for
-		// any pair: a "no change" that would be silently wrong.
-		return Result{}, fmt.Errorf("pixel-multiscale VIF needs both sides longer than %d pixels (got %d×%d); use pixel", pixelK, w, h)
+	if err := pixelSizeError(s.method, w, h); err != nil {
+		return Result{}, err
 	}
 	// Room for scale 0 plus all downsampled scales (< n/3 together).
 	total := n
@@ -137,6 +131,21 @@ func (s *Scorer) scorePixel(ref, dist *Gray) (Result, error) {
 		sd += den[i]
 	}
 	return Result{VIF: sn / sd}, nil
+}
+
+// pixelSizeError returns the error scorePixel returns for any pair of w×h
+// images with the pixel-domain method m, or nil if it can score them.
+func pixelSizeError(m Method, w, h int) error {
+	if w*h == 0 {
+		// Both sums are 0 and the ratio undefined (the reference gives 0/0).
+		return fmt.Errorf("%s VIF of a %d×%d image: no pixels", m, w, h)
+	}
+	if m == PixelMS && min(w, h) <= pixelK {
+		// The reference computes no scale at all and returns 5/5 = 1 for
+		// any pair: a "no change" that would be silently wrong.
+		return fmt.Errorf("pixel-multiscale VIF needs both sides longer than %d pixels (got %d×%d); use pixel", pixelK, w, h)
+	}
+	return nil
 }
 
 // roughMean returns the mean of about 4096 samples of p spread evenly over

@@ -65,7 +65,10 @@ type waveWorkspace struct {
 	tmp  []float64    // kernel scratch (folded rows; the vectorised kernels' planes)
 	lo   [2][]float64 // the lowpass of ref and dist at level 0
 	next [2][]float64 // the downsampled lowpass; lo and next alternate by level
-	band [2][2][]float64
+	band [2][]float64 // the distorted image's bands 0 and 3 of the current level
+	// ref holds the reference's bands and models when the workspace
+	// scores pairs (vifs); a Reference brings its own.
+	ref *waveRef
 
 	pre  []float64 // per-row prefix sums at j = 3t, 5 interleaved quantities (×4 rows)
 	pre2 []float64 // the same at j = 3t+2
@@ -84,9 +87,7 @@ func newWaveWorkspace(w, h, height int) *waveWorkspace {
 	for i := range 2 {
 		ws.lo[i] = make([]float64, n)
 		ws.next[i] = make([]float64, ((w+1)/2)*((h+1)/2))
-		for b := range 2 {
-			ws.band[i][b] = make([]float64, n)
-		}
+		ws.band[i] = make([]float64, n)
 	}
 	ws.pre = make([]float64, 20*(w/blockM+1))
 	ws.pre2 = make([]float64, 20*(w/blockM+1))
@@ -154,12 +155,38 @@ func (ws *waveWorkspace) vif(ref, dist []float64, p waveParams) float64 {
 
 // vifs computes the subband terms of every flavour in fl (each with height
 // ≤ ws.height) for the pair (ref, dist), both w×h, from one pyramid
-// decomposition. What the flavours share is computed once per subband: the
-// bands themselves, the reference's patch moments, and the window sums of
-// the channel estimate for flavours with the same window. Each flavour's
-// terms are bit-identical to computing it alone: the same operations run on
-// the same operands in the same order.
+// decomposition of each image: it prepares the workspace's own waveRef from
+// ref and scores dist against it, level by level.
 func (ws *waveWorkspace) vifs(ref, dist []float64, fl []waveFlavour) {
+	if ws.ref == nil {
+		ws.ref = newWaveRef(ws.w, ws.h, ws.height, true)
+	}
+	r := ws.ref
+	r.kinds = flavourKinds(fl)
+	ws.levels(r, ref, dist, fl)
+}
+
+// flavourKinds returns which GSM models (gsmKind) the flavours fl need.
+func flavourKinds(fl []waveFlavour) (k [2]bool) {
+	for i := range fl {
+		k[gsmKind(fl[i].p)] = true
+	}
+	return k
+}
+
+// levels runs the pyramid levels 0 … ws.height−1. With ref non-nil it
+// computes r's bands and GSM models (for the kinds r.kinds) from ref; with
+// dist non-nil it decomposes dist and computes the subband terms of every
+// flavour in fl from it and r. Each image's pyramid is computed by the same
+// operations whether the other image is given or not, so the terms are
+// bit-identical however the work is split.
+//
+// What the flavours share is computed once per subband: the bands
+// themselves, the reference's GSM model per kind, and the window sums of the
+// channel estimate for flavours with the same window. Each flavour's terms
+// are bit-identical to computing it alone: the same operations run on the
+// same operands in the same order.
+func (ws *waveWorkspace) levels(r *waveRef, ref, dist []float64, fl []waveFlavour) {
 	w, h, H := ws.w, ws.h, ws.height
 	// A flavour equal to an earlier one (vifvec2-layers is vifvec where
 	// the image allows only two levels, e.g. 32×32) is computed once.
@@ -173,41 +200,49 @@ func (ws *waveWorkspace) vifs(ref, dist []float64, fl []waveFlavour) {
 			}
 		}
 	}
-	// lo and next take turns holding the current lowpass: each level's is
-	// smaller than both buffers.
+	// lo and next take turns holding the current lowpass of ref (index 0)
+	// and dist (index 1): each level's is smaller than both buffers.
 	lo, next := ws.lo, ws.next
-	lo0Filter(lo[0], ref, w, h, ws.xp, ws.tmp)
-	lo0Filter(lo[1], dist, w, h, ws.xp, ws.tmp)
+	img := [2][]float64{ref, dist}
+	for i, x := range img {
+		if x != nil {
+			lo0Filter(lo[i], x, w, h, ws.xp, ws.tmp)
+		}
+	}
 	lw, lh := w, h
 	for lev := range H {
 		cw, ch := lw/blockM*blockM, lh/blockM*blockM
-		for i := range 2 {
-			bandFilters(ws.band[i][0], ws.band[i][1], lo[i], lw, lh, cw, ch, ws.xp, ws.tmp)
+		if ref != nil {
+			ws.refLevel(r, lev, lo[0], lw, lh)
 		}
-		// Subband index k counts from the coarsest level, orientation 3
-		// before 0 (vif.md §2.2); lev_k = ⌈(k+1)/2⌉ = height − lev.
-		for o, b := range [2]int{1, 0} {
-			x, y := ws.band[0][b][:cw*ch], ws.band[1][b][:cw*ch]
-			var S [9][9]float64
-			var m [9]float64
-			N := patchMoments(x, ch, cw, &S, &m)
-			sumsWin := 0 // the window ws.vert holds the sums of
-			for i := range fl {
-				f := &fl[i]
-				if lev >= f.height || dupOf[i] >= 0 {
-					continue
+		if dist != nil {
+			bandFilters(ws.band[0], ws.band[1], lo[1], lw, lh, cw, ch, ws.xp, ws.tmp)
+			// Subband index k counts from the coarsest level, orientation 3
+			// before 0 (vif.md §2.2); lev_k = ⌈(k+1)/2⌉ = height − lev.
+			for o, b := range [2]int{1, 0} {
+				x, y := r.band[lev][b], ws.band[b][:cw*ch]
+				sumsWin := 0 // the window ws.vert holds the sums of
+				for i := range fl {
+					f := &fl[i]
+					if lev >= f.height || dupOf[i] >= 0 {
+						continue
+					}
+					win := 1<<(f.height-lev) + 1
+					if win != sumsWin {
+						ws.windowSums(x, y, cw, ch, win)
+						sumsWin = win
+					}
+					k := 2*(f.height-1-lev) + o
+					kind := gsmKind(f.p)
+					f.num[k], f.den[k] = ws.subband(x, cw, ch, win, r.model(lev, b, f.p), r.s[lev][b][kind], f.p)
 				}
-				win := 1<<(f.height-lev) + 1
-				if win != sumsWin {
-					ws.windowSums(x, y, cw, ch, win)
-					sumsWin = win
-				}
-				k := 2*(f.height-1-lev) + o
-				f.num[k], f.den[k] = ws.subband(x, cw, ch, win, &S, &m, N, f.p)
 			}
 		}
 		if lev < H-1 {
-			for i := range 2 {
+			for i, x := range img {
+				if x == nil {
+					continue
+				}
 				nn := ((lw + 1) / 2) * ((lh + 1) / 2)
 				lowpassDown(next[i][:nn], lo[i], lw, lh, ws.xp, ws.tmp)
 				lo[i], next[i] = next[i], lo[i]
@@ -218,6 +253,34 @@ func (ws *waveWorkspace) vifs(ref, dist []float64, fl []waveFlavour) {
 	for i := range fl {
 		if j := dupOf[i]; j >= 0 {
 			fl[i].num, fl[i].den = fl[j].num, fl[j].den
+		}
+	}
+}
+
+// refLevel computes level lev of r from the reference's lowpass lo (lw×lh):
+// the bands 0 and 3, cropped to a multiple of 3, and their GSM models.
+func (ws *waveWorkspace) refLevel(r *waveRef, lev int, lo []float64, lw, lh int) {
+	cw, ch := lw/blockM*blockM, lh/blockM*blockM
+	b0, b3 := r.band[lev][0], r.band[lev][1]
+	bandFilters(b0, b3, lo, lw, lh, cw, ch, ws.xp, ws.tmp)
+	for b, x := range [2][]float64{b0, b3} {
+		var S [9][9]float64
+		var m [9]float64
+		N := patchMoments(x, ch, cw, &S, &m)
+		for k, p := range [2]waveParams{paramsVCRPy, paramsVIFVec} {
+			if !r.kinds[k] {
+				continue
+			}
+			g := &r.gsm[lev][b][k]
+			g.fit(&S, &m, N, p)
+			if s := r.s[lev][b][k]; s != nil {
+				// s of every block, for scoring many distorted images.
+				nb := cw / blockM
+				for R := range ch / blockM {
+					row := x[R*blockM*cw:]
+					blockS(s[R*nb:][:nb], row[:cw], row[cw:][:cw], row[2*cw:][:cw], 0, &g.inv, ws.tmp)
+				}
+			}
 		}
 	}
 }
@@ -242,49 +305,22 @@ func (f *waveFlavour) vif() float64 {
 
 // subband returns the information terms (num, den) of one subband: x is the
 // reference band, cw×ch (multiples of 3), win the statistics window side,
-// S, m and N the patch moments of x (patchMoments), and ws.vert the window
+// g the GSM model of x for p's kind (gsmModel.fit), and ws.vert the window
 // sums of x and the distorted band for win (windowSums). For VCRPy they are
 // means over the kept blocks of Σ_j ln(1 + g²·s·λj/(σv²+σn²)) and
 // Σ_j ln(1 + s·λj/σn²); for VIFVec sums.
-func (ws *waveWorkspace) subband(x []float64, cw, ch, win int, S *[9][9]float64, m *[9]float64, N int, p waveParams) (num, den float64) {
+//
+// sAll, when not nil, holds s = yᵀ·Cu⁻¹·y/9 of every block of x for g
+// (row-major, cw/3 blocks per row; waveRef.s), which the block products
+// then read instead of computing it.
+func (ws *waveWorkspace) subband(x []float64, cw, ch, win int, g *gsmModel, sAll []float64, p waveParams) (num, den float64) {
 	a, b := ch/blockM, cw/blockM
 	half := (win - 1) / 2
 	off := (half + blockM - 1) / blockM // ⌈((w−1)/2)/M⌉
 	nr, nc := a-2*off, b-2*off
 	ws.channel(cw, ch, win, p)
 
-	// Reference GSM: Cu, eigenvalues, inverse.
-	div := float64(N - 1)
-	if p.vifvec {
-		div = float64(N)
-	}
-	var cu [9][9]float64
-	for i := range 9 {
-		for j := range 9 {
-			cu[i][j] = (S[i][j] - m[i]*m[j]/float64(N)) / div
-		}
-	}
-	var lam [9]float64
-	var V, inv [9][9]float64
-	eigSym9(&cu, &lam, &V)
-	cut := -1.0
-	if p.vifvec {
-		// A pseudo-inverse for a singular Cu (pyiqa uses pinverse; MATLAB's
-		// inv would return Inf). For a full-rank Cu it is the inverse.
-		cut = 9 * 2.220446049250313e-16 * max(math.Abs(lam[0]), math.Abs(lam[8]))
-	} else {
-		for i := range lam {
-			if lam[i] < p.tol {
-				lam[i] = p.tol
-			}
-		}
-	}
-	inverseFromEig(&inv, &lam, &V, cut)
-	for i := range 9 {
-		for j := i + 1; j < 9; j++ {
-			inv[i][j] *= 2 // the upper triangle stands for both halves below
-		}
-	}
+	lam, inv := &g.lam, &g.inv
 
 	var logNum, logDen float64
 	prodNum, prodDen := 1.0, 1.0
@@ -297,13 +333,17 @@ func (ws *waveWorkspace) subband(x []float64, cw, ch, win int, S *[9][9]float64,
 		r1 := x[(row+1)*cw:][:cw]
 		r2 := x[(row+2)*cw:][:cw]
 		pns, pds := ws.pn[:nc], ws.pd[:nc]
-		blockProducts(pns, pds, r0, r1, r2, off*blockM, gr, vr, &inv, &lam, p.sigmaNSq, ws.tmp)
+		if sAll != nil {
+			blockProductsS(pns, pds, sAll[(r+off)*b+off:][:nc], gr, vr, lam, p.sigmaNSq)
+		} else {
+			blockProducts(pns, pds, r0, r1, r2, off*blockM, gr, vr, inv, lam, p.sigmaNSq, ws.tmp)
+		}
 		for c := range nc {
 			pn, pd := pns[c], pds[c]
 			if pn > 0x1p498 || pd > 0x1p498 || pn <= 0 || pd <= 0 {
 				// Fall back to the sum of logs where a block's product is
 				// huge (or a negative eigenvalue makes a factor ≤ 0).
-				gn, sd := blockGainTerms(r0, r1, r2, (c+off)*blockM, gr[c], vr[c], &inv, p.sigmaNSq)
+				gn, sd := blockGainTerms(r0, r1, r2, (c+off)*blockM, gr[c], vr[c], inv, p.sigmaNSq)
 				for _, l := range lam {
 					logNum += math.Log(1 + gn*l)
 					logDen += math.Log(1 + sd*l)
@@ -392,6 +432,43 @@ func blockProductsGo(pn, pd, r0, r1, r2 []float64, col0 int, g, sv []float64, in
 		s := q / 9
 		gn, sd := g[c]*g[c]*s/(sv[c]+sigmaNSq), s/sigmaNSq
 		// Two shorter product chains each, for instruction-level parallelism.
+		p := (1 + gn*lam[0]) * (1 + gn*lam[1]) * (1 + gn*lam[2]) * (1 + gn*lam[3]) * (1 + gn*lam[4])
+		pn[c] = p * ((1 + gn*lam[5]) * (1 + gn*lam[6]) * (1 + gn*lam[7]) * (1 + gn*lam[8]))
+		p = (1 + sd*lam[0]) * (1 + sd*lam[1]) * (1 + sd*lam[2]) * (1 + sd*lam[3]) * (1 + sd*lam[4])
+		pd[c] = p * ((1 + sd*lam[5]) * (1 + sd*lam[6]) * (1 + sd*lam[7]) * (1 + sd*lam[8]))
+	}
+}
+
+// blockSGo writes, for the blocks c of one block row (top-left sample at
+// column col0 + 3c of the rows r0, r1, r2), s[c] = yᵀ·Cu⁻¹·y/9 as
+// blockProductsGo computes it. buf is scratch for the vectorised version
+// (at least 9·len(s) samples).
+func blockSGo(s, r0, r1, r2 []float64, col0 int, inv *[9][9]float64, buf []float64) {
+	for c := range s {
+		col := col0 + c*blockM
+		v := [9]float64{
+			r0[col], r0[col+1], r0[col+2],
+			r1[col], r1[col+1], r1[col+2],
+			r2[col], r2[col+1], r2[col+2],
+		}
+		var q float64
+		for i := range 9 {
+			t := inv[i][i] * v[i]
+			for j := i + 1; j < 9; j++ {
+				t += inv[i][j] * v[j]
+			}
+			q += t * v[i]
+		}
+		s[c] = q / 9
+	}
+}
+
+// blockProductsSGo is blockProductsGo with s of each block given (blockSGo)
+// instead of computed from its samples: the same operations follow.
+func blockProductsSGo(pn, pd, s, g, sv []float64, lam *[9]float64, sigmaNSq float64) {
+	s, g, sv, pd = s[:len(pn)], g[:len(pn)], sv[:len(pn)], pd[:len(pn)]
+	for c := range pn {
+		gn, sd := g[c]*g[c]*s[c]/(sv[c]+sigmaNSq), s[c]/sigmaNSq
 		p := (1 + gn*lam[0]) * (1 + gn*lam[1]) * (1 + gn*lam[2]) * (1 + gn*lam[3]) * (1 + gn*lam[4])
 		pn[c] = p * ((1 + gn*lam[5]) * (1 + gn*lam[6]) * (1 + gn*lam[7]) * (1 + gn*lam[8]))
 		p = (1 + sd*lam[0]) * (1 + sd*lam[1]) * (1 + sd*lam[2]) * (1 + sd*lam[3]) * (1 + sd*lam[4])

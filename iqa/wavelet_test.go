@@ -378,3 +378,51 @@ func TestVIFVec2Layers(t *testing.T) {
 		t.Errorf("ParseMethod(vifvec2-layers) = %q, %v", m, err)
 	}
 }
+
+// BenchmarkScorePreparedVCRPy224 times one distorted 224×224 image against
+// a prepared reference (Scorer.ScoreRef): the per-image cost when one
+// reference is scored against many distorted versions.
+func BenchmarkScorePreparedVCRPy224(b *testing.B) {
+	m := testimg.Natural(224, 224, 1)
+	ref, dist := GrayFrom(m), noisy(m, 0.05, 2)
+	s := NewScorer(VCRPy)
+	r, err := s.Prepare(ref)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := s.ScoreRef(r, dist); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkPrepareVCRPy224 times Scorer.Prepare of a 224×224 reference:
+// the one-off cost that BenchmarkScorePreparedVCRPy224 saves per image.
+func BenchmarkPrepareVCRPy224(b *testing.B) {
+	ref := GrayFrom(testimg.Natural(224, 224, 1))
+	s := NewScorer(VCRPy)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := s.Prepare(ref); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkPrepareScoreVCRPy224 times Scorer.PrepareScore of a 224×224 pair
+// into a reused Reference: a first distorted image scored while its
+// reference is prepared, which BenchmarkScoreVCRPy224 costs without.
+func BenchmarkPrepareScoreVCRPy224(b *testing.B) {
+	m := testimg.Natural(224, 224, 1)
+	ref, dist := GrayFrom(m), noisy(m, 0.05, 2)
+	s := NewScorer(VCRPy)
+	var r Reference
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := s.PrepareScore(&r, ref, dist); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

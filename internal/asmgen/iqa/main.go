@@ -509,60 +509,92 @@ func blockProducts() {
 		"each broadcast to 4 lanes.")
 	pn, pd, g, sv, pl, tp := base("pn"), base("pd"), base("g"), base("sv"), base("planes"), ptr("tab")
 	n := count("pn", true)
-	stride := GP64() // bytes between planes
-	MOVQ(n, stride)
-	SHLQ(Imm(3), stride)
-	T := func(i int) Mem { return tp.Offset(32 * i) }
-	const iOne, iNine, iSig = 54, 55, 56
 	loop("blockProducts", n, 4, func(o GPVirtual) {
-		// Plane i of block vector o: pl + o + i·stride; p walks the planes.
-		p := GP64()
-		MOVQ(pl.Base, p)
-		ADDQ(o, p)
-		var v [9]VecVirtual
-		for i := range v {
-			v[i] = YMM()
-			VMOVUPD(Mem{Base: p}, v[i])
-			if i < 8 {
-				ADDQ(stride, p)
-			}
-		}
-		// yᵀ·Cu⁻¹·y row by row, in the scalar kernel's order.
-		var q VecVirtual
-		t := 0
-		for i := range 9 {
-			r := mul(v[i], T(t))
-			t++
-			for j := i + 1; j < 9; j++ {
-				r = add(r, mul(v[j], T(t)))
-				t++
-			}
-			r = mul(r, v[i])
-			if i == 0 {
-				z := YMM()
-				VXORPD(z, z, z)
-				q = add(z, r) // 0 + x: −0 becomes +0 as in the scalar sum
-			} else {
-				q = add(q, r)
-			}
-		}
-		s := div(q, T(iNine))
-		gv := ld(g, o, 0)
-		gn := div(mul(mul(gv, gv), s), add(ld(sv, o, 0), T(iSig)))
-		sd := div(s, T(iSig))
-		one := bcast(tp.Offset(32 * iOne))
-		f := func(a VecVirtual, j int) VecVirtual { return add(one, mul(a, T(45+j))) }
-		for k, a := range []VecVirtual{gn, sd} {
-			p := mul(f(a, 0), f(a, 1))
-			p = mul(p, f(a, 2))
-			p = mul(p, f(a, 3))
-			p = mul(p, f(a, 4))
-			r := mul(f(a, 5), f(a, 6))
-			r = mul(r, f(a, 7))
-			r = mul(r, f(a, 8))
-			st(mul(p, r), []Mem{pn, pd}[k], o, 0)
-		}
+		s := blockS(pl, n, o, tp)
+		blockFactors(pn, pd, g, sv, o, tp, s)
 	})
+
+	TEXT("blockSAsm", NOSPLIT, "func(s, planes []float64, tab *[232]float64)")
+	Pragma("noescape")
+	Doc("blockSAsm writes the first half of blockProductsAsm, s = yᵀ·Cu⁻¹·y/9, of",
+		"len(s), a multiple of 4, blocks into s (planes and tab as there).")
+	sp, pl, tp := base("s"), base("planes"), ptr("tab")
+	n = count("s", true)
+	loop("blockS", n, 4, func(o GPVirtual) {
+		st(blockS(pl, n, o, tp), sp, o, 0)
+	})
+
+	TEXT("blockProductsSAsm", NOSPLIT, "func(pn, pd, g, sv, s []float64, tab *[232]float64)")
+	Pragma("noescape")
+	Doc("blockProductsSAsm is blockProductsAsm with s of each block given (blockSAsm)",
+		"instead of computed from its samples.")
+	pn, pd, g, sv, sp, tp = base("pn"), base("pd"), base("g"), base("sv"), base("s"), ptr("tab")
+	n = count("pn", true)
+	loop("blockProductsS", n, 4, func(o GPVirtual) {
+		blockFactors(pn, pd, g, sv, o, tp, ld(sp, o, 0))
+	})
+}
+
+// blockS returns s = yᵀ·Cu⁻¹·y/9 of the four blocks at byte offset o of the
+// nine planes from pl, the planes nb bytes apart (inside loop, whose count
+// it is: loop turns the count into bytes before the body).
+func blockS(pl Mem, nb GPVirtual, o GPVirtual, tp Mem) VecVirtual {
+	T := func(i int) Mem { return tp.Offset(32 * i) }
+	// Plane i of block vector o: pl + o + i·nb.
+	p := GP64()
+	MOVQ(pl.Base, p)
+	ADDQ(o, p)
+	var v [9]VecVirtual
+	for i := range v {
+		v[i] = YMM()
+		VMOVUPD(Mem{Base: p}, v[i])
+		if i < 8 {
+			ADDQ(nb, p)
+		}
+	}
+	// yᵀ·Cu⁻¹·y row by row, in the scalar kernel's order.
+	var q VecVirtual
+	t := 0
+	for i := range 9 {
+		r := mul(v[i], T(t))
+		t++
+		for j := i + 1; j < 9; j++ {
+			r = add(r, mul(v[j], T(t)))
+			t++
+		}
+		r = mul(r, v[i])
+		if i == 0 {
+			z := YMM()
+			VXORPD(z, z, z)
+			q = add(z, r) // 0 + x: −0 becomes +0 as in the scalar sum
+		} else {
+			q = add(q, r)
+		}
+	}
+	return div(q, T(55))
+}
+
+// blockFactors stores, for the four blocks at byte offset o, the products
+// pn = Π_j (1 + gn·λj) and pd = Π_j (1 + sd·λj), gn = g²·s/(σv²+σn²),
+// sd = s/σn², in the scalar kernel's order.
+func blockFactors(pn, pd, g, sv Mem, o GPVirtual, tp Mem, s VecVirtual) {
+	T := func(i int) Mem { return tp.Offset(32 * i) }
+	const iOne, iSig = 54, 56
+	gv := ld(g, o, 0)
+	gn := div(mul(mul(gv, gv), s), add(ld(sv, o, 0), T(iSig)))
+	sd := div(s, T(iSig))
+	one := bcast(tp.Offset(32 * iOne))
+	f := func(a VecVirtual, j int) VecVirtual { return add(one, mul(a, T(45+j))) }
+	for k, a := range []VecVirtual{gn, sd} {
+		p := mul(f(a, 0), f(a, 1))
+		p = mul(p, f(a, 2))
+		p = mul(p, f(a, 3))
+		p = mul(p, f(a, 4))
+		r := mul(f(a, 5), f(a, 6))
+		r = mul(r, f(a, 7))
+		r = mul(r, f(a, 8))
+		st(mul(p, r), []Mem{pn, pd}[k], o, 0)
+	}
 }
 
 // transpose4 returns the columns of the 4×4 matrix with rows a, b, c, d.

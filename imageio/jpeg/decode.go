@@ -112,6 +112,7 @@ type component struct {
 	bwA, bhA     int // blocks allocated: whole MCUs
 	plane        []uint8
 	coefs        []int16
+	kmax         []uint8    // per block of coefs: zig-zag position ≥ its last nonzero coefficient
 	quant        [64]int32  // natural order, latched at the first scan
 	qzz          [128]int32 // quant in zig-zag order, past 63 as zigzag
 	latched      bool
@@ -161,17 +162,20 @@ type decodeState struct {
 	eobrun      int32
 	bits        bitReader
 	up          [3][]uint8
+	packed      []uint32
+	off         []int64
 }
 
 // Decode decodes the JPEG file data into dst's storage (grown as needed)
 // and returns the image. Errors wrap ErrUnsupported or ErrFormat.
 func (d *Decoder) Decode(dst []uint8, data []byte) (Image, error) {
-	d.decodeState = decodeState{up: d.up, compBuf: d.compBuf}
+	d.decodeState = decodeState{up: d.up, packed: d.packed, off: d.off, compBuf: d.compBuf}
 	for i := range d.dc {
 		d.dc[i].present, d.ac[i].present = false, false
 	}
 	for i := range d.compBuf {
-		d.compBuf[i] = component{plane: d.compBuf[i].plane, coefs: d.compBuf[i].coefs}
+		c := &d.compBuf[i]
+		*c = component{plane: c.plane, coefs: c.coefs, kmax: c.kmax}
 	}
 	d.data = data
 	if len(data) < 2 || data[0] != 0xff || data[1] != 0xd8 {
@@ -252,10 +256,16 @@ func (d *Decoder) Decode(dst []uint8, data []byte) (Image, error) {
 			c := &d.comps[ci]
 			for by := range c.bhA {
 				for bx := range c.bwA {
-					b := (*[64]int16)(c.coefs[(by*c.bwA+bx)*64:][:64])
-					out := c.plane[by*8*c.bwA*8+bx*8:]
-					dequantT(&t, b, &c.quant)
-					idctBlock(out, c.bwA*8, &t, lastNonzero(b))
+					bi := by*c.bwA + bx
+					b := (*[64]int16)(c.coefs[bi*64:][:64])
+					km := int(c.kmax[bi] & 63)
+					for k := range km + 1 {
+						t[zigzagT[k]&63] = int32(b[zigzag[k]&63]) * c.qzz[k]
+					}
+					idctBlock(c.plane[by*8*c.bwA*8+bx*8:], c.bwA*8, &t, km)
+					for k := range km + 1 {
+						t[zigzagT[k]&63] = 0
+					}
 				}
 			}
 		}
@@ -343,6 +353,8 @@ func (d *Decoder) parseSOF(seg []byte, progressive bool) error {
 				c.coefs = c.coefs[:n]
 				clear(c.coefs)
 			}
+			c.kmax = grow(c.kmax, n/64)
+			clear(c.kmax)
 		}
 		for k := range c.coefBits {
 			c.coefBits[k] = -1

@@ -263,27 +263,6 @@ func idctBlock(out []uint8, stride int, in *[64]int32, kmax int) {
 	}
 }
 
-// lastNonzero returns the zig-zag position of b's last nonzero coefficient
-// (0 if only the DC may be nonzero).
-func lastNonzero(b *[64]int16) int {
-	for k := 63; k > 0; k-- {
-		if b[zigzag[k]] != 0 {
-			return k
-		}
-	}
-	return 0
-}
-
-// dequantT writes the coefficients b (natural order) dequantised with q
-// and transposed into t, the layout idctBlock reads.
-func dequantT(t *[64]int32, b *[64]int16, q *[64]int32) {
-	for r := range 8 {
-		for c := range 8 {
-			t[8*c+r] = int32(b[8*r+c]) * q[8*r+c]
-		}
-	}
-}
-
 // idct2x2 is idctIslow for a block whose nonzero coefficients are among
 // the first three in zig-zag order (natural 0, 1 and 8: the top-left 2×2
 // corner), with the terms of the zero inputs left out: identical results.

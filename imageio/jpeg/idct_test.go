@@ -162,3 +162,13 @@ func TestIdctMatchesReference(t *testing.T) {
 		}
 	}
 }
+
+// dequantT writes the coefficients b (natural order) dequantised with q
+// and transposed into t, the layout idctBlock reads.
+func dequantT(t *[64]int32, b *[64]int16, q *[64]int32) {
+	for r := range 8 {
+		for c := range 8 {
+			t[8*c+r] = int32(b[8*r+c]) * q[8*r+c]
+		}
+	}
+}

@@ -247,7 +247,8 @@ func (d *Decoder) scan(seg []byte) error {
 							idctBlock(out, c.bwA*8, &blk, d.decodeBlock(&blk, s))
 							continue
 						}
-						b := (*[64]int16)(c.coefs[(by*c.bwA+bx)*64:][:64])
+						bi := by*c.bwA + bx
+						b := (*[64]int16)(c.coefs[bi*64:][:64])
 						switch {
 						case ss == 0 && ah == 0:
 							dcv := d.decodeHuff(s.dc)
@@ -258,9 +259,9 @@ func (d *Decoder) scan(seg []byte) error {
 								b[0] |= int16(1 << al)
 							}
 						case ah == 0:
-							d.acFirst(b, s.ac, ss, se, al)
+							d.acFirst(b, &c.kmax[bi], s.ac, ss, se, al)
 						default:
-							d.acRefine(b, s.ac, ss, se, al)
+							d.acRefine(b, &c.kmax[bi], s.ac, ss, se, al)
 						}
 					}
 				}
@@ -411,8 +412,9 @@ func (h *huffDec) slow(acc uint64) (uint8, uint) {
 	return 0, 16
 }
 
-// acFirst is jdphuff.c decode_mcu_AC_first for one block.
-func (d *Decoder) acFirst(b *[64]int16, ac *huffDec, ss, se int, al int32) {
+// acFirst is jdphuff.c decode_mcu_AC_first for one block. It raises *km to
+// the zig-zag position of each coefficient it sets.
+func (d *Decoder) acFirst(b *[64]int16, km *uint8, ac *huffDec, ss, se int, al int32) {
 	if d.eobrun > 0 {
 		d.eobrun--
 		return
@@ -423,6 +425,7 @@ func (d *Decoder) acFirst(b *[64]int16, ac *huffDec, ss, se int, al int32) {
 		if s != 0 {
 			k += r
 			b[zigzag[k]] = int16(d.receiveExtend(s) << al)
+			*km = max(*km, uint8(min(k, 63)))
 			continue
 		}
 		if r != 15 {
@@ -437,8 +440,9 @@ func (d *Decoder) acFirst(b *[64]int16, ac *huffDec, ss, se int, al int32) {
 	}
 }
 
-// acRefine is jdphuff.c decode_mcu_AC_refine for one block.
-func (d *Decoder) acRefine(b *[64]int16, ac *huffDec, ss, se int, al int32) {
+// acRefine is jdphuff.c decode_mcu_AC_refine for one block. It raises *km
+// to the zig-zag position of each coefficient it makes nonzero.
+func (d *Decoder) acRefine(b *[64]int16, km *uint8, ac *huffDec, ss, se int, al int32) {
 	p1 := int16(1) << al
 	m1 := int16(-1) << al
 	refine := func(c *int16) {
@@ -482,6 +486,7 @@ func (d *Decoder) acRefine(b *[64]int16, ac *huffDec, ss, se int, al int32) {
 			}
 			if s != 0 {
 				b[zigzag[k]] = s
+				*km = max(*km, uint8(min(k, 63)))
 			}
 		}
 	}

@@ -441,7 +441,8 @@ func (d *Decoder) acFirst(b *[64]int16, km *uint8, ac *huffDec, ss, se int, al i
 }
 
 // acRefine is jdphuff.c decode_mcu_AC_refine for one block. It raises *km
-// to the zig-zag position of each coefficient it makes nonzero.
+// to the zig-zag position of each coefficient it makes nonzero, and skips
+// the positions past *km, which hold zeros.
 func (d *Decoder) acRefine(b *[64]int16, km *uint8, ac *huffDec, ss, se int, al int32) {
 	p1 := int16(1) << al
 	m1 := int16(-1) << al
@@ -473,6 +474,12 @@ func (d *Decoder) acRefine(b *[64]int16, km *uint8, ac *huffDec, ss, se int, al 
 				break
 			}
 			for k <= se {
+				if k > int(*km) {
+					// Every coefficient from k on is zero: the new one
+					// lands r zeros further (past se on corrupt data).
+					k = min(k+r, se+1)
+					break
+				}
 				c := &b[zigzag[k]]
 				if *c != 0 {
 					refine(c)
@@ -491,7 +498,7 @@ func (d *Decoder) acRefine(b *[64]int16, km *uint8, ac *huffDec, ss, se int, al 
 		}
 	}
 	if d.eobrun > 0 {
-		for ; k <= se; k++ {
+		for end := min(se, int(*km)); k <= end; k++ { // zeros past *km
 			if c := &b[zigzag[k]]; *c != 0 {
 				refine(c)
 			}

@@ -91,14 +91,15 @@ var clamp512 = func() (t [1024]uint8) {
 // samples.
 func yccToRGB(o, yr, cb, cr []uint8) {
 	n := len(yr)
-	cb, cr, o = cb[:n], cr[:n], o[:3*n]
-	for x, yv := range yr {
-		p := yccCb[cb[x]] + yccCr[cr[x]]
-		y := int(yv)
-		q := o[3*x : 3*x+3 : 3*x+3]
-		q[0] = clamp512[(y+int(p&0xffff))&1023]
-		q[1] = clamp512[(y+int(uint64(p)>>48))&1023]
-		q[2] = clamp512[(y+int(p>>16&0xffff))&1023]
+	cb, cr = cb[:n], cr[:n]
+	tcb, tcr, cl := &yccCb, &yccCr, &clamp512
+	for x, i := 0, 0; x < n && i+3 <= len(o); x, i = x+1, i+3 {
+		p := tcb[cb[x]] + tcr[cr[x]]
+		y := int(yr[x])
+		q := o[i : i+3 : i+3]
+		q[0] = cl[(y+int(p&0xffff))&1023]
+		q[1] = cl[(y+int(uint64(p)>>48))&1023]
+		q[2] = cl[(y+int(p>>16&0xffff))&1023]
 	}
 }
 

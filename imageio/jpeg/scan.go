@@ -102,6 +102,18 @@ func (d *Decoder) getBits(n uint) int32 {
 	return v
 }
 
+// bit returns the next bit.
+func (d *Decoder) bit() bool {
+	br := &d.bits
+	if br.nbits == 0 {
+		d.fill()
+	}
+	v := int64(br.acc) < 0
+	br.acc <<= 1
+	br.nbits--
+	return v
+}
+
 // receiveExtend reads an s-bit magnitude and extends its sign (HUFF_EXTEND).
 func (d *Decoder) receiveExtend(s uint) int32 {
 	v := d.getBits(s)
@@ -255,9 +267,13 @@ func (d *Decoder) scan(seg []byte) error {
 							c.dcPred += d.receiveExtend(uint(dcv))
 							b[0] = int16(c.dcPred << al)
 						case ss == 0:
-							if d.getBits(1) != 0 {
+							if d.bit() {
 								b[0] |= int16(1 << al)
 							}
+						case d.eobrun > 0 && (ah == 0 || int(c.kmax[bi]) < ss):
+							// Inside an end-of-band run, with no nonzero
+							// coefficient in the band to refine.
+							d.eobrun--
 						case ah == 0:
 							d.acFirst(b, &c.kmax[bi], s.ac, ss, se, al)
 						default:
@@ -447,7 +463,7 @@ func (d *Decoder) acRefine(b *[64]int16, km *uint8, ac *huffDec, ss, se int, al 
 	p1 := int16(1) << al
 	m1 := int16(-1) << al
 	refine := func(c *int16) {
-		if d.getBits(1) != 0 && *c&p1 == 0 {
+		if d.bit() && *c&p1 == 0 {
 			if *c >= 0 {
 				*c += p1
 			} else {
@@ -461,7 +477,7 @@ func (d *Decoder) acRefine(b *[64]int16, km *uint8, ac *huffDec, ss, se int, al 
 			rs := d.decodeHuff(ac)
 			r, s := int(rs>>4), int16(rs&15)
 			if s != 0 {
-				if d.getBits(1) != 0 {
+				if d.bit() {
 					s = p1
 				} else {
 					s = m1

@@ -357,14 +357,16 @@ func (d *Decoder) decodeBlock(blk *[64]int32, s scanComp) int {
 	fast := &s.ac.fastAC
 	last := 0
 	for k := 1; k < 64; k++ {
-		if pos+8 <= limit && pos >= 0 {
-			acc |= binary.BigEndian.Uint64(data[pos:]) >> (nbits & 63)
-			pos += int((63 - nbits) >> 3)
-			nbits |= 56
-		} else if nbits < 32 {
-			br.acc, br.nbits, d.pos = acc, nbits, pos
-			d.fillSlow()
-			acc, nbits, pos, limit = br.acc, br.nbits, d.pos, br.limit
+		if nbits < 32 {
+			if pos+8 <= limit && pos >= 0 {
+				acc |= binary.BigEndian.Uint64(data[pos:]) >> (nbits & 63)
+				pos += int((63 - nbits) >> 3)
+				nbits |= 56
+			} else {
+				br.acc, br.nbits, d.pos = acc, nbits, pos
+				d.fillSlow()
+				acc, nbits, pos, limit = br.acc, br.nbits, d.pos, br.limit
+			}
 		}
 		if e := fast[acc>>(64-lookBits)]; e != 0 {
 			// A coefficient with its extra bits, a ZRL (run 15, value 0)

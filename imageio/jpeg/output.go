@@ -40,7 +40,7 @@ func (d *Decoder) output(dst []uint8) (Image, error) {
 		c := &d.comps[i]
 		d.up[i] = grow(d.up[i], c.bwA*8*(d.maxH/c.h)+16)
 	}
-	if nc == 3 && !rgb && d.fused420() {
+	if nc == 3 && !rgb && d.fused420() && fuse420() {
 		d.fancy420(dst)
 		return Image{Width: w, Height: h, Channels: ch, Pix: dst}, nil
 	}
@@ -87,9 +87,9 @@ var clamp512 = func() (t [1024]uint8) {
 	return t
 }()
 
-// yccToRGB is jdcolor.c ycc_rgb_convert for one row: o gets 3·len(yr)
+// yccToRGBGo is jdcolor.c ycc_rgb_convert for one row: o gets 3·len(yr)
 // samples.
-func yccToRGB(o, yr, cb, cr []uint8) {
+func yccToRGBGo(o, yr, cb, cr []uint8) {
 	n := len(yr)
 	cb, cr = cb[:n], cr[:n]
 	tcb, tcr, cl := &yccCb, &yccCr, &clamp512

@@ -277,27 +277,32 @@ func fancyH2V1(out, in []uint8) {
 	out[2*n-1] = in[n-1]
 }
 
-// fancyH2V2 is jdsample.c h2v2_fancy_upsample for one output row, from the
-// nearest input row and the next nearest (above for even output rows, below
-// for odd ones): weights 9/16, 3/16, 3/16, 1/16 with rounding biases
+// fancyH2V2Go is jdsample.c h2v2_fancy_upsample for one output row, from
+// the nearest input row and the next nearest (above for even output rows,
+// below for odd ones): weights 9/16, 3/16, 3/16, 1/16 with rounding biases
 // alternating 8 and 7. len(near) ≥ 2; out holds 2·len(near).
-func fancyH2V2(out, near, far []uint8) {
+func fancyH2V2Go(out, near, far []uint8) { fancyH2V2From(out, near, far, 1) }
+
+// fancyH2V2From is fancyH2V2Go for the edge samples 0 and len(near) − 1 and
+// the samples from on; the output of samples 1 … from − 1 is left as it is.
+func fancyH2V2From(out, near, far []uint8, from int) {
 	n := len(near)
 	far = far[:n]
 	out = out[:2*n]
-	this := int(near[0])*3 + int(far[0])
-	next := int(near[1])*3 + int(far[1])
+	col := func(i int) int { return int(near[i])*3 + int(far[i]) }
+	this, next := col(0), col(1)
 	out[0] = uint8((this*4 + 8) >> 4)
 	out[1] = uint8((this*3 + next + 7) >> 4)
-	last := this
-	this = next
-	for i := 1; i < n-1; i++ {
+	last := col(from - 1)
+	this = col(from)
+	for i := from; i < n-1; i++ {
 		next = int(near[i+1])*3 + int(far[i+1])
 		o := out[2*i:][:2:2]
 		o[0] = uint8((this*3 + last + 8) >> 4)
 		o[1] = uint8((this*3 + next + 7) >> 4)
 		last, this = this, next
 	}
+	this, last = col(n-1), col(n-2)
 	out[2*n-2] = uint8((this*3 + last + 8) >> 4)
 	out[2*n-1] = uint8((this*4 + 7) >> 4)
 }

@@ -10,28 +10,35 @@ import (
 // clamp8 is libjpeg's range limiting of a colour sample.
 func clamp8(v int32) uint8 { return uint8(min(max(v, 0), 255)) }
 
-// TestFancyH2V2Formula checks the fancy upsampler against the triangle
-// filter written out directly: output sample 2x+e (e = 0, 1) of a chroma row
-// weighs the nearest chroma sample 3/4 and the next one on its side 1/4 in
-// each direction, with edges replicated and libjpeg's biases 8 (even) and 7 (odd).
+// TestFancyH2V2Formula checks the fancy upsampler (the pure-Go one and the
+// one in use, which may be the assembly) against the triangle filter
+// written out directly: output sample 2x+e (e = 0, 1) of a chroma row weighs
+// the nearest chroma sample 3/4 and the next one on its side 1/4 in each
+// direction, with edges replicated and libjpeg's biases 8 (even) and 7 (odd).
 func TestFancyH2V2Formula(t *testing.T) {
 	near := []uint8{10, 200, 30, 255, 0, 77, 128}
 	far := []uint8{250, 0, 99, 1, 64, 3, 255}
-	out := make([]uint8, 2*len(near))
-	fancyH2V2(out, near, far)
+	rng := rand.New(rand.NewPCG(1, 1))
+	for range 40 { // 47 samples: the assembly's 16-sample groups and a tail
+		near, far = append(near, uint8(rng.IntN(256))), append(far, uint8(rng.IntN(256)))
+	}
 	col := func(x int) int {
 		x = min(max(x, 0), len(near)-1)
 		return 3*int(near[x]) + int(far[x])
 	}
-	for i, got := range out {
-		x, e := i/2, i%2
-		side := x - 1
-		bias := 8
-		if e == 1 {
-			side, bias = x+1, 7
-		}
-		if want := (3*col(x) + col(side) + bias) >> 4; int(got) != want {
-			t.Errorf("output %d = %d, want %d", i, got, want)
+	for name, f := range map[string]func(out, near, far []uint8){"fancyH2V2Go": fancyH2V2Go, "fancyH2V2": fancyH2V2} {
+		out := make([]uint8, 2*len(near))
+		f(out, near, far)
+		for i, got := range out {
+			x, e := i/2, i%2
+			side := x - 1
+			bias := 8
+			if e == 1 {
+				side, bias = x+1, 7
+			}
+			if want := (3*col(x) + col(side) + bias) >> 4; int(got) != want {
+				t.Errorf("%s: output %d = %d, want %d", name, i, got, want)
+			}
 		}
 	}
 }

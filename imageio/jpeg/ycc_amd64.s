@@ -82,3 +82,55 @@ ycc_loop:
 ycc_done:
 	VZEROUPPER
 	RET
+
+DATA fancybias<>+0(SB)/2, $0x0008
+DATA fancybias<>+2(SB)/2, $0x0007
+GLOBL fancybias<>(SB), RODATA|NOPTR, $4
+
+// func fancyH2V2Asm(out []byte, near []byte, far []byte, k int)
+// Requires: AVX, AVX2
+TEXT ·fancyH2V2Asm(SB), NOSPLIT, $0-80
+	MOVQ         out_base+0(FP), AX
+	MOVQ         near_base+24(FP), CX
+	MOVQ         far_base+48(FP), DX
+	MOVQ         k+72(FP), BX
+	VPBROADCASTW fancybias<>+0(SB), Y0
+	VPBROADCASTW fancybias<>+2(SB), Y1
+	MOVQ         $0x00000001, SI
+
+fancy_loop:
+	TESTQ     BX, BX
+	JZ        fancy_done
+	VPMOVZXBW -1(CX)(SI*1), Y2
+	VPMOVZXBW -1(DX)(SI*1), Y3
+	VPSLLW    $0x01, Y2, Y4
+	VPADDW    Y2, Y4, Y4
+	VPADDW    Y3, Y4, Y4
+	VPMOVZXBW (CX)(SI*1), Y2
+	VPMOVZXBW (DX)(SI*1), Y3
+	VPSLLW    $0x01, Y2, Y5
+	VPADDW    Y2, Y5, Y5
+	VPADDW    Y3, Y5, Y5
+	VPMOVZXBW 1(CX)(SI*1), Y2
+	VPMOVZXBW 1(DX)(SI*1), Y3
+	VPSLLW    $0x01, Y2, Y6
+	VPADDW    Y2, Y6, Y6
+	VPADDW    Y3, Y6, Y6
+	VPSLLW    $0x01, Y5, Y2
+	VPADDW    Y5, Y2, Y2
+	VPADDW    Y2, Y4, Y4
+	VPADDW    Y0, Y4, Y4
+	VPSRLW    $0x04, Y4, Y4
+	VPADDW    Y2, Y6, Y6
+	VPADDW    Y1, Y6, Y6
+	VPSRLW    $0x04, Y6, Y6
+	VPSLLW    $0x08, Y6, Y6
+	VPOR      Y6, Y4, Y4
+	VMOVDQU   Y4, (AX)(SI*2)
+	ADDQ      $0x10, SI
+	DECQ      BX
+	JMP       fancy_loop
+
+fancy_done:
+	VZEROUPPER
+	RET

@@ -14,3 +14,13 @@ package jpeg
 //
 //go:noescape
 func yccToRGBAsm(dst []byte, y []byte, cb []byte, cr []byte, k int)
+
+// fancyH2V2Asm is fancyH2V2Go's loop for the input samples 1 … 16k, 16 at
+// a time, in 16-bit lanes with the same arithmetic: with t = 3·near + far
+// per column, out[2i] = (3·t[i] + t[i−1] + 8) >> 4 and
+// out[2i+1] = (3·t[i] + t[i+1] + 7) >> 4, stored as one 32-byte store per 16
+// samples. It reads near and far at 0 … 16k + 1, so they must hold
+// 16k + 2 samples and out 32k + 2.
+//
+//go:noescape
+func fancyH2V2Asm(out []byte, near []byte, far []byte, k int)

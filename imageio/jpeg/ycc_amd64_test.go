@@ -49,3 +49,36 @@ func TestYccToRGBVector(t *testing.T) {
 		}
 	}
 }
+
+// TestFancyH2V2Vector checks the assembly upsampling against fancyH2V2Go
+// on random rows of every length around the 16-sample groups, with
+// extreme samples, and that it never writes past 2·len(near) bytes.
+func TestFancyH2V2Vector(t *testing.T) {
+	if !yccVector {
+		t.Skip("no AVX2: the pure-Go upsampling is in use")
+	}
+	rng := rand.New(rand.NewPCG(5, 9))
+	for n := 2; n <= 90; n++ {
+		for it := range 20 {
+			near, far := make([]uint8, n), make([]uint8, n)
+			for i := range n {
+				near[i], far[i] = uint8(rng.IntN(256)), uint8(rng.IntN(256))
+				if it == 0 {
+					near[i], far[i] = 255, 255
+				}
+			}
+			got := bytes.Repeat([]byte{0xAA}, 2*n+32)
+			fancyH2V2(got[:2*n], near, far)
+			want := make([]uint8, 2*n)
+			fancyH2V2Go(want, near, far)
+			if !bytes.Equal(got[:2*n], want) {
+				t.Fatalf("%d samples: assembly differs from fancyH2V2Go", n)
+			}
+			for i, v := range got[2*n:] {
+				if v != 0xAA {
+					t.Fatalf("%d samples: byte %d past the row written", n, 2*n+i)
+				}
+			}
+		}
+	}
+}

@@ -99,5 +99,63 @@ func main() {
 	Label("ycc_done")
 	VZEROUPPER()
 	RET()
+
+	fancyH2V2()
 	Generate()
+}
+
+// fancyH2V2 writes fancyH2V2Asm: jdsample.c h2v2_fancy_upsample for
+// 16 input samples at a time in 16-bit lanes.
+func fancyH2V2() {
+	bias := GLOBL("fancybias", RODATA|NOPTR)
+	DATA(0, U16(8))
+	DATA(2, U16(7))
+	TEXT("fancyH2V2Asm", NOSPLIT, "func(out, near, far []byte, k int)")
+	Pragma("noescape")
+	Doc("fancyH2V2Asm is fancyH2V2Go's loop for the input samples 1 … 16k, 16 at",
+		"a time, in 16-bit lanes with the same arithmetic: with t = 3·near + far",
+		"per column, out[2i] = (3·t[i] + t[i−1] + 8) >> 4 and",
+		"out[2i+1] = (3·t[i] + t[i+1] + 7) >> 4, stored as one 32-byte store per 16",
+		"samples. It reads near and far at 0 … 16k + 1, so they must hold",
+		"16k + 2 samples and out 32k + 2.")
+	out := Load(Param("out").Base(), GP64())
+	np := Load(Param("near").Base(), GP64())
+	fp := Load(Param("far").Base(), GP64())
+	k := Load(Param("k"), GP64())
+	k8, k7 := YMM(), YMM()
+	VPBROADCASTW(bias, k8)
+	VPBROADCASTW(bias.Offset(2), k7)
+	off := GP64() // input index i
+	MOVQ(U32(1), off)
+	Label("fancy_loop")
+	TESTQ(k, k)
+	JZ(LabelRef("fancy_done"))
+	var t [3]VecVirtual
+	for j := range t { // t[j] = 3·near + far at i − 1 + j
+		n, f := YMM(), YMM()
+		VPMOVZXBW(Mem{Base: np, Index: off, Scale: 1, Disp: j - 1}, n)
+		VPMOVZXBW(Mem{Base: fp, Index: off, Scale: 1, Disp: j - 1}, f)
+		t[j] = YMM()
+		VPSLLW(Imm(1), n, t[j])
+		VPADDW(n, t[j], t[j])
+		VPADDW(f, t[j], t[j])
+	}
+	c3 := YMM()
+	VPSLLW(Imm(1), t[1], c3)
+	VPADDW(t[1], c3, c3)
+	VPADDW(c3, t[0], t[0])
+	VPADDW(k8, t[0], t[0])
+	VPSRLW(Imm(4), t[0], t[0])
+	VPADDW(c3, t[2], t[2])
+	VPADDW(k7, t[2], t[2])
+	VPSRLW(Imm(4), t[2], t[2])
+	VPSLLW(Imm(8), t[2], t[2])
+	VPOR(t[2], t[0], t[0])
+	VMOVDQU(t[0], Mem{Base: out, Index: off, Scale: 2})
+	ADDQ(Imm(16), off)
+	DECQ(k)
+	JMP(LabelRef("fancy_loop"))
+	Label("fancy_done")
+	VZEROUPPER()
+	RET()
 }

@@ -14,6 +14,8 @@
 #
 # Usage: scripts/bench-jpeg.sh [ROUNDS]   (default 3; each round runs Pillow
 #        without SIMD, vcr, and Pillow with SIMD, interleaved)
+#        GOFLAGS=-tags=purego scripts/bench-jpeg.sh [ROUNDS] times vcr's
+#        pure-Go build (no assembly).
 # Needs: /usr/bin/python3 with PIL (Debian: apt-get install python3-pil).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -53,7 +55,7 @@ for _ in $(seq "$rounds"); do
 		awk '/^Benchmark/ { n = $1; sub(/^Benchmark/, "", n); sub(/-[0-9]+$/, "", n); for (i = 2; i < NF; i++) if ($(i + 1) == "cpu-ms/op") printf "vcr %s %.4f\n", n, $i }')
 	/usr/bin/python3 "$tmp/pil.py" "$tmp" pil-simd
 done >"$tmp/times"
-echo "JPEG codec, quality 75, CPU ms per image (one thread), medians over $rounds rounds; $(nproc) cores; $(date -u +%F)"
+echo "JPEG codec, CPU ms per image (one thread), medians over $rounds rounds; $(nproc) cores; $(date -u +%F)"
 echo
 echo "| operation | vcr (Go) | Pillow, libjpeg-turbo C (SIMD off) | Pillow, SIMD on | C ÷ vcr | SIMD ÷ vcr |"
 echo "|---|---|---|---|---|---|"

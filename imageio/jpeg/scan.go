@@ -322,9 +322,10 @@ func (d *Decoder) processRestart() error {
 // reads. It returns the zig-zag position of the last coefficient coded (0
 // when only the DC was; possibly higher than the last nonzero one).
 //
-// The bit buffer lives in locals. While the data ahead holds no 0xFF byte
-// (br.limit), every coefficient starts with an unconditional 8-byte refill,
-// which leaves at least 56 bits; one step needs at most 16 + 15.
+// The bit buffer lives in locals. A coefficient needs at most 16 + 15 bits,
+// so below 32 the buffer is refilled: with 8 bytes at once (leaving at least
+// 56 bits) while the data ahead holds no 0xFF byte (br.limit), else by
+// fillSlow.
 func (d *Decoder) decodeBlock(blk *[64]int32, s scanComp) int {
 	br := &d.bits
 	data := d.data

@@ -75,26 +75,28 @@ func BenchmarkDecode(b *testing.B) {
 	}
 }
 
-// BenchmarkDecodePhoto decodes ImageNet-C's frost5.jpeg (a 660×495
-// photograph), whose detail exercises the full inverse DCT more than the
-// generated images.
+// BenchmarkDecodePhoto decodes photographs (see PhotoFiles), whose detail
+// exercises entropy decoding and the full inverse DCT more than the
+// generated images, in each layout the decoder has a path for: 4:2:0 and
+// 4:4:4 baseline, progressive, grayscale.
 func BenchmarkDecodePhoto(b *testing.B) {
-	data, err := os.ReadFile(filepath.Join("..", "..", "corrupt", "frostdata", "frost5.jpeg"))
-	if err != nil {
-		b.Fatal(err)
+	names, files := jpeg.PhotoFiles(b)
+	for i, data := range files {
+		b.Run(names[i], func(b *testing.B) {
+			var d jpeg.Decoder
+			var pix []uint8
+			b.ReportAllocs()
+			c0, ok := cpuTime()
+			for b.Loop() {
+				m, err := d.Decode(pix, data)
+				if err != nil {
+					b.Fatal(err)
+				}
+				pix = m.Pix
+			}
+			reportCPU(b, c0, ok)
+		})
 	}
-	var d jpeg.Decoder
-	var pix []uint8
-	b.ReportAllocs()
-	c0, ok := cpuTime()
-	for b.Loop() {
-		m, err := d.Decode(pix, data)
-		if err != nil {
-			b.Fatal(err)
-		}
-		pix = m.Pix
-	}
-	reportCPU(b, c0, ok)
 }
 
 // reportCPU adds the metric cpu-ms/op: process CPU time per operation since
@@ -106,9 +108,10 @@ func reportCPU(b *testing.B, c0 time.Duration, ok bool) {
 	}
 }
 
-// TestWriteBenchInputs writes the benchmark images as raw RGB files to the
-// folder named by VCR_JPEG_BENCH_DIR (scripts/bench-jpeg.sh uses it to time
-// Pillow on the same pixels); without it, it does nothing.
+// TestWriteBenchInputs writes the benchmark images as raw RGB files and the
+// photographs of BenchmarkDecodePhoto as photo-NAME.jpg to the folder named
+// by VCR_JPEG_BENCH_DIR (scripts/bench-jpeg.sh uses them to time Pillow on
+// the same data); without it, it does nothing.
 func TestWriteBenchInputs(t *testing.T) {
 	dir := os.Getenv("VCR_JPEG_BENCH_DIR")
 	if dir == "" {
@@ -117,6 +120,12 @@ func TestWriteBenchInputs(t *testing.T) {
 	for _, s := range benchSizes {
 		name := filepath.Join(dir, fmt.Sprintf("%dx%d.rgb", s[0], s[1]))
 		if err := os.WriteFile(name, benchImage(s[0], s[1]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	names, files := jpeg.PhotoFiles(t)
+	for i, b := range files {
+		if err := os.WriteFile(filepath.Join(dir, "photo-"+names[i]+".jpg"), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

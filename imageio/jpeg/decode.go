@@ -27,14 +27,16 @@ type Image struct {
 // length with the offset of its symbols.
 type huffDec struct {
 	lut [1 << lookBits]uint16 // size<<8 | symbol; 0 = longer code
-	// fastAC decodes an AC symbol with a nonzero size together with its
-	// extra bits when both fit in lookBits: value<<16 | run<<8 | bits used;
-	// 0 when they do not fit.
+	// fastAC decodes a sequential scan's AC symbol together with its extra
+	// bits when both fit in lookBits: value<<16 | run<<8 | bits used, where
+	// a ZRL has run 15 and value 0 and an end of block run 128; 0 when they
+	// do not fit.
 	fastAC  [1 << lookBits]int32
 	maxcode [18]int32
 	valoff  [17]int32
 	vals    [256]uint8
 	present bool
+	maxSym  uint8 // the largest symbol
 }
 
 const lookBits = 10
@@ -46,6 +48,10 @@ func (h *huffDec) build(counts *[16]uint8, vals []uint8, ac bool) error {
 	clear(h.maxcode[:])
 	clear(h.valoff[:])
 	copy(h.vals[:], vals)
+	h.maxSym = 0
+	for _, v := range vals {
+		h.maxSym = max(h.maxSym, v)
+	}
 	code, k := int32(0), int32(0)
 	for l := 1; l <= 16; l++ {
 		n := int32(counts[l-1])
@@ -62,7 +68,15 @@ func (h *huffDec) build(counts *[16]uint8, vals []uint8, ac bool) error {
 					for j := c << sh; j < (c+1)<<sh; j++ {
 						h.lut[j] = uint16(l)<<8 | uint16(sym)
 					}
-					if sz := int32(sym & 15); ac && sz > 0 && int32(l)+sz <= lookBits {
+					if sz := int32(sym & 15); ac && sz == 0 {
+						run := int32(128) // EOB (EOBn in a sequential scan)
+						if sym == 0xf0 {
+							run = 15 // ZRL
+						}
+						for j := c << sh; j < (c+1)<<sh; j++ {
+							h.fastAC[j] = run<<8 | int32(l)
+						}
+					} else if ac && int32(l)+sz <= lookBits {
 						sh2 := uint(int32(lookBits-l) - sz)
 						for e := range int32(1) << sz {
 							v := e
@@ -98,7 +112,9 @@ type component struct {
 	bwA, bhA     int // blocks allocated: whole MCUs
 	plane        []uint8
 	coefs        []int16
-	quant        [64]int32 // natural order, latched at the first scan
+	kmax         []uint8    // per block of coefs: zig-zag position ≥ its last nonzero coefficient
+	quant        [64]int32  // natural order, latched at the first scan
+	qzz          [128]int32 // quant in zig-zag order, past 63 as zigzag
 	latched      bool
 	dcPred       int32
 	dcTab, acTab int
@@ -146,17 +162,20 @@ type decodeState struct {
 	eobrun      int32
 	bits        bitReader
 	up          [3][]uint8
+	packed      []uint32
+	off         []int64
 }
 
 // Decode decodes the JPEG file data into dst's storage (grown as needed)
 // and returns the image. Errors wrap ErrUnsupported or ErrFormat.
 func (d *Decoder) Decode(dst []uint8, data []byte) (Image, error) {
-	d.decodeState = decodeState{up: d.up, compBuf: d.compBuf}
+	d.decodeState = decodeState{up: d.up, packed: d.packed, off: d.off, compBuf: d.compBuf}
 	for i := range d.dc {
 		d.dc[i].present, d.ac[i].present = false, false
 	}
 	for i := range d.compBuf {
-		d.compBuf[i] = component{plane: d.compBuf[i].plane, coefs: d.compBuf[i].coefs}
+		c := &d.compBuf[i]
+		*c = component{plane: c.plane, coefs: c.coefs, kmax: c.kmax}
 	}
 	d.data = data
 	if len(data) < 2 || data[0] != 0xff || data[1] != 0xd8 {
@@ -232,13 +251,21 @@ func (d *Decoder) Decode(dst []uint8, data []byte) (Image, error) {
 		if d.smoothingApplies() {
 			return Image{}, fmt.Errorf("%w: progressive file whose scans leave low-frequency coefficients unrefined (libjpeg block smoothing)", ErrUnsupported)
 		}
+		var t [64]int32
 		for ci := range d.comps {
 			c := &d.comps[ci]
 			for by := range c.bhA {
 				for bx := range c.bwA {
-					b := (*[64]int16)(c.coefs[(by*c.bwA+bx)*64:][:64])
-					out := c.plane[by*8*c.bwA*8+bx*8:]
-					idctBlock(out, c.bwA*8, b, &c.quant, lastNonzero(b))
+					bi := by*c.bwA + bx
+					b := (*[64]int16)(c.coefs[bi*64:][:64])
+					km := int(c.kmax[bi] & 63)
+					for k := range km + 1 {
+						t[zigzagT[k]&63] = int32(b[zigzag[k]&63]) * c.qzz[k]
+					}
+					idctBlock(c.plane[by*8*c.bwA*8+bx*8:], c.bwA*8, &t, km)
+					for k := range km + 1 {
+						t[zigzagT[k]&63] = 0
+					}
 				}
 			}
 		}
@@ -326,6 +353,8 @@ func (d *Decoder) parseSOF(seg []byte, progressive bool) error {
 				c.coefs = c.coefs[:n]
 				clear(c.coefs)
 			}
+			c.kmax = grow(c.kmax, n/64)
+			clear(c.kmax)
 		}
 		for k := range c.coefBits {
 			c.coefBits[k] = -1

@@ -103,6 +103,10 @@ func TestDecodeErrors(t *testing.T) {
 		{"truncated", base[:len(base)/2], ErrFormat},
 		{"not a JPEG", []byte("\x89PNG\r\n"), ErrFormat},
 		{"no tables", patch(func(b []byte) { b[bytes.Index(b, []byte{0xff, 0xc4})+1] = 0xe5 }), ErrFormat},
+		// libjpeg (jdhuff.c jpeg_make_d_derived_tbl) rejects a DC table with
+		// a symbol above 15; Pillow 9.4 fails on this file ("broken data
+		// stream").
+		{"DC table symbol 16", patch(func(b []byte) { b[bytes.Index(b, []byte{0xff, 0xc4})+4+1+16+11] = 16 }), ErrFormat},
 	} {
 		var d Decoder
 		if _, err := d.Decode(nil, tc.data); !errors.Is(err, tc.want) {

@@ -212,9 +212,11 @@ func (e *Encoder) EncodeGray(dst []byte, pix []uint8, width, height, stride, qua
 	return e.w.finish(), nil
 }
 
-func grow(b []uint8, n int) []uint8 {
+// grow returns b resized to n elements, reallocated only when its capacity
+// is too small (the contents are then not kept).
+func grow[T any](b []T, n int) []T {
 	if cap(b) < n {
-		return make([]uint8, n)
+		return make([]T, n)
 	}
 	return b[:n]
 }

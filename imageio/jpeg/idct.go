@@ -21,27 +21,32 @@ var rangeLimit = func() (t [1024]uint8) {
 	return t
 }()
 
+// The inverse DCTs below read a block of dequantised coefficients stored
+// transposed, in[8·col+row] = coef[row][col]·q[row][col], so that a column of
+// the first pass lies in consecutive entries. A product of a 16-bit
+// coefficient and a 16-bit quantiser always fits in an int32.
+
 // idctIslow is libjpeg's accurate integer inverse DCT (jidctint.c,
-// jpeg_idct_islow) of one block of quantised coefficients in natural order,
-// dequantised with q, written as 8×8 samples at out[0:], rows stride apart.
-func idctIslow(out []uint8, stride int, in *[64]int16, q *[64]int32) {
+// jpeg_idct_islow) of one block (transposed, dequantised), written as 8×8
+// samples at out[0:], rows stride apart.
+func idctIslow(out []uint8, stride int, in *[64]int32) {
 	var ws [64]int32
 	for c := range 8 {
-		if in[8+c] == 0 && in[16+c] == 0 && in[24+c] == 0 && in[32+c] == 0 &&
-			in[40+c] == 0 && in[48+c] == 0 && in[56+c] == 0 {
-			dc := int32(in[c]) * q[c] << pass1Bits
+		col := (*[8]int32)(in[8*c : 8*c+8])
+		if col[1]|col[2]|col[3]|col[4]|col[5]|col[6]|col[7] == 0 {
+			dc := col[0] << pass1Bits
 			for r := range 8 {
 				ws[8*r+c] = dc
 			}
 			continue
 		}
-		z2 := int(in[16+c]) * int(q[16+c])
-		z3 := int(in[48+c]) * int(q[48+c])
+		z2 := int(col[2])
+		z3 := int(col[6])
 		z1 := (z2 + z3) * fix0541196100
 		tmp2 := z1 - z3*fix1847759065
 		tmp3 := z1 + z2*fix0765366865
-		z2 = int(in[c]) * int(q[c])
-		z3 = int(in[32+c]) * int(q[32+c])
+		z2 = int(col[0])
+		z3 = int(col[4])
 		tmp0 := (z2 + z3) << constBits
 		tmp1 := (z2 - z3) << constBits
 		tmp10 := tmp0 + tmp3
@@ -49,10 +54,10 @@ func idctIslow(out []uint8, stride int, in *[64]int16, q *[64]int32) {
 		tmp11 := tmp1 + tmp2
 		tmp12 := tmp1 - tmp2
 
-		tmp0 = int(in[56+c]) * int(q[56+c])
-		tmp1 = int(in[40+c]) * int(q[40+c])
-		tmp2 = int(in[24+c]) * int(q[24+c])
-		tmp3 = int(in[8+c]) * int(q[8+c])
+		tmp0 = int(col[7])
+		tmp1 = int(col[5])
+		tmp2 = int(col[3])
+		tmp3 = int(col[1])
 		z1 = tmp0 + tmp3
 		z2 = tmp1 + tmp2
 		z3 = tmp0 + tmp2
@@ -81,10 +86,15 @@ func idctIslow(out []uint8, stride int, in *[64]int16, q *[64]int32) {
 		ws[24+c] = int32((tmp13 + tmp0 + h1) >> s1)
 		ws[32+c] = int32((tmp13 - tmp0 + h1) >> s1)
 	}
+	idctRows(out, stride, &ws)
+}
+
+// idctRows is the second (row) pass of idctIslow over the workspace ws.
+func idctRows(out []uint8, stride int, ws *[64]int32) {
 	for r := range 8 {
 		w := (*[8]int32)(ws[8*r : 8*r+8])
 		o := (*[8]uint8)(out[r*stride : r*stride+8])
-		if w[1] == 0 && w[2] == 0 && w[3] == 0 && w[4] == 0 && w[5] == 0 && w[6] == 0 && w[7] == 0 {
+		if w[1]|w[2]|w[3]|w[4]|w[5]|w[6]|w[7] == 0 {
 			const s, h = pass1Bits + 3, 1 << (pass1Bits + 2)
 			v := rangeLimit[((int(w[0])+h)>>s)&1023]
 			*o = [8]uint8{v, v, v, v, v, v, v, v}
@@ -136,11 +146,12 @@ func idctIslow(out []uint8, stride int, in *[64]int16, q *[64]int32) {
 	}
 }
 
-// idctDC is idctIslow for a block whose AC coefficients are all zero: every
-// sample is the DC term through the same fixed-point steps (column pass
-// dc·q·2^2, row pass descaled by 2^5), so the result is identical.
-func idctDC(out []uint8, stride int, dc int16, q int32) {
-	v := rangeLimit[((int(dc)*int(q)<<pass1Bits+1<<(pass1Bits+2))>>(pass1Bits+3))&1023]
+// idctDC is idctIslow for a block whose AC coefficients are all zero, from
+// the dequantised DC term dcq: every sample goes through the same
+// fixed-point steps (column pass dcq·2^2, row pass descaled by 2^5), so the
+// result is identical.
+func idctDC(out []uint8, stride int, dcq int32) {
+	v := rangeLimit[((int(dcq)<<pass1Bits+1<<(pass1Bits+2))>>(pass1Bits+3))&1023]
 	row := [8]uint8{v, v, v, v, v, v, v, v}
 	for r := range 8 {
 		*(*[8]uint8)(out[r*stride : r*stride+8]) = row
@@ -150,28 +161,29 @@ func idctDC(out []uint8, stride int, dc int16, q int32) {
 // idct4x4 is idctIslow for a block whose nonzero coefficients all lie in
 // the top-left 4×4 corner (zig-zag positions 0…9): the same arithmetic with
 // the terms of the zero inputs left out, so the result is identical.
-func idct4x4(out []uint8, stride int, in *[64]int16, q *[64]int32) {
+func idct4x4(out []uint8, stride int, in *[64]int32) {
 	var ws [64]int32
 	for c := range 4 {
-		if in[8+c] == 0 && in[16+c] == 0 && in[24+c] == 0 {
-			dc := int32(in[c]) * q[c] << pass1Bits
+		col := (*[4]int32)(in[8*c : 8*c+4])
+		if col[1]|col[2]|col[3] == 0 {
+			dc := col[0] << pass1Bits
 			for r := range 8 {
 				ws[8*r+c] = dc
 			}
 			continue
 		}
-		z2 := int(in[16+c]) * int(q[16+c])
+		z2 := int(col[2])
 		z1 := z2 * fix0541196100
 		tmp2 := z1
 		tmp3 := z1 + z2*fix0765366865
-		tmp0 := int(in[c]) * int(q[c]) << constBits
+		tmp0 := int(col[0]) << constBits
 		tmp10 := tmp0 + tmp3
 		tmp13 := tmp0 - tmp3
 		tmp11 := tmp0 + tmp2
 		tmp12 := tmp0 - tmp2
 
-		o2 := int(in[24+c]) * int(q[24+c])
-		o3 := int(in[8+c]) * int(q[8+c])
+		o2 := int(col[3])
+		o3 := int(col[1])
 		z5 := (o2 + o3) * fix1175875602
 		z1 = o3 * -fix0899976223
 		z2 = o2 * -fix2562915447
@@ -193,9 +205,9 @@ func idct4x4(out []uint8, stride int, in *[64]int16, q *[64]int32) {
 		ws[32+c] = int32((tmp13 - tmp0 + h1) >> s1)
 	}
 	for r := range 8 {
-		w := (*[8]int32)(ws[8*r : 8*r+8])
+		w := (*[4]int32)(ws[8*r : 8*r+4])
 		o := (*[8]uint8)(out[r*stride : r*stride+8])
-		if w[1] == 0 && w[2] == 0 && w[3] == 0 {
+		if w[1]|w[2]|w[3] == 0 {
 			const s, h = pass1Bits + 3, 1 << (pass1Bits + 2)
 			v := rangeLimit[((int(w[0])+h)>>s)&1023]
 			*o = [8]uint8{v, v, v, v, v, v, v, v}
@@ -235,40 +247,30 @@ func idct4x4(out []uint8, stride int, in *[64]int16, q *[64]int32) {
 	}
 }
 
-// idctBlock runs the cheapest exact inverse DCT for a block whose last
-// nonzero coefficient is at zig-zag position kmax.
-func idctBlock(out []uint8, stride int, in *[64]int16, q *[64]int32, kmax int) {
+// idctBlock runs the cheapest exact inverse DCT for a block (transposed,
+// dequantised) whose last nonzero coefficient is at zig-zag position kmax
+// or before.
+func idctBlock(out []uint8, stride int, in *[64]int32, kmax int) {
 	switch {
 	case kmax == 0:
-		idctDC(out, stride, in[0], q[0])
+		idctDC(out, stride, in[0])
 	case kmax <= 2:
-		idct2x2(out, stride, in, q)
+		idct2x2(out, stride, in)
 	case kmax <= 9:
-		idct4x4(out, stride, in, q)
+		idct4x4(out, stride, in)
 	default:
-		idctIslow(out, stride, in, q)
+		idctIslow(out, stride, in)
 	}
-}
-
-// lastNonzero returns the zig-zag position of b's last nonzero coefficient
-// (0 if only the DC may be nonzero).
-func lastNonzero(b *[64]int16) int {
-	for k := 63; k > 0; k-- {
-		if b[zigzag[k]] != 0 {
-			return k
-		}
-	}
-	return 0
 }
 
 // idct2x2 is idctIslow for a block whose nonzero coefficients are among
 // the first three in zig-zag order (natural 0, 1 and 8: the top-left 2×2
 // corner), with the terms of the zero inputs left out: identical results.
-func idct2x2(out []uint8, stride int, in *[64]int16, q *[64]int32) {
+func idct2x2(out []uint8, stride int, in *[64]int32) {
 	var ws [16]int32 // columns 0 and 1 of the workspace, 8 rows each
 	for c := range 2 {
-		t := int(in[c]) * int(q[c]) << constBits
-		o3 := int(in[8+c]) * int(q[8+c])
+		t := int(in[8*c]) << constBits
+		o3 := int(in[8*c+1])
 		const s1, h1 = constBits - pass1Bits, 1 << (constBits - pass1Bits - 1)
 		col := (*[8]int32)(ws[8*c : 8*c+8])
 		if o3 == 0 {

@@ -17,24 +17,6 @@ var crR, cbB, cbG, crG = func() (crr, cbb, cbg, crg [256]int32) {
 	return
 }()
 
-func clamp8(v int32) uint8 {
-	return clampTab[v&1023]
-}
-
-// clampTab[v & 1023] clamps v ∈ [−384, 639] to 0…255 (libjpeg's
-// sample_range_limit, with a mask instead of an offset).
-var clampTab = func() (t [1024]uint8) {
-	for i := range t {
-		switch {
-		case i < 256:
-			t[i] = uint8(i)
-		case i < 640:
-			t[i] = 255
-		}
-	}
-	return t
-}()
-
 // output upsamples the component planes to full size as libjpeg's
 // jdsample.c does with do_fancy_upsampling (the Pillow default) and
 // converts them to RGB (or copies the one gray plane) into dst.
@@ -58,22 +40,8 @@ func (d *Decoder) output(dst []uint8) (Image, error) {
 		c := &d.comps[i]
 		d.up[i] = grow(d.up[i], c.bwA*8*(d.maxH/c.h)+16)
 	}
-	if nc == 3 && !rgb && d.fused420() {
-		for y := range h {
-			o := dst[y*w*3:][: w*3 : w*3]
-			yr := d.comps[0].plane[y*d.comps[0].bwA*8:][:w]
-			cb, cr := &d.comps[1], &d.comps[2]
-			stride := cb.bwA * 8
-			row := func(c *component, r int) []uint8 {
-				r = min(max(r, 0), c.hgt-1)
-				return c.plane[r*stride:][:c.w]
-			}
-			cy, far := y/2, y/2-1
-			if y&1 == 1 {
-				far = cy + 1
-			}
-			fancy420Row(o, yr, row(cb, cy), row(cb, far), row(cr, cy), row(cr, far))
-		}
+	if nc == 3 && !rgb && d.fused420() && fuse420() {
+		d.fancy420(dst)
 		return Image{Width: w, Height: h, Channels: ch, Pix: dst}, nil
 	}
 	for y := range h {
@@ -97,19 +65,41 @@ func (d *Decoder) output(dst []uint8) (Image, error) {
 	return Image{Width: w, Height: h, Channels: ch, Pix: dst}, nil
 }
 
-// yccToRGB is jdcolor.c ycc_rgb_convert for one row.
-func yccToRGB(o, yr, cb, cr []uint8) {
-	cb, cr = cb[:len(yr)], cr[:len(yr)]
-	for x, yv := range yr {
-		if len(o) < 3 {
-			break
-		}
-		yy := int32(yv)
-		cbv, crv := cb[x], cr[x]
-		o[0] = clampTab[(yy+crR[crv])&1023]
-		o[1] = clampTab[(yy+(cbG[cbv]+crG[crv])>>16)&1023]
-		o[2] = clampTab[(yy+cbB[cbv])&1023]
-		o = o[3:]
+// yccCb[cb] and yccCr[cr] pack libjpeg's four colour terms so that one
+// addition yields all three offsets: bits 0–15 hold crR + 512, bits 16–31
+// cbB + 512, and bits 32–63 cbG + crG + 2^25, whose top 16 bits are
+// ((cbG + crG) >> 16) + 512. No field leaves its range (crR ∈ [−179, 178],
+// cbB ∈ [−227, 225], |cbG + crG| < 2^24), so none carries into another.
+var yccCb, yccCr = func() (tcb, tcr [256]int64) {
+	for i := range 256 {
+		tcb[i] = int64(cbG[i])<<32 | int64(cbB[i]+512)<<16
+		tcr[i] = int64(crG[i]+1<<25)<<32 | int64(crR[i]+512)
+	}
+	return
+}()
+
+// clamp512[i] is i − 512 clamped to 0…255: the offsets of yccCb and yccCr
+// plus a luma sample index it (always below 1024).
+var clamp512 = func() (t [1024]uint8) {
+	for i := range t {
+		t[i] = uint8(min(max(i-512, 0), 255))
+	}
+	return t
+}()
+
+// yccToRGBGo is jdcolor.c ycc_rgb_convert for one row: o gets 3·len(yr)
+// samples.
+func yccToRGBGo(o, yr, cb, cr []uint8) {
+	n := len(yr)
+	cb, cr = cb[:n], cr[:n]
+	tcb, tcr, cl := &yccCb, &yccCr, &clamp512
+	for x, i := 0, 0; x < n && i+3 <= len(o); x, i = x+1, i+3 {
+		p := tcb[cb[x]] + tcr[cr[x]]
+		y := int(yr[x])
+		q := o[i : i+3 : i+3]
+		q[0] = cl[(y+int(p&0xffff))&1023]
+		q[1] = cl[(y+int(uint64(p)>>48))&1023]
+		q[2] = cl[(y+int(p>>16&0xffff))&1023]
 	}
 }
 
@@ -123,51 +113,89 @@ func (d *Decoder) fused420() bool {
 		c[1].bwA == c[2].bwA
 }
 
-// ycc is ycc_rgb_convert for one pixel.
-func ycc(y, cb, cr int) (uint8, uint8, uint8) {
-	yy := int32(y)
-	return clampTab[(yy+crR[uint8(cr)])&1023], clampTab[(yy+(cbG[uint8(cb)]+crG[uint8(cr)])>>16)&1023], clampTab[(yy+cbB[uint8(cb)])&1023]
+// fancy420 writes the RGB image of a 4:2:0 frame (see fused420) to dst,
+// one row at a time with fancy420Row. The chroma rows go through packed
+// rows, Cb | Cr<<16 per sample, each built once and kept while the output
+// rows need it (chroma rows j−1, j, j+1 around output rows 2j, 2j+1).
+func (d *Decoder) fancy420(dst []uint8) {
+	w, h := d.width, d.height
+	cb, cr := &d.comps[1], &d.comps[2]
+	cw, stride := cb.w, cb.bwA*8
+	d.packed = grow(d.packed, 3*cw)
+	d.off = grow(d.off, 2*cw)
+	tag := [3]int{-1, -1, -1}
+	row := func(r int) []uint32 {
+		r = min(max(r, 0), cb.hgt-1) // context rows replicate the edges (jdmainct.c)
+		slot := r % 3
+		p := d.packed[slot*cw : slot*cw+cw : slot*cw+cw]
+		if tag[slot] != r {
+			tag[slot] = r
+			b, c := cb.plane[r*stride:][:cw], cr.plane[r*stride:][:cw]
+			for i := range p {
+				p[i] = uint32(b[i]) | uint32(c[i])<<16
+			}
+		}
+		return p
+	}
+	ys := d.comps[0].bwA * 8
+	for y := range h {
+		cy, far := y/2, y/2-1
+		if y&1 == 1 {
+			far = cy + 1
+		}
+		fancy420Row(dst[y*w*3:][:w*3:w*3], d.comps[0].plane[y*ys:][:w], row(cy), row(far), d.off)
+	}
 }
 
-// fancy420Row is fancyH2V2 on both chroma rows fused with yccToRGB: one
-// output row o (3·len(yr) bytes) from the luma row and the nearest and next
-// nearest rows of Cb and Cr, with the same arithmetic. The Cb and Cr sums
-// travel together in one int, Cb in bits 0…31 and Cr above; no sum exceeds
-// 12 bits, so the lanes never carry into each other.
-func fancy420Row(o, yr, cbN, cbF, crN, crF []uint8) {
-	const k8, k7 = 8 | 8<<32, 7 | 7<<32
-	w := len(yr)
-	n := len(cbN)
-	cbF, crN, crF = cbF[:n], crN[:n], crF[:n]
-	sum := func(i int) int {
-		return int(cbN[i])*3 + int(cbF[i]) | (int(crN[i])*3+int(crF[i]))<<32
-	}
-	this, next := sum(0), sum(1)
+// fancy420Row is fancyH2V2 on both chroma components followed by
+// yccToRGB, with the same arithmetic: output row o (3·len(yr) samples) from
+// the luma row yr and the packed chroma rows (Cb | Cr<<16) nearest (near)
+// and next nearest (far). Both components travel in one uint32, Cb in bits
+// 0…15, Cr above; no sum exceeds 12 bits, so the two never carry into each
+// other. The first loop leaves each pixel's colour offsets (yccCb + yccCr)
+// in off, the second adds luma; two short loops keep their state in
+// registers. len(near) ≥ 2 and len(yr) is 2·len(near) or one less.
+func fancy420Row(o, yr []uint8, near, far []uint32, off []int64) {
+	const k8, k7 = 8 | 8<<16, 7 | 7<<16
+	n := len(near)
+	far = far[:n]
+	off = off[:2*n]
+	tcb, tcr := &yccCb, &yccCr
+	this, next := near[0]*3+far[0], near[1]*3+far[1]
 	v := this*4 + k8
-	o[0], o[1], o[2] = ycc(int(yr[0]), v>>4&0xff, v>>36&0xff)
-	if w > 1 {
-		v = this*3 + next + k7
-		o[3], o[4], o[5] = ycc(int(yr[1]), v>>4&0xff, v>>36&0xff)
-	}
+	off[0] = tcb[uint8(v>>4)] + tcr[uint8(v>>20)]
+	v = this*3 + next + k7
+	off[1] = tcb[uint8(v>>4)] + tcr[uint8(v>>20)]
 	last := this
 	this = next
 	for i := 1; i < n-1; i++ {
-		next = int(cbN[i+1])*3 + int(cbF[i+1]) | (int(crN[i+1])*3+int(crF[i+1]))<<32
-		y := yr[2*i : 2*i+2 : 2*i+2]
-		p := o[6*i : 6*i+6 : 6*i+6]
+		next = near[i+1]*3 + far[i+1]
 		t3 := this * 3
-		a := t3 + last + k8
-		b := t3 + next + k7
-		p[0], p[1], p[2] = ycc(int(y[0]), a>>4&0xff, a>>36&0xff)
-		p[3], p[4], p[5] = ycc(int(y[1]), b>>4&0xff, b>>36&0xff)
+		a, b := t3+last+k8, t3+next+k7
+		pair := (*[2]int64)(off[2*i : 2*i+2])
+		pair[0] = tcb[uint8(a>>4)] + tcr[uint8(a>>20)]
+		pair[1] = tcb[uint8(b>>4)] + tcr[uint8(b>>20)]
 		last, this = this, next
 	}
-	x := 2*n - 2
 	v = this*3 + last + k8
-	o[3*x], o[3*x+1], o[3*x+2] = ycc(int(yr[x]), v>>4&0xff, v>>36&0xff)
-	if x+1 < w {
-		v = this*4 + k7
-		o[3*x+3], o[3*x+4], o[3*x+5] = ycc(int(yr[x+1]), v>>4&0xff, v>>36&0xff)
+	off[2*n-2] = tcb[uint8(v>>4)] + tcr[uint8(v>>20)]
+	v = this*4 + k7
+	off[2*n-1] = tcb[uint8(v>>4)] + tcr[uint8(v>>20)]
+	offsetsToRGB(o, yr, off)
+}
+
+// offsetsToRGB finishes ycc_rgb_convert for one row: each luma sample plus
+// its pixel's packed colour offsets (yccCb[cb] + yccCr[cr]) gives R, G and B,
+// clamped. o gets 3·len(yr) samples.
+func offsetsToRGB(o, yr []uint8, off []int64) {
+	off = off[:len(yr)]
+	cl := &clamp512
+	for x, i := 0, 0; x < len(yr) && i+3 <= len(o); x, i = x+1, i+3 {
+		y, p := int(yr[x]), off[x]
+		q := o[i : i+3 : i+3]
+		q[0] = cl[(y+int(p&0xffff))&1023]
+		q[1] = cl[(y+int(uint64(p)>>48))&1023]
+		q[2] = cl[(y+int(p>>16&0xffff))&1023]
 	}
 }
 
@@ -249,27 +277,32 @@ func fancyH2V1(out, in []uint8) {
 	out[2*n-1] = in[n-1]
 }
 
-// fancyH2V2 is jdsample.c h2v2_fancy_upsample for one output row, from the
-// nearest input row and the next nearest (above for even output rows, below
-// for odd ones): weights 9/16, 3/16, 3/16, 1/16 with rounding biases
+// fancyH2V2Go is jdsample.c h2v2_fancy_upsample for one output row, from
+// the nearest input row and the next nearest (above for even output rows,
+// below for odd ones): weights 9/16, 3/16, 3/16, 1/16 with rounding biases
 // alternating 8 and 7. len(near) ≥ 2; out holds 2·len(near).
-func fancyH2V2(out, near, far []uint8) {
+func fancyH2V2Go(out, near, far []uint8) { fancyH2V2From(out, near, far, 1) }
+
+// fancyH2V2From is fancyH2V2Go for the edge samples 0 and len(near) − 1 and
+// the samples from on; the output of samples 1 … from − 1 is left as it is.
+func fancyH2V2From(out, near, far []uint8, from int) {
 	n := len(near)
 	far = far[:n]
 	out = out[:2*n]
-	this := int(near[0])*3 + int(far[0])
-	next := int(near[1])*3 + int(far[1])
+	col := func(i int) int { return int(near[i])*3 + int(far[i]) }
+	this, next := col(0), col(1)
 	out[0] = uint8((this*4 + 8) >> 4)
 	out[1] = uint8((this*3 + next + 7) >> 4)
-	last := this
-	this = next
-	for i := 1; i < n-1; i++ {
+	last := col(from - 1)
+	this = col(from)
+	for i := from; i < n-1; i++ {
 		next = int(near[i+1])*3 + int(far[i+1])
 		o := out[2*i:][:2:2]
 		o[0] = uint8((this*3 + last + 8) >> 4)
 		o[1] = uint8((this*3 + next + 7) >> 4)
 		last, this = this, next
 	}
+	this, last = col(n-1), col(n-2)
 	out[2*n-2] = uint8((this*3 + last + 8) >> 4)
 	out[2*n-1] = uint8((this*4 + 7) >> 4)
 }

@@ -293,24 +293,23 @@ func TestDecodeMatchesPillow(t *testing.T) {
 
 // TestDecodePhotosMatchPillow decodes the two JPEG photographs vcr embeds
 // (ImageNet-C's frost4.jpeg and frost5.jpeg, written by another encoder
-// than libjpeg's defaults) and compares them with Pillow's decoding.
+// than libjpeg's defaults) and the rest of BenchmarkDecodePhoto's
+// photographs (PhotoFiles: a 4:4:4 file, a grayscale one) and compares them with
+// Pillow's decoding.
 func TestDecodePhotosMatchPillow(t *testing.T) {
 	requirePillow(t)
 	dir := t.TempDir()
 	var jobs []string
 	var d Decoder
-	for _, name := range []string{"frost4", "frost5"} {
-		data, err := os.ReadFile(filepath.Join("..", "..", "corrupt", "frostdata", name+".jpeg"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, name+".jpg"), data, 0o644); err != nil {
+	names, files := PhotoFiles(t)
+	for i, name := range names {
+		if err := os.WriteFile(filepath.Join(dir, name+".jpg"), files[i], 0o644); err != nil {
 			t.Fatal(err)
 		}
 		jobs = append(jobs, "dec "+name)
 	}
 	runPillow(t, dir, jobs)
-	for _, name := range []string{"frost4", "frost5"} {
+	for _, name := range names {
 		data, _ := os.ReadFile(filepath.Join(dir, name+".jpg"))
 		want, err := os.ReadFile(filepath.Join(dir, name+".dec"))
 		if err != nil {

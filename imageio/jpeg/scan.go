@@ -1,6 +1,7 @@
 package jpeg
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 )
@@ -9,9 +10,15 @@ import (
 // bytes. At a marker it feeds zero bits, as libjpeg does
 // (jdhuff.c jpeg_fill_bit_buffer); past the end of the data it feeds zero
 // bits too but remembers it, and the scan fails as truncated if it used them.
+//
+// The accumulator is left-aligned: its top nbits bits are the next bits of
+// the data, so that peeking at them is a constant shift. The bits below may
+// hold the data's following bits (never anything else), which a refill
+// overwrites with the same values.
 type bitReader struct {
 	acc    uint64
 	nbits  uint
+	limit  int  // data[pos:limit] holds no 0xFF byte (no stuffing, no marker)
 	marker bool // stopped at a marker
 	eof    bool // ran out of data
 	fake   uint // zero bits fed after the end of the data
@@ -20,23 +27,24 @@ type bitReader struct {
 // fill tops the accumulator up to at least 57 bits.
 func (d *Decoder) fill() {
 	br := &d.bits
-	data := d.data
-	// Fast path: the next 8 bytes hold no 0xFF (no stuffing, no marker), so
-	// as many whole bytes as fit go in at once.
-	if !br.marker && d.pos+8 <= len(data) {
-		v := binary.BigEndian.Uint64(data[d.pos:])
-		x := ^v // 0xFF bytes become zero bytes
-		if (x-0x0101010101010101)&^x&0x8080808080808080 == 0 {
-			n := (64 - br.nbits) / 8
-			br.acc = br.acc<<(8*n) | v>>(64-8*n)
-			br.nbits += 8 * n
-			d.pos += int(n)
-			return
-		}
+	if d.pos+8 <= br.limit {
+		// The next 8 bytes are plain data: as many whole bytes as fit go in
+		// at once.
+		br.acc |= binary.BigEndian.Uint64(d.data[d.pos:]) >> (br.nbits & 63)
+		d.pos += int((63 - br.nbits) >> 3)
+		br.nbits |= 56
+		return
 	}
+	d.fillSlow()
+}
+
+// fillSlow is fill byte by byte, near a 0xFF byte or the end of the data.
+func (d *Decoder) fillSlow() {
+	br := &d.bits
+	data := d.data
+	br.acc &^= ^uint64(0) >> br.nbits // drop the following bits a fast fill left
 	for br.nbits <= 56 {
 		if br.marker || br.eof {
-			br.acc <<= 8
 			br.nbits += 8
 			if br.eof {
 				br.fake += 8
@@ -66,8 +74,16 @@ func (d *Decoder) fill() {
 		} else {
 			d.pos++
 		}
-		br.acc = br.acc<<8 | uint64(c)
+		br.acc |= uint64(c) << (56 - br.nbits)
 		br.nbits += 8
+	}
+	br.limit = 0
+	if !br.marker && !br.eof {
+		if i := bytes.IndexByte(data[d.pos:], 0xff); i >= 0 {
+			br.limit = d.pos + i
+		} else {
+			br.limit = len(data)
+		}
 	}
 }
 
@@ -76,11 +92,26 @@ func (d *Decoder) getBits(n uint) int32 {
 	if n == 0 {
 		return 0
 	}
-	if d.bits.nbits < n {
+	br := &d.bits
+	if br.nbits < n {
 		d.fill()
 	}
-	d.bits.nbits -= n
-	return int32(d.bits.acc>>d.bits.nbits) & (1<<n - 1)
+	v := int32(br.acc >> ((64 - n) & 63))
+	br.acc <<= n & 63
+	br.nbits -= n
+	return v
+}
+
+// bit returns the next bit.
+func (d *Decoder) bit() bool {
+	br := &d.bits
+	if br.nbits == 0 {
+		d.fill()
+	}
+	v := int64(br.acc) < 0
+	br.acc <<= 1
+	br.nbits--
+	return v
 }
 
 // receiveExtend reads an s-bit magnitude and extends its sign (HUFF_EXTEND).
@@ -99,7 +130,8 @@ func (d *Decoder) decodeHuff(h *huffDec) uint8 {
 	if br.nbits < 16 {
 		d.fill()
 	}
-	sym, l := h.lookup(br.acc, br.nbits)
+	sym, l := h.lookup(br.acc)
+	br.acc <<= l & 63
 	br.nbits -= l
 	return sym
 }
@@ -147,6 +179,9 @@ func (d *Decoder) scan(seg []byte) error {
 			for k, q := range d.qt[c.tq] {
 				c.quant[k] = int32(q)
 			}
+			for k, n := range zigzag {
+				c.qzz[k] = c.quant[n]
+			}
 			c.latched = true
 		}
 		c.dcPred = 0
@@ -177,6 +212,11 @@ func (d *Decoder) scan(seg []byte) error {
 		if (ss == 0 && ah == 0 && !s.dc.present) || (se > 0 && !s.ac.present) {
 			return fmt.Errorf("%w: Huffman table missing", ErrFormat)
 		}
+		if ss == 0 && ah == 0 && s.dc.maxSym > 15 {
+			// jdhuff.c jpeg_make_d_derived_tbl rejects a DC table whose
+			// symbols (magnitude sizes) exceed 15.
+			return fmt.Errorf("%w: bad Huffman table (DC symbol %d)", ErrFormat, s.dc.maxSym)
+		}
 	}
 
 	// The MCU grid: interleaved scans use the frame's MCUs; a one-component
@@ -187,7 +227,7 @@ func (d *Decoder) scan(seg []byte) error {
 	} else {
 		nx, ny = d.mcusX, d.mcusY
 	}
-	var blk [64]int16
+	var blk [64]int32
 	left := d.restart
 	for my := range ny {
 		for mx := range nx {
@@ -214,25 +254,30 @@ func (d *Decoder) scan(seg []byte) error {
 					for i := range bh {
 						bx, by := mx*bh+i, my*bv+j
 						if !d.progressive {
-							blk = [64]int16{}
+							blk = [64]int32{}
 							out := c.plane[by*8*c.bwA*8+bx*8:]
-							idctBlock(out, c.bwA*8, &blk, &c.quant, d.decodeBlock(&blk, s))
+							idctBlock(out, c.bwA*8, &blk, d.decodeBlock(&blk, s))
 							continue
 						}
-						b := (*[64]int16)(c.coefs[(by*c.bwA+bx)*64:][:64])
+						bi := by*c.bwA + bx
+						b := (*[64]int16)(c.coefs[bi*64:][:64])
 						switch {
 						case ss == 0 && ah == 0:
 							dcv := d.decodeHuff(s.dc)
 							c.dcPred += d.receiveExtend(uint(dcv))
 							b[0] = int16(c.dcPred << al)
 						case ss == 0:
-							if d.getBits(1) != 0 {
+							if d.bit() {
 								b[0] |= int16(1 << al)
 							}
+						case d.eobrun > 0 && (ah == 0 || int(c.kmax[bi]) < ss):
+							// Inside an end-of-band run, with no nonzero
+							// coefficient in the band to refine.
+							d.eobrun--
 						case ah == 0:
-							d.acFirst(b, s.ac, ss, se, al)
+							d.acFirst(b, &c.kmax[bi], s.ac, ss, se, al)
 						default:
-							d.acRefine(b, s.ac, ss, se, al)
+							d.acRefine(b, &c.kmax[bi], s.ac, ss, se, al)
 						}
 					}
 				}
@@ -272,44 +317,73 @@ func (d *Decoder) processRestart() error {
 }
 
 // decodeBlock decodes one sequential block's coefficients (jdhuff.c
-// decode_mcu) into blk, natural order, and returns the zig-zag position of
-// the last coefficient coded (0 when only the DC was). It keeps the bit
-// buffer in locals; each step needs at most 16 + 16 bits, so one refill
-// check per coefficient suffices.
-func (d *Decoder) decodeBlock(blk *[64]int16, s scanComp) int {
+// decode_mcu) into blk, which must be zero: dequantised with the
+// component's table and transposed (blk[8·col+row]), the layout idctBlock
+// reads. It returns the zig-zag position of the last coefficient coded (0
+// when only the DC was; possibly higher than the last nonzero one).
+//
+// The bit buffer lives in locals. A coefficient needs at most 16 + 15 bits,
+// so below 32 the buffer is refilled: with 8 bytes at once (leaving at least
+// 56 bits) while the data ahead holds no 0xFF byte (br.limit), else by
+// fillSlow.
+func (d *Decoder) decodeBlock(blk *[64]int32, s scanComp) int {
 	br := &d.bits
+	data := d.data
+	pos, limit := d.pos, br.limit
 	acc, nbits := br.acc, br.nbits
-	if nbits < 32 {
-		d.fill()
-		acc, nbits = br.acc, br.nbits
+	if pos+8 <= limit && pos >= 0 {
+		acc |= binary.BigEndian.Uint64(data[pos:]) >> (nbits & 63)
+		pos += int((63 - nbits) >> 3)
+		nbits |= 56
+	} else if nbits < 32 {
+		br.acc, br.nbits, d.pos = acc, nbits, pos
+		d.fillSlow()
+		acc, nbits, pos, limit = br.acc, br.nbits, d.pos, br.limit
 	}
-	sym, l := s.dc.lookup(acc, nbits)
+	sym, l := s.dc.lookup(acc)
+	acc <<= l & 63
 	nbits -= l
-	sz := uint(sym & 15)
-	v := int32(acc>>(nbits-sz)) & (1<<sz - 1)
-	nbits -= sz
-	if sz > 0 && v < 1<<(sz-1) {
-		v += -1<<sz + 1
-	}
 	c := s.c
-	c.dcPred += v
-	blk[0] = int16(c.dcPred)
-	ac := s.ac
+	q := &c.qzz
+	if sz := uint(sym & 15); sz > 0 {
+		v := int32(acc >> ((64 - sz) & 63))
+		acc <<= sz & 63
+		nbits -= sz
+		if v < 1<<(sz-1) {
+			v += -1<<sz + 1
+		}
+		c.dcPred += v
+	}
+	blk[0] = int32(int16(c.dcPred)) * q[0]
+	fast := &s.ac.fastAC
 	last := 0
 	for k := 1; k < 64; k++ {
 		if nbits < 32 {
-			br.acc, br.nbits = acc, nbits
-			d.fill()
-			acc, nbits = br.acc, br.nbits
+			if pos+8 <= limit && pos >= 0 {
+				acc |= binary.BigEndian.Uint64(data[pos:]) >> (nbits & 63)
+				pos += int((63 - nbits) >> 3)
+				nbits |= 56
+			} else {
+				br.acc, br.nbits, d.pos = acc, nbits, pos
+				d.fillSlow()
+				acc, nbits, pos, limit = br.acc, br.nbits, d.pos, br.limit
+			}
 		}
-		if f := ac.fastAC[(acc>>(nbits-lookBits))&(1<<lookBits-1)]; f != 0 {
-			nbits -= uint(f & 255)
-			k += int(f >> 8 & 15)
-			blk[zigzag[k&127]&63] = int16(f >> 16)
+		if e := fast[acc>>(64-lookBits)]; e != 0 {
+			// A coefficient with its extra bits, a ZRL (run 15, value 0)
+			// or an EOB (run 128: k leaves the block, the zero lands on
+			// position k, not yet coded).
+			n := uint(e & 255)
+			acc <<= n & 63
+			nbits -= n
+			k += int(e >> 8 & 255)
+			kk := k & 127
+			blk[zigzagT[kk]&63] = (e >> 16) * q[kk]
 			last = k
 			continue
 		}
-		rs, l := ac.lookup(acc, nbits)
+		rs, l := s.ac.lookup(acc)
+		acc <<= l & 63
 		nbits -= l
 		r, sz := int(rs>>4), uint(rs&15)
 		if sz == 0 {
@@ -319,32 +393,37 @@ func (d *Decoder) decodeBlock(blk *[64]int16, s scanComp) int {
 			k += 15
 			continue
 		}
-		v := int32(acc>>(nbits-sz)) & (1<<sz - 1)
+		v := int32(acc >> ((64 - sz) & 63))
+		acc <<= sz & 63
 		nbits -= sz
 		if v < 1<<(sz-1) {
 			v += -1<<sz + 1
 		}
 		k += r
-		blk[zigzag[k&127]&63] = int16(v)
+		kk := k & 127
+		blk[zigzagT[kk]&63] = v * q[kk]
 		last = k
 	}
-	br.acc, br.nbits = acc, nbits
+	br.acc, br.nbits, d.pos = acc, nbits, pos
+	if last >= 128 {
+		return last - 129 // an EOB at zig-zag position last − 128
+	}
 	return min(last, 63)
 }
 
-// lookup decodes the symbol at the top of the nbits valid bits of acc
-// (nbits ≥ 16) and returns it with its code length. A code longer than 16
+// lookup decodes the symbol at the top of acc (which must hold at least 16
+// valid bits) and returns it with its code length. A code longer than 16
 // bits is corrupt data; like libjpeg it yields symbol 0 (here after 16 bits).
-func (h *huffDec) lookup(acc uint64, nbits uint) (uint8, uint) {
-	if e := h.lut[(acc>>(nbits-lookBits))&(1<<lookBits-1)]; e != 0 {
+func (h *huffDec) lookup(acc uint64) (uint8, uint) {
+	if e := h.lut[acc>>(64-lookBits)]; e != 0 {
 		return uint8(e), uint(e >> 8)
 	}
-	return h.slow(acc, nbits)
+	return h.slow(acc)
 }
 
-func (h *huffDec) slow(acc uint64, nbits uint) (uint8, uint) {
+func (h *huffDec) slow(acc uint64) (uint8, uint) {
 	for l := lookBits + 1; l <= 16; l++ {
-		code := int32(acc>>(nbits-uint(l))) & (1<<l - 1)
+		code := int32(acc >> (64 - l))
 		if code <= h.maxcode[l] {
 			return h.vals[(code+h.valoff[l])&0xff], uint(l)
 		}
@@ -352,8 +431,9 @@ func (h *huffDec) slow(acc uint64, nbits uint) (uint8, uint) {
 	return 0, 16
 }
 
-// acFirst is jdphuff.c decode_mcu_AC_first for one block.
-func (d *Decoder) acFirst(b *[64]int16, ac *huffDec, ss, se int, al int32) {
+// acFirst is jdphuff.c decode_mcu_AC_first for one block. It raises *km to
+// the zig-zag position of each coefficient it sets.
+func (d *Decoder) acFirst(b *[64]int16, km *uint8, ac *huffDec, ss, se int, al int32) {
 	if d.eobrun > 0 {
 		d.eobrun--
 		return
@@ -364,6 +444,7 @@ func (d *Decoder) acFirst(b *[64]int16, ac *huffDec, ss, se int, al int32) {
 		if s != 0 {
 			k += r
 			b[zigzag[k]] = int16(d.receiveExtend(s) << al)
+			*km = max(*km, uint8(min(k, 63)))
 			continue
 		}
 		if r != 15 {
@@ -378,12 +459,14 @@ func (d *Decoder) acFirst(b *[64]int16, ac *huffDec, ss, se int, al int32) {
 	}
 }
 
-// acRefine is jdphuff.c decode_mcu_AC_refine for one block.
-func (d *Decoder) acRefine(b *[64]int16, ac *huffDec, ss, se int, al int32) {
+// acRefine is jdphuff.c decode_mcu_AC_refine for one block. It raises *km
+// to the zig-zag position of each coefficient it makes nonzero, and skips
+// the positions past *km, which hold zeros.
+func (d *Decoder) acRefine(b *[64]int16, km *uint8, ac *huffDec, ss, se int, al int32) {
 	p1 := int16(1) << al
 	m1 := int16(-1) << al
 	refine := func(c *int16) {
-		if d.getBits(1) != 0 && *c&p1 == 0 {
+		if d.bit() && *c&p1 == 0 {
 			if *c >= 0 {
 				*c += p1
 			} else {
@@ -397,7 +480,7 @@ func (d *Decoder) acRefine(b *[64]int16, ac *huffDec, ss, se int, al int32) {
 			rs := d.decodeHuff(ac)
 			r, s := int(rs>>4), int16(rs&15)
 			if s != 0 {
-				if d.getBits(1) != 0 {
+				if d.bit() {
 					s = p1
 				} else {
 					s = m1
@@ -410,6 +493,12 @@ func (d *Decoder) acRefine(b *[64]int16, ac *huffDec, ss, se int, al int32) {
 				break
 			}
 			for k <= se {
+				if k > int(*km) {
+					// Every coefficient from k on is zero: the new one
+					// lands r zeros further (past se on corrupt data).
+					k = min(k+r, se+1)
+					break
+				}
 				c := &b[zigzag[k]]
 				if *c != 0 {
 					refine(c)
@@ -423,11 +512,12 @@ func (d *Decoder) acRefine(b *[64]int16, ac *huffDec, ss, se int, al int32) {
 			}
 			if s != 0 {
 				b[zigzag[k]] = s
+				*km = max(*km, uint8(min(k, 63)))
 			}
 		}
 	}
 	if d.eobrun > 0 {
-		for ; k <= se; k++ {
+		for end := min(se, int(*km)); k <= end; k++ { // zeros past *km
 			if c := &b[zigzag[k]]; *c != 0 {
 				refine(c)
 			}

@@ -27,6 +27,16 @@ var zigzag = [128]uint8{
 	63, 63, 63, 63, 63, 63, 63, 63,
 }
 
+// zigzagT[k] is the transposed natural index (8·column + row) of the k-th
+// coefficient in zig-zag order, 63 past 63 like zigzag: the layout of the
+// blocks idctBlock reads.
+var zigzagT = func() (t [128]uint8) {
+	for k, n := range zigzag {
+		t[k] = n%8*8 + n/8
+	}
+	return t
+}()
+
 // stdQuant are the Annex K.1 luminance and chrominance quantisation tables
 // in natural order; libjpeg scales them by quality (jcparam.c).
 var stdQuant = [2][64]uint16{{

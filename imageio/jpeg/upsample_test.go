@@ -3,31 +3,42 @@ package jpeg
 import (
 	"bytes"
 	"math"
+	"math/rand/v2"
 	"testing"
 )
 
-// TestFancyH2V2Formula checks the fancy upsampler against the triangle
-// filter written out directly: output sample 2x+e (e = 0, 1) of a chroma row
-// weighs the nearest chroma sample 3/4 and the next one on its side 1/4 in
-// each direction, with edges replicated and libjpeg's biases 8 (even) and 7 (odd).
+// clamp8 is libjpeg's range limiting of a colour sample.
+func clamp8(v int32) uint8 { return uint8(min(max(v, 0), 255)) }
+
+// TestFancyH2V2Formula checks the fancy upsampler (the pure-Go one and the
+// one in use, which may be the assembly) against the triangle filter
+// written out directly: output sample 2x+e (e = 0, 1) of a chroma row weighs
+// the nearest chroma sample 3/4 and the next one on its side 1/4 in each
+// direction, with edges replicated and libjpeg's biases 8 (even) and 7 (odd).
 func TestFancyH2V2Formula(t *testing.T) {
 	near := []uint8{10, 200, 30, 255, 0, 77, 128}
 	far := []uint8{250, 0, 99, 1, 64, 3, 255}
-	out := make([]uint8, 2*len(near))
-	fancyH2V2(out, near, far)
+	rng := rand.New(rand.NewPCG(1, 1))
+	for range 40 { // 47 samples: the assembly's 16-sample groups and a tail
+		near, far = append(near, uint8(rng.IntN(256))), append(far, uint8(rng.IntN(256)))
+	}
 	col := func(x int) int {
 		x = min(max(x, 0), len(near)-1)
 		return 3*int(near[x]) + int(far[x])
 	}
-	for i, got := range out {
-		x, e := i/2, i%2
-		side := x - 1
-		bias := 8
-		if e == 1 {
-			side, bias = x+1, 7
-		}
-		if want := (3*col(x) + col(side) + bias) >> 4; int(got) != want {
-			t.Errorf("output %d = %d, want %d", i, got, want)
+	for name, f := range map[string]func(out, near, far []uint8){"fancyH2V2Go": fancyH2V2Go, "fancyH2V2": fancyH2V2} {
+		out := make([]uint8, 2*len(near))
+		f(out, near, far)
+		for i, got := range out {
+			x, e := i/2, i%2
+			side := x - 1
+			bias := 8
+			if e == 1 {
+				side, bias = x+1, 7
+			}
+			if want := (3*col(x) + col(side) + bias) >> 4; int(got) != want {
+				t.Errorf("%s: output %d = %d, want %d", name, i, got, want)
+			}
 		}
 	}
 }
@@ -67,5 +78,65 @@ func TestFancyUpsamplingRows(t *testing.T) {
 	fancyH2V2(out, []uint8{16, 160}, []uint8{0, 0})
 	if want := []uint8{12, 39, 93, 120}; !bytes.Equal(out, want) {
 		t.Errorf("h2v2 = %v, want %v", out, want)
+	}
+}
+
+// TestYccToRGBTables checks yccToRGB, with its packed tables, against
+// libjpeg's ycc_rgb_convert written with the four tables as jdcolor.c has
+// them, for every (Y, Cb, Cr).
+func TestYccToRGBTables(t *testing.T) {
+	yr, cb, cr := make([]uint8, 256), make([]uint8, 256), make([]uint8, 256)
+	o := make([]uint8, 3*256)
+	for y := range 256 {
+		yr[y] = uint8(y)
+	}
+	for b := range 256 {
+		for r := range 256 {
+			for i := range cb {
+				cb[i], cr[i] = uint8(b), uint8(r)
+			}
+			yccToRGB(o, yr, cb, cr)
+			for y := range 256 {
+				want := [3]uint8{clamp8(int32(y) + crR[r]), clamp8(int32(y) + (cbG[b]+crG[r])>>16), clamp8(int32(y) + cbB[b])}
+				if got := [3]uint8(o[3*y : 3*y+3]); got != want {
+					t.Fatalf("YCbCr (%d,%d,%d) = %v, want %v", y, b, r, got, want)
+				}
+			}
+		}
+	}
+}
+
+// TestFancy420Row checks the fused 4:2:0 row (fancy420Row) against
+// fancyH2V2 on each chroma component followed by yccToRGB, on random rows
+// of every chroma width 2…40 with even and odd luma widths.
+func TestFancy420Row(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 20))
+	bytesN := func(n int) []uint8 {
+		b := make([]uint8, n)
+		for i := range b {
+			b[i] = uint8(rng.IntN(256))
+		}
+		return b
+	}
+	for n := 2; n <= 40; n++ {
+		for _, w := range []int{2*n - 1, 2 * n} {
+			yr := bytesN(w)
+			cbN, cbF, crN, crF := bytesN(n), bytesN(n), bytesN(n), bytesN(n)
+			upCb, upCr := make([]uint8, 2*n), make([]uint8, 2*n)
+			fancyH2V2(upCb, cbN, cbF)
+			fancyH2V2(upCr, crN, crF)
+			want := make([]uint8, 3*w)
+			yccToRGB(want, yr, upCb[:w], upCr[:w])
+			near, far := make([]uint32, n), make([]uint32, n)
+			for i := range n {
+				near[i] = uint32(cbN[i]) | uint32(crN[i])<<16
+				far[i] = uint32(cbF[i]) | uint32(crF[i])<<16
+			}
+			got := make([]uint8, 3*w)
+			fancy420Row(got, yr, near, far, make([]int64, 2*n))
+			if !bytes.Equal(got, want) {
+				t.Fatalf("chroma width %d, luma width %d: fused row differs", n, w)
+			}
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"hash/crc32"
 	"io"
+	"sync"
 )
 
 // decodePNGRGB8 decodes 8-bit RGB, non-interlaced PNG files (what vcr
@@ -68,12 +69,25 @@ func decodePNGRGB8(data []byte) (m *Image, ok bool, err error) {
 	if len(idat) == 0 || p != nil {
 		return nil, false, nil
 	}
+	buf := pngBufs.Get().(*pngBuf)
+	defer func() {
+		if cap(buf.raw)+cap(buf.z) <= maxPooledPNG {
+			pngBufs.Put(buf)
+		}
+	}()
 	z := idat[0]
 	if len(idat) > 1 {
-		z = bytes.Join(idat, nil)
+		buf.z = buf.z[:0]
+		for _, c := range idat {
+			buf.z = append(buf.z, c...)
+		}
+		z = buf.z
 	}
 	stride := 3 * w
-	raw := make([]byte, ht*(1+stride))
+	if cap(buf.raw) < ht*(1+stride) {
+		buf.raw = make([]byte, ht*(1+stride))
+	}
+	raw := buf.raw[:ht*(1+stride)]
 	if err := inflate(raw, z); err != nil {
 		if err == errShort {
 			err = io.ErrUnexpectedEOF
@@ -90,15 +104,24 @@ func decodePNGRGB8(data []byte) (m *Image, ok bool, err error) {
 			return nil, true, err
 		}
 		o := y * w
-		rr, gg, bb := R[o:o+w], G[o:o+w], B[o:o+w]
-		for x := range rr {
-			px := row[3*x : 3*x+3 : 3*x+3]
-			rr[x], gg[x], bb[x] = lut8[px[0]], lut8[px[1]], lut8[px[2]]
-		}
+		rgb8Planes(R[o:o+w], G[o:o+w], B[o:o+w], row)
 		prev = row
 	}
 	return m, true, nil
 }
+
+// pngBuf holds decodePNGRGB8's scratch: the joined IDAT data and the
+// inflated rows, reused from file to file (a 224×224 image's rows are
+// 150 KB, which the allocator would otherwise clear and the collector
+// reclaim for every file).
+type pngBuf struct{ z, raw []byte }
+
+var pngBufs = sync.Pool{New: func() any { return new(pngBuf) }}
+
+// maxPooledPNG bounds the scratch that goes back to pngBufs (images up to
+// about 1.4 megapixels), so that the pool never keeps a large image's rows
+// beyond the memory budget that vcr generate reserved for decoding it.
+const maxPooledPNG = 4 << 20
 
 // unfilter reverses PNG filter ft on row cur (3 bytes per pixel) given the
 // previous, already unfiltered row prev.
@@ -160,4 +183,16 @@ func paeth(a, b, c int) int {
 		x = hi
 	}
 	return x
+}
+
+// rgb8PlanesGo writes the interleaved 8-bit RGB pixels of src (len 3·len(r))
+// into the float planes r, g and b as lut8 values (k/255). It is rgb8Planes
+// in pure Go.
+func rgb8PlanesGo(r, g, b []float32, src []byte) {
+	n := len(r)
+	g, b, src = g[:n], b[:n], src[:3*n]
+	for x := range r {
+		px := src[3*x : 3*x+3 : 3*x+3]
+		r[x], g[x], b[x] = lut8[px[0]], lut8[px[1]], lut8[px[2]]
+	}
 }

@@ -1,0 +1,138 @@
+// Command imageio writes the AVX2 assembly of package imageio
+// (imageio/png_amd64.s) and its Go declarations (imageio/png_amd64_decl.go)
+// with avo (github.com/mmcloughlin/avo). Regenerate with
+//
+//	go generate ./imageio
+//
+// (see the go:generate line in imageio/png_amd64.go), which runs
+//
+//	go -C internal/asmgen run ./imageio -out ../../imageio/png_amd64.s -stubs ../../imageio/png_amd64_decl.go -pkg imageio
+//
+// and commit both generated files.
+//
+// Each routine is the whole-vector loop of one pure-Go kernel of package
+// imageio; the Go callers (imageio/png_amd64.go) check the lengths and do
+// the ragged ends. Every routine ends with VZEROUPPER.
+package main
+
+import (
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+)
+
+func main() {
+	ConstraintExpr("amd64,!purego")
+	paethFilter()
+	rgb8Planes()
+	Generate()
+}
+
+// paethFilter: the loop of paethFilterGo from byte 3 on, 16 bytes a step.
+func paethFilter() {
+	TEXT("paethFilterAsm", NOSPLIT, "func(dst, cur, prev []byte, k int)")
+	Pragma("noescape")
+	Doc("paethFilterAsm writes dst[3+j] = cur[3+j] − Paeth(cur[j], prev[3+j], prev[j])",
+		"for j < 16k, sixteen bytes a step in 16-bit lanes, with the specification's",
+		"predictor: p = a + b − c; a if |p − a| ≤ |p − b| and |p − a| ≤ |p − c|, else b",
+		"if |p − b| ≤ |p − c|, else c. The slices must hold 16k + 3 bytes.")
+	dst := Mem{Base: Load(Param("dst").Base(), GP64())}
+	cur := Mem{Base: Load(Param("cur").Base(), GP64())}
+	prev := Mem{Base: Load(Param("prev").Base(), GP64())}
+	k := Load(Param("k"), GP64())
+	off := GP64()
+	XORQ(off, off)
+	Label("paeth_loop")
+	TESTQ(k, k)
+	JZ(LabelRef("paeth_done"))
+	a, b, c := YMM(), YMM(), YMM()
+	VPMOVZXBW(cur.Idx(off, 1), a)
+	VPMOVZXBW(prev.Idx(off, 1).Offset(3), b)
+	VPMOVZXBW(prev.Idx(off, 1), c)
+	bc, ac := YMM(), YMM()
+	VPSUBW(c, b, bc) // b − c
+	VPSUBW(c, a, ac) // a − c
+	pc := YMM()
+	VPADDW(ac, bc, pc) // a + b − 2c
+	VPABSW(pc, pc)
+	VPABSW(bc, bc) // pa = |p − a|
+	VPABSW(ac, ac) // pb = |p − b|
+	g1, g2 := YMM(), YMM()
+	VPCMPGTW(ac, bc, g1) // pa > pb
+	VPCMPGTW(pc, bc, g2) // pa > pc
+	VPOR(g2, g1, g1)     // not a
+	g3 := YMM()
+	VPCMPGTW(pc, ac, g3) // pb > pc
+	t := YMM()
+	VPBLENDVB(g3, c, b, t) // pb > pc ? c : b
+	VPBLENDVB(g1, t, a, t) // not a ? t : a
+	hi := XMM()
+	VEXTRACTI128(Imm(1), t, hi)
+	lo := t.AsX()
+	VPACKUSWB(hi, lo, lo)
+	x := XMM()
+	VMOVDQU(cur.Idx(off, 1).Offset(3), x)
+	VPSUBB(lo, x, x)
+	VMOVDQU(x, dst.Idx(off, 1).Offset(3))
+	ADDQ(Imm(16), off)
+	DECQ(k)
+	JMP(LabelRef("paeth_loop"))
+	Label("paeth_done")
+	VZEROUPPER()
+	RET()
+}
+
+// rgb8Planes: rgb8PlanesGo, eight pixels a step.
+func rgb8Planes() {
+	// Gathers the R, G and B bytes of four interleaved pixels (12 bytes)
+	// into the first three 32-bit lanes.
+	shuf := GLOBL("rgb8shuf", RODATA|NOPTR)
+	DATA(0, U64(0x0a07040109060300))
+	DATA(8, U64(0x808080800b080502))
+	c255 := ConstData("rgb8c255", F32(255))
+
+	TEXT("rgb8PlanesAsm", NOSPLIT, "func(r, g, b []float32, src []byte, k int)")
+	Pragma("noescape")
+	Doc("rgb8PlanesAsm writes r[i], g[i], b[i] = float32(s)/255 of the interleaved",
+		"RGB bytes of pixel i of src for i < 8k (the division is IEEE, as lut8's):",
+		"src must hold 24k + 4 bytes (each step loads 28).")
+	var ch [3]Mem
+	for i, name := range []string{"r", "g", "b"} {
+		ch[i] = Mem{Base: Load(Param(name).Base(), GP64())}
+	}
+	src := Mem{Base: Load(Param("src").Base(), GP64())}
+	k := Load(Param("k"), GP64())
+	sh := YMM()
+	VBROADCASTI128(shuf, sh)
+	d := YMM()
+	VBROADCASTSS(c255, d)
+	off := GP64() // float offset in bytes; src advances by 24 per step
+	XORQ(off, off)
+	Label("rgb8_loop")
+	TESTQ(k, k)
+	JZ(LabelRef("rgb8_done"))
+	p, q := XMM(), XMM()
+	VMOVDQU(src, p)
+	VMOVDQU(src.Offset(12), q)
+	VPSHUFB(sh.AsX(), p, p) // r0..r3 g0..g3 b0..b3
+	VPSHUFB(sh.AsX(), q, q) // r4..r7 g4..g7 b4..b7
+	rg, bx := XMM(), XMM()
+	VPUNPCKLDQ(q, p, rg) // r0..3 r4..7 g0..3 g4..7
+	VPUNPCKHDQ(q, p, bx) // b0..3 b4..7
+	gx := XMM()
+	VPSRLDQ(Imm(8), rg, gx)
+	for i, s := range []VecVirtual{rg, gx, bx} {
+		v := YMM()
+		VPMOVZXBD(s, v)
+		VCVTDQ2PS(v, v)
+		VDIVPS(d, v, v)
+		VMOVUPS(v, ch[i].Idx(off, 1))
+	}
+	ADDQ(Imm(24), src.Base)
+	ADDQ(Imm(32), off)
+	DECQ(k)
+	JMP(LabelRef("rgb8_loop"))
+	Label("rgb8_done")
+	VZEROUPPER()
+	RET()
+}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"sync"
+
+	"github.com/vcr-bench/vcr/imageio"
 )
 
 // Border says how a filter extends an image beyond its edges.
@@ -409,6 +411,15 @@ func getI32(n int) *[]int32 {
 }
 
 func putI32(p *[]int32) { i32Pool.Put(p) }
+
+// clampImage clips every sample of m to [0, 1], NaN to 0, as
+// imageio.Image.Clamp does, with the vector kernels where this build has
+// them.
+func clampImage(m *imageio.Image) {
+	for c := range m.Ch {
+		clampPlane(m.Ch[c])
+	}
+}
 
 // clampPlaneGo is the pure-Go clampPlane, the loop of imageio.Image.Clamp.
 func clampPlaneGo(p []float32) {

@@ -918,3 +918,187 @@ maxLanes_done:
 	VMOVUPS Y0, (CX)
 	VZEROUPPER
 	RET
+
+// func frostBlendAsm(d []float32, s []float32, f []float32, c *[2]float32)
+// Requires: AVX
+TEXT ·frostBlendAsm(SB), NOSPLIT, $0-80
+	MOVQ         d_base+0(FP), AX
+	MOVQ         s_base+24(FP), CX
+	MOVQ         f_base+48(FP), DX
+	MOVQ         c+72(FP), BX
+	VBROADCASTSS (BX), Y0
+	VBROADCASTSS 4(BX), Y1
+	VBROADCASTSS frostone<>+0(SB), Y2
+	VXORPS       Y3, Y3, Y3
+	MOVQ         d_len+8(FP), BX
+	XORQ         SI, SI
+	SHLQ         $0x02, BX
+
+frostBlend_loop4:
+	MOVQ    SI, DI
+	ADDQ    $0x80, DI
+	CMPQ    DI, BX
+	JA      frostBlend_loop1
+	VMULPS  (CX)(SI*1), Y0, Y4
+	VMULPS  (DX)(SI*1), Y1, Y5
+	VADDPS  Y5, Y4, Y4
+	VMAXPS  Y4, Y3, Y4
+	VMINPS  Y4, Y2, Y4
+	VMOVUPS Y4, (AX)(SI*1)
+	VMULPS  32(CX)(SI*1), Y0, Y4
+	VMULPS  32(DX)(SI*1), Y1, Y5
+	VADDPS  Y5, Y4, Y4
+	VMAXPS  Y4, Y3, Y4
+	VMINPS  Y4, Y2, Y4
+	VMOVUPS Y4, 32(AX)(SI*1)
+	VMULPS  64(CX)(SI*1), Y0, Y4
+	VMULPS  64(DX)(SI*1), Y1, Y5
+	VADDPS  Y5, Y4, Y4
+	VMAXPS  Y4, Y3, Y4
+	VMINPS  Y4, Y2, Y4
+	VMOVUPS Y4, 64(AX)(SI*1)
+	VMULPS  96(CX)(SI*1), Y0, Y4
+	VMULPS  96(DX)(SI*1), Y1, Y5
+	VADDPS  Y5, Y4, Y4
+	VMAXPS  Y4, Y3, Y4
+	VMINPS  Y4, Y2, Y4
+	VMOVUPS Y4, 96(AX)(SI*1)
+	ADDQ    $0x80, SI
+	JMP     frostBlend_loop4
+
+frostBlend_loop1:
+	CMPQ    SI, BX
+	JAE     frostBlend_done
+	VMULPS  (CX)(SI*1), Y0, Y4
+	VMULPS  (DX)(SI*1), Y1, Y5
+	VADDPS  Y5, Y4, Y4
+	VMAXPS  Y4, Y3, Y4
+	VMINPS  Y4, Y2, Y4
+	VMOVUPS Y4, (AX)(SI*1)
+	ADDQ    $0x20, SI
+	JMP     frostBlend_loop1
+
+frostBlend_done:
+	VZEROUPPER
+	RET
+
+DATA frostone<>+0(SB)/4, $(1.0)
+GLOBL frostone<>(SB), RODATA|NOPTR, $4
+
+// func frostBlend4Asm(d []float32, s []float32, r0 []float32, r1 []float32, r2 []float32, r3 []float32, c *[6]float32)
+// Requires: AVX
+TEXT ·frostBlend4Asm(SB), NOSPLIT, $0-152
+	MOVQ         d_base+0(FP), AX
+	MOVQ         s_base+24(FP), CX
+	MOVQ         c+144(FP), DX
+	MOVQ         r0_base+48(FP), BX
+	MOVQ         r1_base+72(FP), SI
+	MOVQ         r2_base+96(FP), DI
+	MOVQ         r3_base+120(FP), R8
+	VBROADCASTSS (DX), Y0
+	VBROADCASTSS 4(DX), Y1
+	VBROADCASTSS 8(DX), Y2
+	VBROADCASTSS 12(DX), Y3
+	VBROADCASTSS 16(DX), Y4
+	VBROADCASTSS 20(DX), Y5
+	VBROADCASTSS frostone4<>+0(SB), Y6
+	VXORPS       Y7, Y7, Y7
+	MOVQ         d_len+8(FP), DX
+	XORQ         R9, R9
+	SHLQ         $0x02, DX
+
+frostBlend4_loop4:
+	MOVQ    R9, R10
+	ADDQ    $0x80, R10
+	CMPQ    R10, DX
+	JA      frostBlend4_loop1
+	VMULPS  (BX)(R9*1), Y2, Y8
+	VMULPS  (SI)(R9*1), Y3, Y9
+	VADDPS  Y9, Y8, Y8
+	VMULPS  (DI)(R9*1), Y4, Y9
+	VADDPS  Y9, Y8, Y8
+	VMULPS  (R8)(R9*1), Y5, Y9
+	VADDPS  Y9, Y8, Y8
+	VMAXPS  Y8, Y7, Y8
+	VMINPS  Y8, Y6, Y8
+	VMULPS  (CX)(R9*1), Y0, Y9
+	VMULPS  Y8, Y1, Y8
+	VADDPS  Y8, Y9, Y8
+	VMAXPS  Y8, Y7, Y8
+	VMINPS  Y8, Y6, Y8
+	VMOVUPS Y8, (AX)(R9*1)
+	VMULPS  32(BX)(R9*1), Y2, Y8
+	VMULPS  32(SI)(R9*1), Y3, Y9
+	VADDPS  Y9, Y8, Y8
+	VMULPS  32(DI)(R9*1), Y4, Y9
+	VADDPS  Y9, Y8, Y8
+	VMULPS  32(R8)(R9*1), Y5, Y9
+	VADDPS  Y9, Y8, Y8
+	VMAXPS  Y8, Y7, Y8
+	VMINPS  Y8, Y6, Y8
+	VMULPS  32(CX)(R9*1), Y0, Y9
+	VMULPS  Y8, Y1, Y8
+	VADDPS  Y8, Y9, Y8
+	VMAXPS  Y8, Y7, Y8
+	VMINPS  Y8, Y6, Y8
+	VMOVUPS Y8, 32(AX)(R9*1)
+	VMULPS  64(BX)(R9*1), Y2, Y8
+	VMULPS  64(SI)(R9*1), Y3, Y9
+	VADDPS  Y9, Y8, Y8
+	VMULPS  64(DI)(R9*1), Y4, Y9
+	VADDPS  Y9, Y8, Y8
+	VMULPS  64(R8)(R9*1), Y5, Y9
+	VADDPS  Y9, Y8, Y8
+	VMAXPS  Y8, Y7, Y8
+	VMINPS  Y8, Y6, Y8
+	VMULPS  64(CX)(R9*1), Y0, Y9
+	VMULPS  Y8, Y1, Y8
+	VADDPS  Y8, Y9, Y8
+	VMAXPS  Y8, Y7, Y8
+	VMINPS  Y8, Y6, Y8
+	VMOVUPS Y8, 64(AX)(R9*1)
+	VMULPS  96(BX)(R9*1), Y2, Y8
+	VMULPS  96(SI)(R9*1), Y3, Y9
+	VADDPS  Y9, Y8, Y8
+	VMULPS  96(DI)(R9*1), Y4, Y9
+	VADDPS  Y9, Y8, Y8
+	VMULPS  96(R8)(R9*1), Y5, Y9
+	VADDPS  Y9, Y8, Y8
+	VMAXPS  Y8, Y7, Y8
+	VMINPS  Y8, Y6, Y8
+	VMULPS  96(CX)(R9*1), Y0, Y9
+	VMULPS  Y8, Y1, Y8
+	VADDPS  Y8, Y9, Y8
+	VMAXPS  Y8, Y7, Y8
+	VMINPS  Y8, Y6, Y8
+	VMOVUPS Y8, 96(AX)(R9*1)
+	ADDQ    $0x80, R9
+	JMP     frostBlend4_loop4
+
+frostBlend4_loop1:
+	CMPQ    R9, DX
+	JAE     frostBlend4_done
+	VMULPS  (BX)(R9*1), Y2, Y8
+	VMULPS  (SI)(R9*1), Y3, Y9
+	VADDPS  Y9, Y8, Y8
+	VMULPS  (DI)(R9*1), Y4, Y9
+	VADDPS  Y9, Y8, Y8
+	VMULPS  (R8)(R9*1), Y5, Y9
+	VADDPS  Y9, Y8, Y8
+	VMAXPS  Y8, Y7, Y8
+	VMINPS  Y8, Y6, Y8
+	VMULPS  (CX)(R9*1), Y0, Y9
+	VMULPS  Y8, Y1, Y8
+	VADDPS  Y8, Y9, Y8
+	VMAXPS  Y8, Y7, Y8
+	VMINPS  Y8, Y6, Y8
+	VMOVUPS Y8, (AX)(R9*1)
+	ADDQ    $0x20, R9
+	JMP     frostBlend4_loop1
+
+frostBlend4_done:
+	VZEROUPPER
+	RET
+
+DATA frostone4<>+0(SB)/4, $(1.0)
+GLOBL frostone4<>(SB), RODATA|NOPTR, $4

@@ -83,3 +83,17 @@ func fogBlendAsm(d0 []float32, d1 []float32, d2 []float32, s0 []float32, s1 []fl
 //
 //go:noescape
 func maxLanesAsm(p []float32, h *[8]float32)
+
+// frostBlendAsm is frostApply's blend for len(d), a multiple of 8, samples:
+// d = weatherClamp01(c[0]·s + c[1]·f).
+//
+//go:noescape
+func frostBlendAsm(d []float32, s []float32, f []float32, c *[2]float32)
+
+// frostBlend4Asm is frostApply's blend of an enlarged texture for len(d), a
+// multiple of 8, samples, c = (s, t, w0, w1, w2, w3):
+// f = weatherClamp01(w0·r0 + w1·r1 + w2·r2 + w3·r3), summed left to right,
+// d = weatherClamp01(s·src + t·f).
+//
+//go:noescape
+func frostBlend4Asm(d []float32, s []float32, r0 []float32, r1 []float32, r2 []float32, r3 []float32, c *[6]float32)

@@ -37,6 +37,7 @@ func main() {
 	diskRows()
 	glassQuantize()
 	fog()
+	frost()
 	Generate()
 }
 
@@ -483,5 +484,64 @@ func fog() {
 		VMOVUPS(h, hp)
 		VZEROUPPER()
 		RET()
+	}
+}
+
+// frost: frostApply's blend loops.
+func frost() {
+	clamp01 := func(v VecVirtual, z, one VecVirtual) {
+		VMAXPS(v, z, v)   // 0 > v ? 0 : v (NaN and −0 stay)
+		VMINPS(v, one, v) // 1 < v ? 1 : v
+	}
+	TEXT("frostBlendAsm", NOSPLIT, "func(d, s, f []float32, c *[2]float32)")
+	Pragma("noescape")
+	Doc("frostBlendAsm is frostApply's blend for len(d), a multiple of 8, samples:",
+		"d = weatherClamp01(c[0]·s + c[1]·f).")
+	{
+		d, sr, fr, cp := base("d"), base("s"), base("f"), ptr("c")
+		ss, tt := bcast(cp), bcast(cp.Offset(4))
+		one := bcast(ConstData("frostone", F32(1)))
+		z := YMM()
+		VXORPS(z, z, z)
+		n := length("d")
+		blocks("frostBlend", n, func(off GPVirtual, w int) {
+			for j := 0; j < w; j++ {
+				o := add(mul(ss, sr.Idx(off, 1).Offset(32*j)), mul(tt, fr.Idx(off, 1).Offset(32*j)))
+				clamp01(o, z, one)
+				VMOVUPS(o, d.Idx(off, 1).Offset(32*j))
+			}
+		})
+	}
+
+	TEXT("frostBlend4Asm", NOSPLIT, "func(d, s, r0, r1, r2, r3 []float32, c *[6]float32)")
+	Pragma("noescape")
+	Doc("frostBlend4Asm is frostApply's blend of an enlarged texture for len(d), a",
+		"multiple of 8, samples, c = (s, t, w0, w1, w2, w3):",
+		"f = weatherClamp01(w0·r0 + w1·r1 + w2·r2 + w3·r3), summed left to right,",
+		"d = weatherClamp01(s·src + t·f).")
+	{
+		d, sr, cp := base("d"), base("s"), ptr("c")
+		r := [4]Mem{base("r0"), base("r1"), base("r2"), base("r3")}
+		ss, tt := bcast(cp), bcast(cp.Offset(4))
+		var wt [4]VecVirtual
+		for i := range wt {
+			wt[i] = bcast(cp.Offset(8 + 4*i))
+		}
+		one := bcast(ConstData("frostone4", F32(1)))
+		z := YMM()
+		VXORPS(z, z, z)
+		n := length("d")
+		blocks("frostBlend4", n, func(off GPVirtual, w int) {
+			for j := 0; j < w; j++ {
+				f := mul(wt[0], r[0].Idx(off, 1).Offset(32*j))
+				for i := 1; i < 4; i++ {
+					f = add(f, mul(wt[i], r[i].Idx(off, 1).Offset(32*j)))
+				}
+				clamp01(f, z, one)
+				o := add(mul(ss, sr.Idx(off, 1).Offset(32*j)), mul(tt, f))
+				clamp01(o, z, one)
+				VMOVUPS(o, d.Idx(off, 1).Offset(32*j))
+			}
+		})
 	}
 }

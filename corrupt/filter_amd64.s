@@ -1102,3 +1102,272 @@ frostBlend4_done:
 
 DATA frostone4<>+0(SB)/4, $(1.0)
 GLOBL frostone4<>(SB), RODATA|NOPTR, $4
+
+DATA hsvconst<>+0(SB)/8, $(0.0)
+DATA hsvconst<>+8(SB)/8, $(1.0)
+DATA hsvconst<>+16(SB)/8, $(2.0)
+DATA hsvconst<>+24(SB)/8, $(3.0)
+DATA hsvconst<>+32(SB)/8, $(4.0)
+DATA hsvconst<>+40(SB)/8, $(5.0)
+DATA hsvconst<>+48(SB)/8, $(6.0)
+GLOBL hsvconst<>(SB), RODATA|NOPTR, $56
+
+// func hsvBrightnessAsm(dR []float32, dG []float32, dB []float32, R []float32, G []float32, B []float32, c *[2]float64, k int) int
+// Requires: AVX
+TEXT ·hsvBrightnessAsm(SB), NOSPLIT, $0-168
+	MOVQ dR_base+0(FP), AX
+	MOVQ dG_base+24(FP), CX
+	MOVQ dB_base+48(FP), DX
+	MOVQ R_base+72(FP), BX
+	MOVQ G_base+96(FP), SI
+	MOVQ B_base+120(FP), DI
+	MOVQ c+144(FP), R8
+	MOVQ k+152(FP), R9
+	XORQ R10, R10
+	XORQ R11, R11
+
+hsvBrightnessAsm_loop:
+	CMPQ         R10, R9
+	JAE          hsvBrightnessAsm_done
+	VBROADCASTSD hsvconst<>+0(SB), Y0
+	VBROADCASTSD hsvconst<>+8(SB), Y1
+	VCVTPS2PD    (BX)(R11*1), Y2
+	VCVTPS2PD    (SI)(R11*1), Y3
+	VCVTPS2PD    (DI)(R11*1), Y4
+	VORPD        Y3, Y2, Y5
+	VORPD        Y4, Y5, Y5
+	VMOVMSKPD    Y5, R12
+	TESTL        R12, R12
+	JNZ          hsvBrightnessAsm_done
+	VCMPPD       $0x02, Y1, Y2, Y5
+	VCMPPD       $0x02, Y1, Y3, Y6
+	VANDPD       Y6, Y5, Y5
+	VCMPPD       $0x02, Y1, Y4, Y6
+	VANDPD       Y6, Y5, Y5
+	VMOVMSKPD    Y5, R12
+	CMPL         R12, $0x0f
+	JNE          hsvBrightnessAsm_done
+	VMAXPD       Y3, Y2, Y5
+	VMAXPD       Y4, Y5, Y5
+	VMINPD       Y3, Y2, Y6
+	VMINPD       Y4, Y6, Y6
+	VSUBPD       Y6, Y5, Y6
+	VDIVPD       Y5, Y6, Y7
+	VCMPPD       $0x00, Y4, Y5, Y8
+	VCMPPD       $0x00, Y3, Y5, Y9
+	VSUBPD       Y4, Y3, Y10
+	VSUBPD       Y2, Y4, Y4
+	VBLENDVPD    Y9, Y4, Y10, Y10
+	VSUBPD       Y3, Y2, Y4
+	VBLENDVPD    Y8, Y4, Y10, Y10
+	VDIVPD       Y6, Y10, Y2
+	VBROADCASTSD hsvconst<>+16(SB), Y3
+	VADDPD       Y3, Y2, Y3
+	VBROADCASTSD hsvconst<>+32(SB), Y4
+	VADDPD       Y4, Y2, Y4
+	VBLENDVPD    Y9, Y3, Y2, Y2
+	VBLENDVPD    Y8, Y4, Y2, Y2
+	VBROADCASTSD hsvconst<>+48(SB), Y3
+	VDIVPD       Y3, Y2, Y2
+	VCMPPD       $0x01, Y0, Y2, Y3
+	VADDPD       Y1, Y2, Y4
+	VBLENDVPD    Y3, Y4, Y2, Y2
+	VCMPPD       $0x00, Y0, Y6, Y3
+	VBLENDVPD    Y3, Y0, Y2, Y2
+	VBLENDVPD    Y3, Y0, Y7, Y7
+	VBROADCASTSD (R8), Y3
+	VADDPD       Y3, Y5, Y5
+	VMAXPD       Y5, Y0, Y5
+	VMINPD       Y5, Y1, Y5
+	VBROADCASTSD hsvconst<>+48(SB), Y3
+	VMULPD       Y3, Y2, Y2
+	VROUNDPD     $0x09, Y2, Y3
+	VSUBPD       Y3, Y2, Y2
+	VSUBPD       Y7, Y1, Y4
+	VMULPD       Y4, Y5, Y4
+	VMULPD       Y7, Y2, Y6
+	VSUBPD       Y6, Y1, Y6
+	VMULPD       Y6, Y5, Y6
+	VSUBPD       Y2, Y1, Y2
+	VMULPD       Y7, Y2, Y2
+	VSUBPD       Y2, Y1, Y2
+	VMULPD       Y2, Y5, Y2
+	VBROADCASTSD hsvconst<>+8(SB), Y7
+	VCMPPD       $0x00, Y7, Y3, Y7
+	VBROADCASTSD hsvconst<>+16(SB), Y8
+	VCMPPD       $0x00, Y8, Y3, Y8
+	VBROADCASTSD hsvconst<>+24(SB), Y9
+	VCMPPD       $0x00, Y9, Y3, Y9
+	VBROADCASTSD hsvconst<>+32(SB), Y10
+	VCMPPD       $0x00, Y10, Y3, Y10
+	VBROADCASTSD hsvconst<>+40(SB), Y11
+	VCMPPD       $0x00, Y11, Y3, Y3
+	VMOVAPD      Y5, Y11
+	VBLENDVPD    Y7, Y6, Y11, Y11
+	VBLENDVPD    Y8, Y4, Y11, Y11
+	VBLENDVPD    Y9, Y4, Y11, Y11
+	VBLENDVPD    Y10, Y2, Y11, Y11
+	VBLENDVPD    Y3, Y5, Y11, Y11
+	VMAXPD       Y11, Y0, Y11
+	VMINPD       Y11, Y1, Y11
+	VCVTPD2PSY   Y11, X11
+	VMOVUPS      X11, (AX)(R11*1)
+	VMOVAPD      Y2, Y11
+	VBLENDVPD    Y7, Y5, Y11, Y11
+	VBLENDVPD    Y8, Y5, Y11, Y11
+	VBLENDVPD    Y9, Y6, Y11, Y11
+	VBLENDVPD    Y10, Y4, Y11, Y11
+	VBLENDVPD    Y3, Y4, Y11, Y11
+	VMAXPD       Y11, Y0, Y11
+	VMINPD       Y11, Y1, Y11
+	VCVTPD2PSY   Y11, X11
+	VMOVUPS      X11, (CX)(R11*1)
+	VMOVAPD      Y4, Y11
+	VBLENDVPD    Y7, Y4, Y11, Y11
+	VBLENDVPD    Y8, Y2, Y11, Y11
+	VBLENDVPD    Y9, Y5, Y11, Y11
+	VBLENDVPD    Y10, Y5, Y11, Y11
+	VBLENDVPD    Y3, Y6, Y11, Y11
+	VMAXPD       Y11, Y0, Y11
+	VMINPD       Y11, Y1, Y11
+	VCVTPD2PSY   Y11, X0
+	VMOVUPS      X0, (DX)(R11*1)
+	ADDQ         $0x10, R11
+	INCQ         R10
+	JMP          hsvBrightnessAsm_loop
+
+hsvBrightnessAsm_done:
+	MOVQ R10, ret+160(FP)
+	VZEROUPPER
+	RET
+
+// func hsvSaturateAsm(dR []float32, dG []float32, dB []float32, R []float32, G []float32, B []float32, c *[2]float64, k int) int
+// Requires: AVX
+TEXT ·hsvSaturateAsm(SB), NOSPLIT, $0-168
+	MOVQ dR_base+0(FP), AX
+	MOVQ dG_base+24(FP), CX
+	MOVQ dB_base+48(FP), DX
+	MOVQ R_base+72(FP), BX
+	MOVQ G_base+96(FP), SI
+	MOVQ B_base+120(FP), DI
+	MOVQ c+144(FP), R8
+	MOVQ k+152(FP), R9
+	XORQ R10, R10
+	XORQ R11, R11
+
+hsvSaturateAsm_loop:
+	CMPQ         R10, R9
+	JAE          hsvSaturateAsm_done
+	VBROADCASTSD hsvconst<>+0(SB), Y0
+	VBROADCASTSD hsvconst<>+8(SB), Y1
+	VCVTPS2PD    (BX)(R11*1), Y2
+	VCVTPS2PD    (SI)(R11*1), Y3
+	VCVTPS2PD    (DI)(R11*1), Y4
+	VORPD        Y3, Y2, Y5
+	VORPD        Y4, Y5, Y5
+	VMOVMSKPD    Y5, R12
+	TESTL        R12, R12
+	JNZ          hsvSaturateAsm_done
+	VCMPPD       $0x02, Y1, Y2, Y5
+	VCMPPD       $0x02, Y1, Y3, Y6
+	VANDPD       Y6, Y5, Y5
+	VCMPPD       $0x02, Y1, Y4, Y6
+	VANDPD       Y6, Y5, Y5
+	VMOVMSKPD    Y5, R12
+	CMPL         R12, $0x0f
+	JNE          hsvSaturateAsm_done
+	VMAXPD       Y3, Y2, Y5
+	VMAXPD       Y4, Y5, Y5
+	VMINPD       Y3, Y2, Y6
+	VMINPD       Y4, Y6, Y6
+	VSUBPD       Y6, Y5, Y6
+	VDIVPD       Y5, Y6, Y7
+	VCMPPD       $0x00, Y4, Y5, Y8
+	VCMPPD       $0x00, Y3, Y5, Y9
+	VSUBPD       Y4, Y3, Y10
+	VSUBPD       Y2, Y4, Y4
+	VBLENDVPD    Y9, Y4, Y10, Y10
+	VSUBPD       Y3, Y2, Y4
+	VBLENDVPD    Y8, Y4, Y10, Y10
+	VDIVPD       Y6, Y10, Y2
+	VBROADCASTSD hsvconst<>+16(SB), Y3
+	VADDPD       Y3, Y2, Y3
+	VBROADCASTSD hsvconst<>+32(SB), Y4
+	VADDPD       Y4, Y2, Y4
+	VBLENDVPD    Y9, Y3, Y2, Y2
+	VBLENDVPD    Y8, Y4, Y2, Y2
+	VBROADCASTSD hsvconst<>+48(SB), Y3
+	VDIVPD       Y3, Y2, Y2
+	VCMPPD       $0x01, Y0, Y2, Y3
+	VADDPD       Y1, Y2, Y4
+	VBLENDVPD    Y3, Y4, Y2, Y2
+	VCMPPD       $0x00, Y0, Y6, Y3
+	VBLENDVPD    Y3, Y0, Y2, Y2
+	VBLENDVPD    Y3, Y0, Y7, Y7
+	VBROADCASTSD (R8), Y3
+	VBROADCASTSD 8(R8), Y4
+	VMULPD       Y3, Y7, Y7
+	VADDPD       Y4, Y7, Y7
+	VMAXPD       Y7, Y0, Y7
+	VMINPD       Y7, Y1, Y7
+	VBROADCASTSD hsvconst<>+48(SB), Y3
+	VMULPD       Y3, Y2, Y2
+	VROUNDPD     $0x09, Y2, Y3
+	VSUBPD       Y3, Y2, Y2
+	VSUBPD       Y7, Y1, Y4
+	VMULPD       Y4, Y5, Y4
+	VMULPD       Y7, Y2, Y6
+	VSUBPD       Y6, Y1, Y6
+	VMULPD       Y6, Y5, Y6
+	VSUBPD       Y2, Y1, Y2
+	VMULPD       Y7, Y2, Y2
+	VSUBPD       Y2, Y1, Y2
+	VMULPD       Y2, Y5, Y2
+	VBROADCASTSD hsvconst<>+8(SB), Y7
+	VCMPPD       $0x00, Y7, Y3, Y7
+	VBROADCASTSD hsvconst<>+16(SB), Y8
+	VCMPPD       $0x00, Y8, Y3, Y8
+	VBROADCASTSD hsvconst<>+24(SB), Y9
+	VCMPPD       $0x00, Y9, Y3, Y9
+	VBROADCASTSD hsvconst<>+32(SB), Y10
+	VCMPPD       $0x00, Y10, Y3, Y10
+	VBROADCASTSD hsvconst<>+40(SB), Y11
+	VCMPPD       $0x00, Y11, Y3, Y3
+	VMOVAPD      Y5, Y11
+	VBLENDVPD    Y7, Y6, Y11, Y11
+	VBLENDVPD    Y8, Y4, Y11, Y11
+	VBLENDVPD    Y9, Y4, Y11, Y11
+	VBLENDVPD    Y10, Y2, Y11, Y11
+	VBLENDVPD    Y3, Y5, Y11, Y11
+	VMAXPD       Y11, Y0, Y11
+	VMINPD       Y11, Y1, Y11
+	VCVTPD2PSY   Y11, X11
+	VMOVUPS      X11, (AX)(R11*1)
+	VMOVAPD      Y2, Y11
+	VBLENDVPD    Y7, Y5, Y11, Y11
+	VBLENDVPD    Y8, Y5, Y11, Y11
+	VBLENDVPD    Y9, Y6, Y11, Y11
+	VBLENDVPD    Y10, Y4, Y11, Y11
+	VBLENDVPD    Y3, Y4, Y11, Y11
+	VMAXPD       Y11, Y0, Y11
+	VMINPD       Y11, Y1, Y11
+	VCVTPD2PSY   Y11, X11
+	VMOVUPS      X11, (CX)(R11*1)
+	VMOVAPD      Y4, Y11
+	VBLENDVPD    Y7, Y4, Y11, Y11
+	VBLENDVPD    Y8, Y2, Y11, Y11
+	VBLENDVPD    Y9, Y5, Y11, Y11
+	VBLENDVPD    Y10, Y5, Y11, Y11
+	VBLENDVPD    Y3, Y6, Y11, Y11
+	VMAXPD       Y11, Y0, Y11
+	VMINPD       Y11, Y1, Y11
+	VCVTPD2PSY   Y11, X0
+	VMOVUPS      X0, (DX)(R11*1)
+	ADDQ         $0x10, R11
+	INCQ         R10
+	JMP          hsvSaturateAsm_loop
+
+hsvSaturateAsm_done:
+	MOVQ R10, ret+160(FP)
+	VZEROUPPER
+	RET

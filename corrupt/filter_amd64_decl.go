@@ -97,3 +97,23 @@ func frostBlendAsm(d []float32, s []float32, f []float32, c *[2]float32)
 //
 //go:noescape
 func frostBlend4Asm(d []float32, s []float32, r0 []float32, r1 []float32, r2 []float32, r3 []float32, c *[6]float32)
+
+// hsvBrightnessAsm is colourHSVMap with V := colourClip(V + c[0]) for up to k groups of four
+// pixels, in float64 lanes: skRGBToHSV with the division and tie rules of the
+// Go code (blends instead of branches), skHSVToRGB with the sector chosen by
+// comparing ⌊6H⌋ with 0…6, colourClip and the conversion to float32. It stops
+// before the first group with a sample outside [+0, 1] (NaN, −0 and negative
+// values included), which the Go code handles, and returns the groups done.
+//
+//go:noescape
+func hsvBrightnessAsm(dR []float32, dG []float32, dB []float32, R []float32, G []float32, B []float32, c *[2]float64, k int) int
+
+// hsvSaturateAsm is colourHSVMap with S := colourClip(float64(S·c[0]) + c[1]) for up to k groups of four
+// pixels, in float64 lanes: skRGBToHSV with the division and tie rules of the
+// Go code (blends instead of branches), skHSVToRGB with the sector chosen by
+// comparing ⌊6H⌋ with 0…6, colourClip and the conversion to float32. It stops
+// before the first group with a sample outside [+0, 1] (NaN, −0 and negative
+// values included), which the Go code handles, and returns the groups done.
+//
+//go:noescape
+func hsvSaturateAsm(dR []float32, dG []float32, dB []float32, R []float32, G []float32, B []float32, c *[2]float64, k int) int

@@ -63,14 +63,59 @@ type huffman struct {
 	symbol [288]uint16 // symbols ordered by code
 }
 
+// A fastTable is a huffman table for codes' fast loop, indexed like
+// huffman.table, whose entries say what the code means without further
+// lookups: the code length in bits 0–3 (0: a long or invalid code, which
+// the careful loop decodes), the number of extra bits in bits 8–11, and
+// from bit 16 a literal's byte, or the base of a length or a distance;
+// fastLiteral and fastEnd mark literals and the end-of-block code. Symbols
+// that no valid stream holds (literal/length 286 and 287, distances 30 and
+// 31) have entry 0, so that the careful loop reports them.
+type fastTable [1 << tableBits]uint32
+
+const (
+	fastLiteral = 1 << 31
+	fastEnd     = 1 << 30
+)
+
+// setLit fills t from the literal/length code h.
+func (t *fastTable) setLit(h *huffman) {
+	for k, e := range h.table {
+		l, s := uint32(e&15), int(e>>4)
+		switch {
+		case l == 0 || s > 285:
+			t[k] = 0
+		case s < 256:
+			t[k] = fastLiteral | uint32(s)<<16 | l
+		case s == 256:
+			t[k] = fastEnd | l
+		default:
+			t[k] = uint32(lengthBase[s-257])<<16 | uint32(lengthExtra[s-257])<<8 | l
+		}
+	}
+}
+
+// setDist fills t from the distance code h.
+func (t *fastTable) setDist(h *huffman) {
+	for k, e := range h.table {
+		l, s := uint32(e&15), int(e>>4)
+		if l == 0 || s >= 30 {
+			t[k] = 0
+			continue
+		}
+		t[k] = distBase[s]<<16 | uint32(distExtra[s])<<8 | l
+	}
+}
+
 type inflater struct {
-	in    []byte
-	pos   int
-	bits  uint64
-	nbits uint
-	over  int // bytes read past the end of in (as zeros)
-	lit   huffman
-	dist  huffman
+	in                []byte
+	pos               int
+	bits              uint64
+	nbits             uint
+	over              int // bytes read past the end of in (as zeros)
+	lit               huffman
+	dist              huffman
+	litFast, distFast fastTable
 }
 
 var inflaters = sync.Pool{New: func() any { return new(inflater) }}
@@ -193,6 +238,7 @@ func (d *inflater) sym(h *huffman) (int, error) {
 
 var fixedOnce sync.Once
 var fixedLit, fixedDist huffman
+var fixedLitFast, fixedDistFast fastTable
 
 func fixedTables() {
 	var l [288]uint8
@@ -214,6 +260,8 @@ func fixedTables() {
 		dl[i] = 5
 	}
 	fixedDist.build(dl[:])
+	fixedLitFast.setLit(&fixedLit)
+	fixedDistFast.setDist(&fixedDist)
 }
 
 // run decodes deflate blocks into dst and returns the bytes written.
@@ -256,15 +304,17 @@ func (d *inflater) run(dst []byte) (int, error) {
 		case 1: // fixed Huffman
 			fixedOnce.Do(fixedTables)
 			var err error
-			if n, err = d.codes(dst, n, &fixedLit, &fixedDist); err != nil {
+			if n, err = d.codes(dst, n, &fixedLit, &fixedDist, &fixedLitFast, &fixedDistFast); err != nil {
 				return n, err
 			}
 		case 2: // dynamic Huffman
 			if err := d.dynamic(); err != nil {
 				return n, err
 			}
+			d.litFast.setLit(&d.lit)
+			d.distFast.setDist(&d.dist)
 			var err error
-			if n, err = d.codes(dst, n, &d.lit, &d.dist); err != nil {
+			if n, err = d.codes(dst, n, &d.lit, &d.dist, &d.litFast, &d.distFast); err != nil {
 				return n, err
 			}
 		default:
@@ -334,12 +384,12 @@ func (d *inflater) dynamic() error {
 
 // codes decodes literal/length and distance codes into dst from n on, up
 // to the end-of-block code.
-func (d *inflater) codes(dst []byte, n int, lit, dist *huffman) (int, error) {
+func (d *inflater) codes(dst []byte, n int, lit, dist *huffman, litFast, distFast *fastTable) (int, error) {
 	for {
 		if d.pos+8 <= len(d.in) && n+258+8 <= len(dst) {
 			var done bool
 			var err error
-			if n, done, err = d.fastCodes(dst, n, lit, dist); done || err != nil {
+			if n, done, err = d.fastCodes(dst, n, dist, litFast, distFast); done || err != nil {
 				return n, err
 			}
 		}
@@ -396,15 +446,17 @@ func (d *inflater) codes(dst []byte, n int, lit, dist *huffman) (int, error) {
 
 // fastCodes is codes' fast loop: it decodes symbols while the input holds
 // 8 more bytes and dst has room for a longest match (258 bytes) and 8 bytes
-// of slack, with the
-// bit buffer in local variables (registers) rather than in d, two literals
-// per refill where the second's code is in the table, and no checks for
-// the ends of input and output. It returns done at the end of the block,
-// an error for invalid data, and otherwise, with d's state at a symbol
-// boundary, when those conditions fail or the next literal/length code is
-// longer than tableBits (or invalid): codes then takes that symbol. The
-// bytes written and the errors are those of codes' careful loop.
-func (d *inflater) fastCodes(dst []byte, n int, lit, dist *huffman) (int, bool, error) {
+// of slack, with the bit buffer in local variables (registers) rather than
+// in d, the meaning of each code (literal, length or distance base and
+// extra bits) read from the same entry as its length (litFast, distFast),
+// two literals per refill where the second's code is in the table, and no
+// checks for the ends of input and output. It returns done at the end of
+// the block, an error for invalid data, and otherwise, with d's state at a
+// symbol boundary, when those conditions fail or the next literal/length
+// code is longer than tableBits (or invalid): codes then takes that
+// symbol. The bytes written and the errors are those of codes' careful
+// loop.
+func (d *inflater) fastCodes(dst []byte, n int, dist *huffman, litFast, distFast *fastTable) (int, bool, error) {
 	in, pos, bits, nbits := d.in, d.pos, d.bits, d.nbits
 	done := false
 	var err error
@@ -413,63 +465,61 @@ func (d *inflater) fastCodes(dst []byte, n int, lit, dist *huffman) (int, bool, 
 		bits |= binary.LittleEndian.Uint64(in[pos:]) << nbits
 		pos += int(63-nbits) >> 3
 		nbits |= 56
-		e := lit.table[bits&(1<<tableBits-1)]
+		e := litFast[bits&(1<<tableBits-1)]
 		l := uint(e & 15)
-		if l == 0 {
-			break // a long or invalid code: codes decodes it
-		}
-		s := int(e >> 4)
-		bits >>= l
-		nbits -= l
-		if s < 256 {
-			dst[n] = byte(s)
+		if e&fastLiteral != 0 {
+			bits >>= l
+			nbits -= l
+			dst[n] = byte(e >> 16)
 			n++
 			// ≥ 46 bits left: a second literal needs at most tableBits.
-			e = lit.table[bits&(1<<tableBits-1)]
-			if l = uint(e & 15); l != 0 && e>>4 < 256 {
+			if e = litFast[bits&(1<<tableBits-1)]; e&fastLiteral != 0 {
+				l = uint(e & 15)
 				bits >>= l
 				nbits -= l
-				dst[n] = byte(e >> 4)
+				dst[n] = byte(e >> 16)
 				n++
 			}
 			continue
 		}
-		if s == 256 {
-			done = true
-			break
+		if l == 0 {
+			break // a long or invalid code: codes decodes it
 		}
-		s -= 257
-		if s >= 29 {
-			err = errInflate
+		if e&fastEnd != 0 {
+			bits >>= l
+			nbits -= l
+			done = true
 			break
 		}
 		// ≥ 46 bits left: length extra bits (≤ 5), a distance code (≤ 15)
 		// and its extra bits (≤ 13).
-		le := uint(lengthExtra[s])
-		length := int(lengthBase[s]) + int(uint32(bits)&(1<<le-1))
-		bits >>= le
-		nbits -= le
-		e = dist.table[bits&(1<<tableBits-1)]
-		var ds int
+		le := uint(e>>8) & 15
+		length := int(e>>16) + int(uint32(bits>>l)&(1<<le-1))
+		bits >>= l + le
+		nbits -= l + le
+		var distance int
+		e = distFast[bits&(1<<tableBits-1)]
 		if l = uint(e & 15); l != 0 {
-			ds = int(e >> 4)
-			bits >>= l
-			nbits -= l
+			de := uint(e>>8) & 15
+			distance = int(e>>16) + int(uint32(bits>>l)&(1<<de-1))
+			bits >>= l + de
+			nbits -= l + de
 		} else {
 			d.bits, d.nbits = bits, nbits
+			var ds int
 			if ds, err = d.sym(dist); err != nil {
 				break
 			}
 			bits, nbits = d.bits, d.nbits
+			if ds >= 30 {
+				err = errInflate
+				break
+			}
+			de := uint(distExtra[ds])
+			distance = int(distBase[ds]) + int(uint32(bits)&(1<<de-1))
+			bits >>= de
+			nbits -= de
 		}
-		if ds >= 30 {
-			err = errInflate
-			break
-		}
-		de := uint(distExtra[ds])
-		distance := int(distBase[ds]) + int(uint32(bits)&(1<<de-1))
-		bits >>= de
-		nbits -= de
 		if distance > n {
 			err = errInflate
 			break

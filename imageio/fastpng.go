@@ -2,7 +2,6 @@ package imageio
 
 import (
 	"encoding/binary"
-	"hash/adler32"
 	"hash/crc32"
 	"io"
 )
@@ -71,12 +70,12 @@ func (e *PNGEncoder) encode(w io.Writer, width, height int, row func(y int, c []
 	prev, cur, line, blk := e.prev[:stride], e.cur[:stride], e.line[:1+stride], e.blk[:0]
 	clear(prev)
 	e.d.start(append(e.z[:0], 0x78, 0x01)) // zlib header: deflate, 32 KiB window, fastest
-	adler := adler32.New()
+	adler := uint32(1)
 	for y := range height {
 		c := row(y, cur)
 		line[0] = 4
 		paethFilter(line[1:], c, prev)
-		adler.Write(line)
+		adler = adler32Update(adler, line)
 		for rest := line; len(rest) > 0; {
 			if len(blk) == huffBlockSize {
 				e.d.block(blk, false)
@@ -93,7 +92,7 @@ func (e *PNGEncoder) encode(w io.Writer, width, height int, row func(y int, c []
 		}
 	}
 	e.d.block(blk, true)
-	e.z = binary.BigEndian.AppendUint32(e.d.finish(), adler.Sum32())
+	e.z = binary.BigEndian.AppendUint32(e.d.finish(), adler)
 
 	var hdr [13]byte
 	binary.BigEndian.PutUint32(hdr[0:], uint32(width))

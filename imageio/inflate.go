@@ -3,7 +3,6 @@ package imageio
 import (
 	"encoding/binary"
 	"errors"
-	"hash/adler32"
 	"sync"
 )
 
@@ -38,7 +37,7 @@ func inflate(dst, src []byte) error {
 	if d.overrun() || start+4 > len(d.in) {
 		return errShort
 	}
-	if binary.BigEndian.Uint32(d.in[start:]) != adler32.Checksum(dst) {
+	if binary.BigEndian.Uint32(d.in[start:]) != adler32Update(1, dst) {
 		return errChecksum
 	}
 	return nil
@@ -543,4 +542,24 @@ func (d *inflater) fastCodes(dst []byte, n int, dist *huffman, litFast, distFast
 		d.pos, d.bits, d.nbits = pos, bits, nbits
 	}
 	return n, done, err
+}
+
+// adlerMod is Adler-32's modulus, the largest prime below 2¹⁶.
+const adlerMod = 65521
+
+// adler32Go is adler32Update in pure Go (RFC 1950 §9), reducing every
+// 5552 bytes (the most that cannot overflow 32 bits, zlib's NMAX).
+func adler32Go(adler uint32, p []byte) uint32 {
+	s1, s2 := adler&0xffff, adler>>16
+	for len(p) > 0 {
+		q := p[:min(len(p), 5552)]
+		p = p[len(q):]
+		for _, b := range q {
+			s1 += uint32(b)
+			s2 += s1
+		}
+		s1 %= adlerMod
+		s2 %= adlerMod
+	}
+	return s2<<16 | s1
 }

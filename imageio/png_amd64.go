@@ -52,3 +52,25 @@ func rgb8Planes(r, g, b []float32, src []byte) {
 	rgb8PlanesAsm(r, g, b, src, k)
 	rgb8PlanesGo(r[8*k:], g[8*k:], b[8*k:], src[24*k:])
 }
+
+// adlerBlocks is the number of 32-byte blocks adler32Update hands to the
+// assembly at a time: its sums stay far inside 64 bits (b < 2⁴¹).
+const adlerBlocks = 2048
+
+// adler32Update returns the Adler-32 checksum (RFC 1950) of the data that
+// gave adler followed by p. Whole 32-byte blocks go through the assembly
+// (TestAdler32Vector); the rest through adler32Go.
+func adler32Update(adler uint32, p []byte) uint32 {
+	if !pngVector {
+		return adler32Go(adler, p)
+	}
+	s1, s2 := uint64(adler&0xffff), uint64(adler>>16)
+	for len(p) >= 32 {
+		k := min(len(p)/32, adlerBlocks)
+		a, b := adler32Asm(p, k)
+		s2 = (s2 + uint64(32*k)*s1 + b) % adlerMod
+		s1 = (s1 + a) % adlerMod
+		p = p[32*k:]
+	}
+	return adler32Go(uint32(s2<<16|s1), p)
+}

@@ -93,3 +93,109 @@ rgb8_loop:
 rgb8_done:
 	VZEROUPPER
 	RET
+
+DATA adlerweights<>+0(SB)/1, $0x20
+DATA adlerweights<>+1(SB)/1, $0x1f
+DATA adlerweights<>+2(SB)/1, $0x1e
+DATA adlerweights<>+3(SB)/1, $0x1d
+DATA adlerweights<>+4(SB)/1, $0x1c
+DATA adlerweights<>+5(SB)/1, $0x1b
+DATA adlerweights<>+6(SB)/1, $0x1a
+DATA adlerweights<>+7(SB)/1, $0x19
+DATA adlerweights<>+8(SB)/1, $0x18
+DATA adlerweights<>+9(SB)/1, $0x17
+DATA adlerweights<>+10(SB)/1, $0x16
+DATA adlerweights<>+11(SB)/1, $0x15
+DATA adlerweights<>+12(SB)/1, $0x14
+DATA adlerweights<>+13(SB)/1, $0x13
+DATA adlerweights<>+14(SB)/1, $0x12
+DATA adlerweights<>+15(SB)/1, $0x11
+DATA adlerweights<>+16(SB)/1, $0x10
+DATA adlerweights<>+17(SB)/1, $0x0f
+DATA adlerweights<>+18(SB)/1, $0x0e
+DATA adlerweights<>+19(SB)/1, $0x0d
+DATA adlerweights<>+20(SB)/1, $0x0c
+DATA adlerweights<>+21(SB)/1, $0x0b
+DATA adlerweights<>+22(SB)/1, $0x0a
+DATA adlerweights<>+23(SB)/1, $0x09
+DATA adlerweights<>+24(SB)/1, $0x08
+DATA adlerweights<>+25(SB)/1, $0x07
+DATA adlerweights<>+26(SB)/1, $0x06
+DATA adlerweights<>+27(SB)/1, $0x05
+DATA adlerweights<>+28(SB)/1, $0x04
+DATA adlerweights<>+29(SB)/1, $0x03
+DATA adlerweights<>+30(SB)/1, $0x02
+DATA adlerweights<>+31(SB)/1, $0x01
+GLOBL adlerweights<>(SB), RODATA|NOPTR, $32
+
+DATA adlerones<>+0(SB)/2, $0x0001
+DATA adlerones<>+2(SB)/2, $0x0001
+DATA adlerones<>+4(SB)/2, $0x0001
+DATA adlerones<>+6(SB)/2, $0x0001
+DATA adlerones<>+8(SB)/2, $0x0001
+DATA adlerones<>+10(SB)/2, $0x0001
+DATA adlerones<>+12(SB)/2, $0x0001
+DATA adlerones<>+14(SB)/2, $0x0001
+DATA adlerones<>+16(SB)/2, $0x0001
+DATA adlerones<>+18(SB)/2, $0x0001
+DATA adlerones<>+20(SB)/2, $0x0001
+DATA adlerones<>+22(SB)/2, $0x0001
+DATA adlerones<>+24(SB)/2, $0x0001
+DATA adlerones<>+26(SB)/2, $0x0001
+DATA adlerones<>+28(SB)/2, $0x0001
+DATA adlerones<>+30(SB)/2, $0x0001
+GLOBL adlerones<>(SB), RODATA|NOPTR, $32
+
+// func adler32Asm(p []byte, k int) (a uint64, b uint64)
+// Requires: AVX, AVX2
+TEXT ·adler32Asm(SB), NOSPLIT, $0-48
+	MOVQ    p_base+0(FP), AX
+	MOVQ    k+24(FP), CX
+	VMOVDQU adlerweights<>+0(SB), Y0
+	VMOVDQU adlerones<>+0(SB), Y1
+	VPXOR   Y2, Y2, Y2
+	VPXOR   Y3, Y3, Y3
+	VPXOR   Y4, Y4, Y4
+	VPXOR   Y5, Y5, Y5
+
+adler_loop:
+	TESTQ      CX, CX
+	JZ         adler_done
+	VMOVDQU    (AX), Y6
+	VPADDQ     Y3, Y4, Y4
+	VPSADBW    Y2, Y6, Y7
+	VPADDQ     Y7, Y3, Y3
+	VPMADDUBSW Y0, Y6, Y6
+	VPMADDWD   Y1, Y6, Y6
+	VPADDD     Y6, Y5, Y5
+	ADDQ       $0x20, AX
+	DECQ       CX
+	JMP        adler_loop
+
+adler_done:
+	VPSRLQ       $0x20, Y5, Y0
+	VPADDD       Y0, Y5, Y5
+	VPCMPEQD     Y0, Y0, Y0
+	VPSRLQ       $0x20, Y0, Y0
+	VPAND        Y0, Y5, Y5
+	VEXTRACTI128 $0x01, Y3, X0
+	VPADDQ       X0, X3, X3
+	VPSRLDQ      $0x08, X3, X0
+	VPADDQ       X0, X3, X3
+	VMOVQ        X3, AX
+	VEXTRACTI128 $0x01, Y4, X0
+	VPADDQ       X0, X4, X4
+	VPSRLDQ      $0x08, X4, X0
+	VPADDQ       X0, X4, X4
+	VMOVQ        X4, CX
+	VEXTRACTI128 $0x01, Y5, X0
+	VPADDQ       X0, X5, X5
+	VPSRLDQ      $0x08, X5, X0
+	VPADDQ       X0, X5, X5
+	VMOVQ        X5, DX
+	SHLQ         $0x05, CX
+	ADDQ         DX, CX
+	MOVQ         AX, a+32(FP)
+	MOVQ         CX, b+40(FP)
+	VZEROUPPER
+	RET

@@ -18,3 +18,12 @@ func paethFilterAsm(dst []byte, cur []byte, prev []byte, k int)
 //
 //go:noescape
 func rgb8PlanesAsm(r []float32, g []float32, b []float32, src []byte, k int)
+
+// adler32Asm returns, for the k 32-byte blocks of p (k < 2¹⁶, so that no
+// 32-bit lane overflows), a = the sum of their bytes and b = Σ over blocks of
+// 32·(the sum of the bytes of the blocks before it) + Σ_i (32 − i)·byte_i: an
+// Adler-32 state (s1, s2) becomes (s1 + a, s2 + 32k·s1 + b), before the
+// reductions modulo 65521.
+//
+//go:noescape
+func adler32Asm(p []byte, k int) (a uint64, b uint64)

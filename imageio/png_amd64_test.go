@@ -4,6 +4,7 @@ package imageio
 
 import (
 	"bytes"
+	"hash/adler32"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -127,6 +128,47 @@ func TestRGB8PlanesVector(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// TestAdler32Vector compares adler32Update with hash/adler32 on random
+// data, all-0xFF data (the largest sums) and runs, for lengths around the
+// 32-byte blocks and the assembly's chunk of adlerBlocks blocks, started
+// from the initial state and from the state after a prefix.
+func TestAdler32Vector(t *testing.T) {
+	if !pngVector {
+		t.Skip("no AVX2: the pure-Go checksum is in use")
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	big := 3*32*adlerBlocks + 77
+	random, ff, runs := make([]byte, big), bytes.Repeat([]byte{0xff}, big), make([]byte, big)
+	for i := range random {
+		random[i] = byte(rng.Uint32())
+		runs[i] = byte(i / 1000)
+	}
+	lengths := []int{0, 1, 31, 32, 33, 63, 64, 65, 5552, 5553, 32*adlerBlocks - 1, 32 * adlerBlocks, 32*adlerBlocks + 1, big}
+	for _, data := range [][]byte{random, ff, runs} {
+		for _, n := range lengths {
+			if got, want := adler32Update(1, data[:n]), adler32.Checksum(data[:n]); got != want {
+				t.Fatalf("%d bytes: %#x, want %#x", n, got, want)
+			}
+			for _, pre := range []int{1, 13, 1000} {
+				h := adler32.New()
+				h.Write(data[big-pre:])
+				h.Write(data[:n])
+				if got, want := adler32Update(adler32Update(1, data[big-pre:]), data[:n]), h.Sum32(); got != want {
+					t.Fatalf("%d bytes after %d: %#x, want %#x", n, pre, got, want)
+				}
+			}
+		}
+	}
+	// Every 32-byte block with one byte 0xFF in each position.
+	for i := range 32 {
+		b := make([]byte, 64)
+		b[i], b[32+31-i] = 0xff, 0x80
+		if got, want := adler32Update(1, b), adler32.Checksum(b); got != want {
+			t.Fatalf("byte %d: %#x, want %#x", i, got, want)
 		}
 	}
 }

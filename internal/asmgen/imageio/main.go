@@ -25,6 +25,7 @@ func main() {
 	ConstraintExpr("amd64,!purego")
 	paethFilter()
 	rgb8Planes()
+	adler32()
 	Generate()
 }
 
@@ -133,6 +134,81 @@ func rgb8Planes() {
 	DECQ(k)
 	JMP(LabelRef("rgb8_loop"))
 	Label("rgb8_done")
+	VZEROUPPER()
+	RET()
+}
+
+// adler32: the sums of adler32Update over whole 32-byte blocks.
+func adler32() {
+	w := GLOBL("adlerweights", RODATA|NOPTR)
+	for i := range 32 {
+		DATA(i, U8(32-i))
+	}
+	ones := GLOBL("adlerones", RODATA|NOPTR)
+	for i := range 16 {
+		DATA(2*i, U16(1))
+	}
+	TEXT("adler32Asm", NOSPLIT, "func(p []byte, k int) (a, b uint64)")
+	Pragma("noescape")
+	Doc("adler32Asm returns, for the k 32-byte blocks of p (k < 2¹⁶, so that no",
+		"32-bit lane overflows), a = the sum of their bytes and b = Σ over blocks of",
+		"32·(the sum of the bytes of the blocks before it) + Σ_i (32 − i)·byte_i: an",
+		"Adler-32 state (s1, s2) becomes (s1 + a, s2 + 32k·s1 + b), before the",
+		"reductions modulo 65521.")
+	p := Mem{Base: Load(Param("p").Base(), GP64())}
+	k := Load(Param("k"), GP64())
+	wt, one := YMM(), YMM()
+	VMOVDQU(w, wt)
+	VMOVDQU(ones, one)
+	z, s1, s1sum, s2 := YMM(), YMM(), YMM(), YMM()
+	VPXOR(z, z, z)
+	VPXOR(s1, s1, s1)
+	VPXOR(s1sum, s1sum, s1sum)
+	VPXOR(s2, s2, s2)
+	Label("adler_loop")
+	TESTQ(k, k)
+	JZ(LabelRef("adler_done"))
+	x, t, u := YMM(), YMM(), YMM()
+	VMOVDQU(p, x)
+	VPADDQ(s1, s1sum, s1sum) // the blocks before this one
+	VPSADBW(z, x, t)         // four sums of 8 bytes
+	VPADDQ(t, s1, s1)
+	VPMADDUBSW(wt, x, u) // (32 − i)·byte_i, pairs summed to words
+	VPMADDWD(one, u, u)  // pairs of words summed to dwords
+	VPADDD(u, s2, s2)
+	ADDQ(Imm(32), p.Base)
+	DECQ(k)
+	JMP(LabelRef("adler_loop"))
+	Label("adler_done")
+	// Horizontal sums: s1 and s1sum have four 64-bit lanes, s2 eight
+	// 32-bit lanes (their total fits 32 bits).
+	hsumQ := func(v VecVirtual) GPVirtual {
+		hi := XMM()
+		VEXTRACTI128(Imm(1), v, hi)
+		lo := v.AsX()
+		VPADDQ(hi, lo, lo)
+		h2 := XMM()
+		VPSRLDQ(Imm(8), lo, h2)
+		VPADDQ(h2, lo, lo)
+		r := GP64()
+		VMOVQ(lo, r)
+		return r
+	}
+	// s2's dwords to qwords: add the odd lanes onto the even ones.
+	odd := YMM()
+	VPSRLQ(Imm(32), s2, odd)
+	VPADDD(odd, s2, s2)
+	mask := YMM()
+	VPCMPEQD(mask, mask, mask)
+	VPSRLQ(Imm(32), mask, mask)
+	VPAND(mask, s2, s2)
+	a := hsumQ(s1)
+	b := hsumQ(s1sum)
+	c := hsumQ(s2)
+	SHLQ(Imm(5), b)
+	ADDQ(c, b)
+	Store(a, ReturnIndex(0))
+	Store(b, ReturnIndex(1))
 	VZEROUPPER()
 	RET()
 }

@@ -9,29 +9,35 @@ import (
 	"sync"
 )
 
-// decodePNGRGB8 decodes 8-bit RGB, non-interlaced PNG files (what vcr
-// generate and most tools write for photos) straight into the planar float
-// image, faster than image/png followed by FromImage: the zlib stream is
-// inflated in one piece by a table-driven decoder (inflate.go), rows are
+// decodePNGRGB8 decodes 8-bit RGB and RGBA, non-interlaced PNG files (what
+// vcr generate and most tools write for photos) straight into the planar
+// float image, faster than image/png followed by FromImage: the zlib stream
+// is inflated in one piece by a table-driven decoder (inflate.go), rows are
 // unfiltered in place and converted with the From8 table, without an
-// intermediate image.RGBA. It returns ok = false, leaving the file to
-// image/png, for every other kind of PNG (grey, palette, alpha, 16-bit,
-// interlaced) and for anything it does not understand; for the files it
-// takes, the pixels equal image/png's and errors are reported as image/png
-// would (bad checksums, truncated or surplus pixel data).
+// intermediate image.RGBA. Alpha is dropped and the stored colour kept, as
+// FromImage does with image/png's NRGBA (the package's alpha policy). It
+// returns ok = false, leaving the file to image/png, for every other kind
+// of PNG (grey, palette, 16-bit, interlaced) and for anything it does not
+// understand; for the files it takes, the pixels equal image/png's and
+// errors are reported as image/png would (bad checksums, truncated or
+// surplus pixel data).
 func decodePNGRGB8(data []byte) (m *Image, ok bool, err error) {
 	if len(data) < 8+25 || !bytes.Equal(data[:8], pngSignature) {
 		return nil, false, nil
 	}
 	p := data[8:]
-	// IHDR: width, height, bit depth 8, colour type 2 (RGB), compression 0,
-	// filter 0, interlace 0.
+	// IHDR: width, height, bit depth 8, colour type 2 (RGB) or 6 (RGBA),
+	// compression 0, filter 0, interlace 0.
 	if binary.BigEndian.Uint32(p) != 13 || string(p[4:8]) != "IHDR" {
 		return nil, false, nil
 	}
 	h := p[8:21]
-	if h[8] != 8 || h[9] != 2 || h[10] != 0 || h[11] != 0 || h[12] != 0 {
+	if h[8] != 8 || (h[9] != 2 && h[9] != 6) || h[10] != 0 || h[11] != 0 || h[12] != 0 {
 		return nil, false, nil
+	}
+	bpp := 3
+	if h[9] == 6 {
+		bpp = 4
 	}
 	if crc32.ChecksumIEEE(p[4:21]) != binary.BigEndian.Uint32(p[21:25]) {
 		return nil, false, nil // let image/png report it
@@ -83,7 +89,7 @@ func decodePNGRGB8(data []byte) (m *Image, ok bool, err error) {
 		}
 		z = buf.z
 	}
-	stride := 3 * w
+	stride := bpp * w
 	if cap(buf.raw) < ht*(1+stride) {
 		buf.raw = make([]byte, ht*(1+stride))
 	}
@@ -100,11 +106,19 @@ func decodePNGRGB8(data []byte) (m *Image, ok bool, err error) {
 	for y := range ht {
 		line := raw[y*(1+stride) : (y+1)*(1+stride)]
 		row := line[1:]
-		if err := unfilter(row, prev, line[0]); err != nil {
+		if err := unfilter(row, prev, line[0], bpp); err != nil {
 			return nil, true, err
 		}
 		o := y * w
-		rgb8Planes(R[o:o+w], G[o:o+w], B[o:o+w], row)
+		if bpp == 3 {
+			rgb8Planes(R[o:o+w], G[o:o+w], B[o:o+w], row)
+		} else {
+			rr, gg, bb := R[o:o+w], G[o:o+w], B[o:o+w]
+			for x := range rr {
+				px := row[4*x : 4*x+3 : 4*x+3]
+				rr[x], gg[x], bb[x] = lut8[px[0]], lut8[px[1]], lut8[px[2]]
+			}
+		}
 		prev = row
 	}
 	return m, true, nil
@@ -123,10 +137,9 @@ var pngBufs = sync.Pool{New: func() any { return new(pngBuf) }}
 // beyond the memory budget that vcr generate reserved for decoding it.
 const maxPooledPNG = 4 << 20
 
-// unfilter reverses PNG filter ft on row cur (3 bytes per pixel) given the
-// previous, already unfiltered row prev.
-func unfilter(cur, prev []byte, ft byte) error {
-	const bpp = 3
+// unfilter reverses PNG filter ft on row cur (bpp = 3 or 4 bytes per
+// pixel) given the previous, already unfiltered row prev.
+func unfilter(cur, prev []byte, ft byte, bpp int) error {
 	prev = prev[:len(cur)]
 	switch ft {
 	case 0:
@@ -146,6 +159,15 @@ func unfilter(cur, prev []byte, ft byte) error {
 			cur[i] += byte((int(cur[i-bpp]) + int(prev[i])) / 2)
 		}
 	case 4: // Paeth
+		if bpp != 3 {
+			for i := range bpp {
+				cur[i] += prev[i] // a = c = 0: Paeth predicts b
+			}
+			for i := bpp; i < len(cur); i++ {
+				cur[i] += byte(paeth(int(cur[i-bpp]), int(prev[i]), int(prev[i-bpp])))
+			}
+			break
+		}
 		// a = left, b = up, c = up-left, per channel (0 at the row start).
 		var a0, a1, a2, c0, c1, c2 int
 		n := len(cur) / bpp * bpp

@@ -74,3 +74,20 @@ func adler32Update(adler uint32, p []byte) uint32 {
 	}
 	return adler32Go(uint32(s2<<16|s1), p)
 }
+
+// unpaeth3 reverses the Paeth filter on row cur (3 bytes per pixel, len a
+// multiple of 3) given the unfiltered row above, prev: every pixel but the
+// last through the assembly, one pixel a step (its 4-byte loads would read
+// past the last), which computes paeth's predictor (TestUnpaeth3Vector).
+func unpaeth3(cur, prev []byte) {
+	n := len(cur) / 3
+	if !pngVector || n < 2 {
+		unpaeth3Go(cur, prev)
+		return
+	}
+	prev = prev[:len(cur)]
+	paethUnfilter3Asm(cur, prev, n-1)
+	for i := 3 * (n - 1); i < 3*n; i++ {
+		cur[i] += byte(paeth(int(cur[i-3]), int(prev[i]), int(prev[i-3])))
+	}
+}

@@ -27,3 +27,13 @@ func rgb8PlanesAsm(r []float32, g []float32, b []float32, src []byte, k int)
 //
 //go:noescape
 func adler32Asm(p []byte, k int) (a uint64, b uint64)
+
+// paethUnfilter3Asm reverses the Paeth filter on the first k pixels of the
+// row cur (3 bytes per pixel) given the unfiltered row above, prev, one pixel
+// a step with the three samples in 16-bit lanes, with stb_image's form of the
+// predictor (as paeth): t = 3c − a − b; max(a, b) if t ≤ min(a, b), else
+// min(a, b) if max(a, b) ≤ t, else c. Each step loads 4 bytes of cur and
+// prev, so both must hold 3k + 1 bytes; it stores 3.
+//
+//go:noescape
+func paethUnfilter3Asm(cur []byte, prev []byte, k int)

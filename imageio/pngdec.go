@@ -168,22 +168,30 @@ func unfilter(cur, prev []byte, ft byte, bpp int) error {
 			}
 			break
 		}
-		// a = left, b = up, c = up-left, per channel (0 at the row start).
-		var a0, a1, a2, c0, c1, c2 int
-		n := len(cur) / bpp * bpp
-		for i := 0; i < n; i += bpp {
-			px, up := cur[i:i+bpp:i+bpp], prev[i:i+bpp:i+bpp]
-			b0, b1, b2 := int(up[0]), int(up[1]), int(up[2])
-			a0 = int(px[0] + byte(paeth(a0, b0, c0)))
-			a1 = int(px[1] + byte(paeth(a1, b1, c1)))
-			a2 = int(px[2] + byte(paeth(a2, b2, c2)))
-			px[0], px[1], px[2] = byte(a0), byte(a1), byte(a2)
-			c0, c1, c2 = b0, b1, b2
-		}
+		unpaeth3(cur, prev)
 	default:
 		return errors.New("png: invalid format: bad filter type")
 	}
 	return nil
+}
+
+// unpaeth3Go reverses the Paeth filter on row cur (3 bytes per pixel)
+// given the unfiltered row above, prev. It is unpaeth3 in pure Go.
+func unpaeth3Go(cur, prev []byte) {
+	const bpp = 3
+	prev = prev[:len(cur)]
+	// a = left, b = up, c = up-left, per channel (0 at the row start).
+	var a0, a1, a2, c0, c1, c2 int
+	n := len(cur) / bpp * bpp
+	for i := 0; i < n; i += bpp {
+		px, up := cur[i:i+bpp:i+bpp], prev[i:i+bpp:i+bpp]
+		b0, b1, b2 := int(up[0]), int(up[1]), int(up[2])
+		a0 = int(px[0] + byte(paeth(a0, b0, c0)))
+		a1 = int(px[1] + byte(paeth(a1, b1, c1)))
+		a2 = int(px[2] + byte(paeth(a2, b2, c2)))
+		px[0], px[1], px[2] = byte(a0), byte(a1), byte(a2)
+		c0, c1, c2 = b0, b1, b2
+	}
 }
 
 // paeth is the PNG Paeth predictor of left a, up b and up-left c, in the

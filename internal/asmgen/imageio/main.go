@@ -26,6 +26,7 @@ func main() {
 	paethFilter()
 	rgb8Planes()
 	adler32()
+	paethUnfilter()
 	Generate()
 }
 
@@ -210,5 +211,68 @@ func adler32() {
 	Store(a, ReturnIndex(0))
 	Store(b, ReturnIndex(1))
 	VZEROUPPER()
+	RET()
+}
+
+// paethUnfilter: unfilter's Paeth loop for 3 bytes per pixel.
+func paethUnfilter() {
+	TEXT("paethUnfilter3Asm", NOSPLIT, "func(cur, prev []byte, k int)")
+	Pragma("noescape")
+	Doc("paethUnfilter3Asm reverses the Paeth filter on the first k pixels of the",
+		"row cur (3 bytes per pixel) given the unfiltered row above, prev, one pixel",
+		"a step with the three samples in 16-bit lanes, with stb_image's form of the",
+		"predictor (as paeth): t = 3c − a − b; max(a, b) if t ≤ min(a, b), else",
+		"min(a, b) if max(a, b) ≤ t, else c. Each step loads 4 bytes of cur and",
+		"prev, so both must hold 3k + 1 bytes; it stores 3.")
+	cur := Mem{Base: Load(Param("cur").Base(), GP64())}
+	prev := Mem{Base: Load(Param("prev").Base(), GP64())}
+	k := Load(Param("k"), GP64())
+	mask := XMM() // 0x00ff in each 16-bit lane
+	VPCMPEQW(mask, mask, mask)
+	VPSRLW(Imm(8), mask, mask)
+	a, c := XMM(), XMM()
+	VPXOR(a, a, a) // left of the first pixel: 0
+	VPXOR(c, c, c) // up-left of the first pixel: 0
+	t32 := GP32()
+	Label("unpaeth_loop")
+	TESTQ(k, k)
+	JZ(LabelRef("unpaeth_done"))
+	b, x := XMM(), XMM()
+	MOVL(prev, t32)
+	VMOVD(t32, b)
+	VPMOVZXBW(b, b)
+	MOVL(cur, t32)
+	VMOVD(t32, x)
+	VPMOVZXBW(x, x)
+	// k3 = 3c − b, independent of a.
+	k3 := XMM()
+	VPADDW(c, c, k3)
+	VPADDW(c, k3, k3)
+	VPSUBW(b, k3, k3)
+	t, lo, hi := XMM(), XMM(), XMM()
+	VPSUBW(a, k3, t) // t = 3c − a − b
+	VPMINSW(b, a, lo)
+	VPMAXSW(b, a, hi)
+	m1, m2 := XMM(), XMM()
+	VPCMPGTW(t, hi, m1) // hi > t: not lo
+	VPCMPGTW(lo, t, m2) // t > lo: not hi
+	p := XMM()
+	VPBLENDVB(m1, c, lo, p) // hi > t ? c : lo
+	VPBLENDVB(m2, p, hi, p) // t > lo ? p : hi
+	VPADDW(x, p, a)
+	VPAND(mask, a, a) // modulo 256
+	// Store the three bytes.
+	o := XMM()
+	VPACKUSWB(a, a, o)
+	VMOVD(o, t32)
+	MOVW(t32.As16(), cur)
+	SHRL(Imm(16), t32)
+	MOVB(t32.As8(), cur.Offset(2))
+	VMOVDQA(b, c)
+	ADDQ(Imm(3), cur.Base)
+	ADDQ(Imm(3), prev.Base)
+	DECQ(k)
+	JMP(LabelRef("unpaeth_loop"))
+	Label("unpaeth_done")
 	RET()
 }

@@ -64,12 +64,15 @@ type huffman struct {
 
 // A fastTable is a huffman table for codes' fast loop, indexed like
 // huffman.table, whose entries say what the code means without further
-// lookups: the code length in bits 0–3 (0: a long or invalid code, which
-// the careful loop decodes), the number of extra bits in bits 8–11, and
-// from bit 16 a literal's byte, or the base of a length or a distance;
-// fastLiteral and fastEnd mark literals and the end-of-block code. Symbols
-// that no valid stream holds (literal/length 286 and 287, distances 30 and
-// 31) have entry 0, so that the careful loop reports them.
+// lookups: the length in bits 0–3 (0: a long or invalid code, which the
+// careful loop decodes). A literal entry (fastLiteral) holds one or, where
+// the next code is a literal too and both fit in tableBits bits, two
+// literals: their bytes in bits 8–15 and 16–23, their number in bits
+// 24–25, the length being that of both codes. A length or distance entry
+// holds the number of extra bits in bits 8–11 and the base from bit 16;
+// fastEnd marks the end-of-block code. Symbols that no valid stream holds
+// (literal/length 286 and 287, distances 30 and 31) have entry 0, so that
+// the careful loop reports them.
 type fastTable [1 << tableBits]uint32
 
 const (
@@ -85,7 +88,12 @@ func (t *fastTable) setLit(h *huffman) {
 		case l == 0 || s > 285:
 			t[k] = 0
 		case s < 256:
-			t[k] = fastLiteral | uint32(s)<<16 | l
+			t[k] = fastLiteral | 1<<24 | uint32(s)<<8 | l
+			// The bits after this code, as far as the index holds them:
+			// a second literal whose code fits in them joins the entry.
+			if e2 := h.table[k>>l]; e2&15 != 0 && uint32(e2&15) <= tableBits-l && e2>>4 < 256 {
+				t[k] = fastLiteral | 2<<24 | uint32(e2>>4)<<16 | uint32(s)<<8 | (l + uint32(e2&15))
+			}
 		case s == 256:
 			t[k] = fastEnd | l
 		default:
@@ -467,17 +475,19 @@ func (d *inflater) fastCodes(dst []byte, n int, dist *huffman, litFast, distFast
 		e := litFast[bits&(1<<tableBits-1)]
 		l := uint(e & 15)
 		if e&fastLiteral != 0 {
+			// One or two literals; two bytes are written either way (dst
+			// has the slack), the count says how many are kept.
 			bits >>= l
 			nbits -= l
-			dst[n] = byte(e >> 16)
-			n++
-			// ≥ 46 bits left: a second literal needs at most tableBits.
+			binary.LittleEndian.PutUint16(dst[n:], uint16(e>>8))
+			n += int(e>>24) & 3
+			// ≥ 46 bits left: another entry needs at most tableBits.
 			if e = litFast[bits&(1<<tableBits-1)]; e&fastLiteral != 0 {
 				l = uint(e & 15)
 				bits >>= l
 				nbits -= l
-				dst[n] = byte(e >> 16)
-				n++
+				binary.LittleEndian.PutUint16(dst[n:], uint16(e>>8))
+				n += int(e>>24) & 3
 			}
 			continue
 		}

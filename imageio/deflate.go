@@ -203,7 +203,9 @@ func (h *huffmanDeflate) block(data []byte, final bool) {
 	canonicalCodes(h.codes[:], h.lens[:])
 
 	// The data, three codes (≤ 45 bits) per step, four where the longest
-	// code has at most 14 bits, the bit buffer in
+	// code has at most 14 bits (the shift counts, below 64, are masked so
+	// that the compiler needs no check for counts of 64 and more), the bit
+	// buffer in
 	// registers: after each step the whole bytes are stored with one 8-byte
 	// write into spare capacity (libdeflate's way), leaving < 8 bits.
 	codes := &h.codes
@@ -224,32 +226,32 @@ func (h *huffmanDeflate) block(data []byte, final bool) {
 		for ; i+4 <= len(data) && o+8 <= len(buf); i += 4 {
 			q := data[i : i+4 : i+4]
 			c0, c1, c2, c3 := codes[q[0]], codes[q[1]], codes[q[2]], codes[q[3]]
-			acc |= uint64(c0&0xffff) << nacc
+			acc |= uint64(c0&0xffff) << (nacc & 63)
 			nacc += uint(c0 >> 16)
-			acc |= uint64(c1&0xffff) << nacc
+			acc |= uint64(c1&0xffff) << (nacc & 63)
 			nacc += uint(c1 >> 16)
-			acc |= uint64(c2&0xffff) << nacc
+			acc |= uint64(c2&0xffff) << (nacc & 63)
 			nacc += uint(c2 >> 16)
-			acc |= uint64(c3&0xffff) << nacc
+			acc |= uint64(c3&0xffff) << (nacc & 63)
 			nacc += uint(c3 >> 16)
 			binary.LittleEndian.PutUint64(buf[o:], acc)
 			o += int(nacc >> 3)
-			acc >>= nacc &^ 7
+			acc >>= (nacc &^ 7) & 63
 			nacc &= 7
 		}
 	}
 	for ; i+3 <= len(data) && o+8 <= len(buf); i += 3 {
 		q := data[i : i+3 : i+3]
 		c0, c1, c2 := codes[q[0]], codes[q[1]], codes[q[2]]
-		acc |= uint64(c0&0xffff) << nacc
+		acc |= uint64(c0&0xffff) << (nacc & 63)
 		nacc += uint(c0 >> 16)
-		acc |= uint64(c1&0xffff) << nacc
+		acc |= uint64(c1&0xffff) << (nacc & 63)
 		nacc += uint(c1 >> 16)
-		acc |= uint64(c2&0xffff) << nacc
+		acc |= uint64(c2&0xffff) << (nacc & 63)
 		nacc += uint(c2 >> 16)
 		binary.LittleEndian.PutUint64(buf[o:], acc)
 		o += int(nacc >> 3)
-		acc >>= nacc &^ 7
+		acc >>= (nacc &^ 7) & 63
 		nacc &= 7
 	}
 	h.acc, h.nacc, h.out = acc, nacc, buf[:o]

@@ -310,16 +310,30 @@ func sparseCorr(dst, src []float32, w, h int, taps []tap, b Border, pad []float3
 	pw := w + l + r
 	ph := h + t + bt
 	pad = pad[:pw*ph]
+	// The source columns of the border samples, the same on every row.
+	var idxBuf [64]int
+	lidx := idxBuf[:0]
+	if l+r > len(idxBuf) {
+		lidx = make([]int, 0, l+r)
+	}
+	for i := 1; i <= l; i++ {
+		lidx = append(lidx, borderIndex(-i, w, b))
+	}
+	for i := 1; i <= r; i++ {
+		lidx = append(lidx, borderIndex(w-1+i, w, b))
+	}
+	ridx := lidx[l:]
+	lidx = lidx[:l]
 	for py := range ph {
 		sy := borderIndex(py-t, h, b)
 		row := pad[py*pw : (py+1)*pw]
 		srow := src[sy*w : (sy+1)*w]
 		copy(row[l:l+w], srow)
-		for i := 1; i <= l; i++ {
-			row[l-i] = srow[borderIndex(-i, w, b)]
+		for i, j := range lidx {
+			row[l-1-i] = srow[j]
 		}
-		for i := 1; i <= r; i++ {
-			row[l+w-1+i] = srow[borderIndex(w-1+i, w, b)]
+		for i, j := range ridx {
+			row[l+w+i] = srow[j]
 		}
 	}
 	rows, wts = rows[:len(taps)], wts[:len(taps)]

@@ -201,14 +201,29 @@ func skHSVToRGB(h, s, v float64) (r, g, b float64) {
 	return v, p, q
 }
 
-// colourHSVMap applies fn to the skimage HSV of every pixel of src and writes
-// the clipped RGB result to dst.
-func colourHSVMap(dst, src *imageio.Image, fn func(h, s, v float64) (float64, float64, float64)) {
+// hsvOp names the HSV changes that have vector kernels (hsvVec).
+type hsvOp int
+
+const (
+	hsvBrightness hsvOp = iota // V := colourClip(V + c[0])
+	hsvSaturate                // S := colourClip(float64(S·c[0]) + c[1])
+)
+
+// colourHSVMap applies fn, which is op with constants c, to the skimage HSV
+// of every pixel of src and writes the clipped RGB result to dst. Where the
+// build has vector kernels, hsvVec does the pixels in groups of four and
+// leaves the groups with samples outside [+0, 1] to the Go loop.
+func colourHSVMap(dst, src *imageio.Image, op hsvOp, c [2]float64, fn func(h, s, v float64) (float64, float64, float64)) {
 	R, G, B := src.Ch[0], src.Ch[1], src.Ch[2]
 	n := len(R)
 	G, B = G[:n], B[:n]
 	dR, dG, dB := dst.Ch[0][:n], dst.Ch[1][:n], dst.Ch[2][:n]
-	for i := range R {
+	for i := 0; i < n; i++ {
+		if i+4 <= n {
+			if i += hsvVec(op, c, dR[i:], dG[i:], dB[i:], R[i:], G[i:], B[i:]); i >= n {
+				break
+			}
+		}
 		h, s, v := skRGBToHSV(float64(R[i]), float64(G[i]), float64(B[i]))
 		r, g, b := skHSVToRGB(fn(h, s, v))
 		dR[i] = float32(colourClip(r))
@@ -229,14 +244,14 @@ func colourClip(v float64) float64 {
 
 func applyBrightness(dst, src *imageio.Image, p []float64, _ *rand.Rand) {
 	c := p[0]
-	colourHSVMap(dst, src, func(h, s, v float64) (float64, float64, float64) {
+	colourHSVMap(dst, src, hsvBrightness, [2]float64{c, 0}, func(h, s, v float64) (float64, float64, float64) {
 		return h, s, colourClip(v + c)
 	})
 }
 
 func applySaturate(dst, src *imageio.Image, p []float64, _ *rand.Rand) {
 	a, b := p[0], p[1]
-	colourHSVMap(dst, src, func(h, s, v float64) (float64, float64, float64) {
+	colourHSVMap(dst, src, hsvSaturate, [2]float64{a, b}, func(h, s, v float64) (float64, float64, float64) {
 		return h, colourClip(float64(s*a) + b), v
 	})
 }

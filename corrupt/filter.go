@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"sync"
+
+	"github.com/vcr-bench/vcr/imageio"
 )
 
 // Border says how a filter extends an image beyond its edges.
@@ -308,16 +310,30 @@ func sparseCorr(dst, src []float32, w, h int, taps []tap, b Border, pad []float3
 	pw := w + l + r
 	ph := h + t + bt
 	pad = pad[:pw*ph]
+	// The source columns of the border samples, the same on every row.
+	var idxBuf [64]int
+	lidx := idxBuf[:0]
+	if l+r > len(idxBuf) {
+		lidx = make([]int, 0, l+r)
+	}
+	for i := 1; i <= l; i++ {
+		lidx = append(lidx, borderIndex(-i, w, b))
+	}
+	for i := 1; i <= r; i++ {
+		lidx = append(lidx, borderIndex(w-1+i, w, b))
+	}
+	ridx := lidx[l:]
+	lidx = lidx[:l]
 	for py := range ph {
 		sy := borderIndex(py-t, h, b)
 		row := pad[py*pw : (py+1)*pw]
 		srow := src[sy*w : (sy+1)*w]
 		copy(row[l:l+w], srow)
-		for i := 1; i <= l; i++ {
-			row[l-i] = srow[borderIndex(-i, w, b)]
+		for i, j := range lidx {
+			row[l-1-i] = srow[j]
 		}
-		for i := 1; i <= r; i++ {
-			row[l+w-1+i] = srow[borderIndex(w-1+i, w, b)]
+		for i, j := range ridx {
+			row[l+w+i] = srow[j]
 		}
 	}
 	rows, wts = rows[:len(taps)], wts[:len(taps)]
@@ -409,6 +425,15 @@ func getI32(n int) *[]int32 {
 }
 
 func putI32(p *[]int32) { i32Pool.Put(p) }
+
+// clampImage clips every sample of m to [0, 1], NaN to 0, as
+// imageio.Image.Clamp does, with the vector kernels where this build has
+// them.
+func clampImage(m *imageio.Image) {
+	for c := range m.Ch {
+		clampPlane(m.Ch[c])
+	}
+}
 
 // clampPlaneGo is the pure-Go clampPlane, the loop of imageio.Image.Clamp.
 func clampPlaneGo(p []float32) {

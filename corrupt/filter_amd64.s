@@ -918,3 +918,456 @@ maxLanes_done:
 	VMOVUPS Y0, (CX)
 	VZEROUPPER
 	RET
+
+// func frostBlendAsm(d []float32, s []float32, f []float32, c *[2]float32)
+// Requires: AVX
+TEXT ·frostBlendAsm(SB), NOSPLIT, $0-80
+	MOVQ         d_base+0(FP), AX
+	MOVQ         s_base+24(FP), CX
+	MOVQ         f_base+48(FP), DX
+	MOVQ         c+72(FP), BX
+	VBROADCASTSS (BX), Y0
+	VBROADCASTSS 4(BX), Y1
+	VBROADCASTSS frostone<>+0(SB), Y2
+	VXORPS       Y3, Y3, Y3
+	MOVQ         d_len+8(FP), BX
+	XORQ         SI, SI
+	SHLQ         $0x02, BX
+
+frostBlend_loop4:
+	MOVQ    SI, DI
+	ADDQ    $0x80, DI
+	CMPQ    DI, BX
+	JA      frostBlend_loop1
+	VMULPS  (CX)(SI*1), Y0, Y4
+	VMULPS  (DX)(SI*1), Y1, Y5
+	VADDPS  Y5, Y4, Y4
+	VMAXPS  Y4, Y3, Y4
+	VMINPS  Y4, Y2, Y4
+	VMOVUPS Y4, (AX)(SI*1)
+	VMULPS  32(CX)(SI*1), Y0, Y4
+	VMULPS  32(DX)(SI*1), Y1, Y5
+	VADDPS  Y5, Y4, Y4
+	VMAXPS  Y4, Y3, Y4
+	VMINPS  Y4, Y2, Y4
+	VMOVUPS Y4, 32(AX)(SI*1)
+	VMULPS  64(CX)(SI*1), Y0, Y4
+	VMULPS  64(DX)(SI*1), Y1, Y5
+	VADDPS  Y5, Y4, Y4
+	VMAXPS  Y4, Y3, Y4
+	VMINPS  Y4, Y2, Y4
+	VMOVUPS Y4, 64(AX)(SI*1)
+	VMULPS  96(CX)(SI*1), Y0, Y4
+	VMULPS  96(DX)(SI*1), Y1, Y5
+	VADDPS  Y5, Y4, Y4
+	VMAXPS  Y4, Y3, Y4
+	VMINPS  Y4, Y2, Y4
+	VMOVUPS Y4, 96(AX)(SI*1)
+	ADDQ    $0x80, SI
+	JMP     frostBlend_loop4
+
+frostBlend_loop1:
+	CMPQ    SI, BX
+	JAE     frostBlend_done
+	VMULPS  (CX)(SI*1), Y0, Y4
+	VMULPS  (DX)(SI*1), Y1, Y5
+	VADDPS  Y5, Y4, Y4
+	VMAXPS  Y4, Y3, Y4
+	VMINPS  Y4, Y2, Y4
+	VMOVUPS Y4, (AX)(SI*1)
+	ADDQ    $0x20, SI
+	JMP     frostBlend_loop1
+
+frostBlend_done:
+	VZEROUPPER
+	RET
+
+DATA frostone<>+0(SB)/4, $(1.0)
+GLOBL frostone<>(SB), RODATA|NOPTR, $4
+
+// func frostBlend4Asm(d []float32, s []float32, r0 []float32, r1 []float32, r2 []float32, r3 []float32, c *[6]float32)
+// Requires: AVX
+TEXT ·frostBlend4Asm(SB), NOSPLIT, $0-152
+	MOVQ         d_base+0(FP), AX
+	MOVQ         s_base+24(FP), CX
+	MOVQ         c+144(FP), DX
+	MOVQ         r0_base+48(FP), BX
+	MOVQ         r1_base+72(FP), SI
+	MOVQ         r2_base+96(FP), DI
+	MOVQ         r3_base+120(FP), R8
+	VBROADCASTSS (DX), Y0
+	VBROADCASTSS 4(DX), Y1
+	VBROADCASTSS 8(DX), Y2
+	VBROADCASTSS 12(DX), Y3
+	VBROADCASTSS 16(DX), Y4
+	VBROADCASTSS 20(DX), Y5
+	VBROADCASTSS frostone4<>+0(SB), Y6
+	VXORPS       Y7, Y7, Y7
+	MOVQ         d_len+8(FP), DX
+	XORQ         R9, R9
+	SHLQ         $0x02, DX
+
+frostBlend4_loop4:
+	MOVQ    R9, R10
+	ADDQ    $0x80, R10
+	CMPQ    R10, DX
+	JA      frostBlend4_loop1
+	VMULPS  (BX)(R9*1), Y2, Y8
+	VMULPS  (SI)(R9*1), Y3, Y9
+	VADDPS  Y9, Y8, Y8
+	VMULPS  (DI)(R9*1), Y4, Y9
+	VADDPS  Y9, Y8, Y8
+	VMULPS  (R8)(R9*1), Y5, Y9
+	VADDPS  Y9, Y8, Y8
+	VMAXPS  Y8, Y7, Y8
+	VMINPS  Y8, Y6, Y8
+	VMULPS  (CX)(R9*1), Y0, Y9
+	VMULPS  Y8, Y1, Y8
+	VADDPS  Y8, Y9, Y8
+	VMAXPS  Y8, Y7, Y8
+	VMINPS  Y8, Y6, Y8
+	VMOVUPS Y8, (AX)(R9*1)
+	VMULPS  32(BX)(R9*1), Y2, Y8
+	VMULPS  32(SI)(R9*1), Y3, Y9
+	VADDPS  Y9, Y8, Y8
+	VMULPS  32(DI)(R9*1), Y4, Y9
+	VADDPS  Y9, Y8, Y8
+	VMULPS  32(R8)(R9*1), Y5, Y9
+	VADDPS  Y9, Y8, Y8
+	VMAXPS  Y8, Y7, Y8
+	VMINPS  Y8, Y6, Y8
+	VMULPS  32(CX)(R9*1), Y0, Y9
+	VMULPS  Y8, Y1, Y8
+	VADDPS  Y8, Y9, Y8
+	VMAXPS  Y8, Y7, Y8
+	VMINPS  Y8, Y6, Y8
+	VMOVUPS Y8, 32(AX)(R9*1)
+	VMULPS  64(BX)(R9*1), Y2, Y8
+	VMULPS  64(SI)(R9*1), Y3, Y9
+	VADDPS  Y9, Y8, Y8
+	VMULPS  64(DI)(R9*1), Y4, Y9
+	VADDPS  Y9, Y8, Y8
+	VMULPS  64(R8)(R9*1), Y5, Y9
+	VADDPS  Y9, Y8, Y8
+	VMAXPS  Y8, Y7, Y8
+	VMINPS  Y8, Y6, Y8
+	VMULPS  64(CX)(R9*1), Y0, Y9
+	VMULPS  Y8, Y1, Y8
+	VADDPS  Y8, Y9, Y8
+	VMAXPS  Y8, Y7, Y8
+	VMINPS  Y8, Y6, Y8
+	VMOVUPS Y8, 64(AX)(R9*1)
+	VMULPS  96(BX)(R9*1), Y2, Y8
+	VMULPS  96(SI)(R9*1), Y3, Y9
+	VADDPS  Y9, Y8, Y8
+	VMULPS  96(DI)(R9*1), Y4, Y9
+	VADDPS  Y9, Y8, Y8
+	VMULPS  96(R8)(R9*1), Y5, Y9
+	VADDPS  Y9, Y8, Y8
+	VMAXPS  Y8, Y7, Y8
+	VMINPS  Y8, Y6, Y8
+	VMULPS  96(CX)(R9*1), Y0, Y9
+	VMULPS  Y8, Y1, Y8
+	VADDPS  Y8, Y9, Y8
+	VMAXPS  Y8, Y7, Y8
+	VMINPS  Y8, Y6, Y8
+	VMOVUPS Y8, 96(AX)(R9*1)
+	ADDQ    $0x80, R9
+	JMP     frostBlend4_loop4
+
+frostBlend4_loop1:
+	CMPQ    R9, DX
+	JAE     frostBlend4_done
+	VMULPS  (BX)(R9*1), Y2, Y8
+	VMULPS  (SI)(R9*1), Y3, Y9
+	VADDPS  Y9, Y8, Y8
+	VMULPS  (DI)(R9*1), Y4, Y9
+	VADDPS  Y9, Y8, Y8
+	VMULPS  (R8)(R9*1), Y5, Y9
+	VADDPS  Y9, Y8, Y8
+	VMAXPS  Y8, Y7, Y8
+	VMINPS  Y8, Y6, Y8
+	VMULPS  (CX)(R9*1), Y0, Y9
+	VMULPS  Y8, Y1, Y8
+	VADDPS  Y8, Y9, Y8
+	VMAXPS  Y8, Y7, Y8
+	VMINPS  Y8, Y6, Y8
+	VMOVUPS Y8, (AX)(R9*1)
+	ADDQ    $0x20, R9
+	JMP     frostBlend4_loop1
+
+frostBlend4_done:
+	VZEROUPPER
+	RET
+
+DATA frostone4<>+0(SB)/4, $(1.0)
+GLOBL frostone4<>(SB), RODATA|NOPTR, $4
+
+DATA hsvconst<>+0(SB)/8, $(0.0)
+DATA hsvconst<>+8(SB)/8, $(1.0)
+DATA hsvconst<>+16(SB)/8, $(2.0)
+DATA hsvconst<>+24(SB)/8, $(3.0)
+DATA hsvconst<>+32(SB)/8, $(4.0)
+DATA hsvconst<>+40(SB)/8, $(5.0)
+DATA hsvconst<>+48(SB)/8, $(6.0)
+GLOBL hsvconst<>(SB), RODATA|NOPTR, $56
+
+// func hsvBrightnessAsm(dR []float32, dG []float32, dB []float32, R []float32, G []float32, B []float32, c *[2]float64, k int) int
+// Requires: AVX
+TEXT ·hsvBrightnessAsm(SB), NOSPLIT, $0-168
+	MOVQ dR_base+0(FP), AX
+	MOVQ dG_base+24(FP), CX
+	MOVQ dB_base+48(FP), DX
+	MOVQ R_base+72(FP), BX
+	MOVQ G_base+96(FP), SI
+	MOVQ B_base+120(FP), DI
+	MOVQ c+144(FP), R8
+	MOVQ k+152(FP), R9
+	XORQ R10, R10
+	XORQ R11, R11
+
+hsvBrightnessAsm_loop:
+	CMPQ         R10, R9
+	JAE          hsvBrightnessAsm_done
+	VBROADCASTSD hsvconst<>+0(SB), Y0
+	VBROADCASTSD hsvconst<>+8(SB), Y1
+	VCVTPS2PD    (BX)(R11*1), Y2
+	VCVTPS2PD    (SI)(R11*1), Y3
+	VCVTPS2PD    (DI)(R11*1), Y4
+	VORPD        Y3, Y2, Y5
+	VORPD        Y4, Y5, Y5
+	VMOVMSKPD    Y5, R12
+	TESTL        R12, R12
+	JNZ          hsvBrightnessAsm_done
+	VCMPPD       $0x02, Y1, Y2, Y5
+	VCMPPD       $0x02, Y1, Y3, Y6
+	VANDPD       Y6, Y5, Y5
+	VCMPPD       $0x02, Y1, Y4, Y6
+	VANDPD       Y6, Y5, Y5
+	VMOVMSKPD    Y5, R12
+	CMPL         R12, $0x0f
+	JNE          hsvBrightnessAsm_done
+	VMAXPD       Y3, Y2, Y5
+	VMAXPD       Y4, Y5, Y5
+	VMINPD       Y3, Y2, Y6
+	VMINPD       Y4, Y6, Y6
+	VSUBPD       Y6, Y5, Y6
+	VDIVPD       Y5, Y6, Y7
+	VCMPPD       $0x00, Y4, Y5, Y8
+	VCMPPD       $0x00, Y3, Y5, Y9
+	VSUBPD       Y4, Y3, Y10
+	VSUBPD       Y2, Y4, Y4
+	VBLENDVPD    Y9, Y4, Y10, Y10
+	VSUBPD       Y3, Y2, Y4
+	VBLENDVPD    Y8, Y4, Y10, Y10
+	VDIVPD       Y6, Y10, Y2
+	VBROADCASTSD hsvconst<>+16(SB), Y3
+	VADDPD       Y3, Y2, Y3
+	VBROADCASTSD hsvconst<>+32(SB), Y4
+	VADDPD       Y4, Y2, Y4
+	VBLENDVPD    Y9, Y3, Y2, Y2
+	VBLENDVPD    Y8, Y4, Y2, Y2
+	VBROADCASTSD hsvconst<>+48(SB), Y3
+	VDIVPD       Y3, Y2, Y2
+	VCMPPD       $0x01, Y0, Y2, Y3
+	VADDPD       Y1, Y2, Y4
+	VBLENDVPD    Y3, Y4, Y2, Y2
+	VCMPPD       $0x00, Y0, Y6, Y3
+	VBLENDVPD    Y3, Y0, Y2, Y2
+	VBLENDVPD    Y3, Y0, Y7, Y7
+	VBROADCASTSD (R8), Y3
+	VADDPD       Y3, Y5, Y5
+	VMAXPD       Y5, Y0, Y5
+	VMINPD       Y5, Y1, Y5
+	VBROADCASTSD hsvconst<>+48(SB), Y3
+	VMULPD       Y3, Y2, Y2
+	VROUNDPD     $0x09, Y2, Y3
+	VSUBPD       Y3, Y2, Y2
+	VSUBPD       Y7, Y1, Y4
+	VMULPD       Y4, Y5, Y4
+	VMULPD       Y7, Y2, Y6
+	VSUBPD       Y6, Y1, Y6
+	VMULPD       Y6, Y5, Y6
+	VSUBPD       Y2, Y1, Y2
+	VMULPD       Y7, Y2, Y2
+	VSUBPD       Y2, Y1, Y2
+	VMULPD       Y2, Y5, Y2
+	VBROADCASTSD hsvconst<>+8(SB), Y7
+	VCMPPD       $0x00, Y7, Y3, Y7
+	VBROADCASTSD hsvconst<>+16(SB), Y8
+	VCMPPD       $0x00, Y8, Y3, Y8
+	VBROADCASTSD hsvconst<>+24(SB), Y9
+	VCMPPD       $0x00, Y9, Y3, Y9
+	VBROADCASTSD hsvconst<>+32(SB), Y10
+	VCMPPD       $0x00, Y10, Y3, Y10
+	VBROADCASTSD hsvconst<>+40(SB), Y11
+	VCMPPD       $0x00, Y11, Y3, Y3
+	VMOVAPD      Y5, Y11
+	VBLENDVPD    Y7, Y6, Y11, Y11
+	VBLENDVPD    Y8, Y4, Y11, Y11
+	VBLENDVPD    Y9, Y4, Y11, Y11
+	VBLENDVPD    Y10, Y2, Y11, Y11
+	VBLENDVPD    Y3, Y5, Y11, Y11
+	VMAXPD       Y11, Y0, Y11
+	VMINPD       Y11, Y1, Y11
+	VCVTPD2PSY   Y11, X11
+	VMOVUPS      X11, (AX)(R11*1)
+	VMOVAPD      Y2, Y11
+	VBLENDVPD    Y7, Y5, Y11, Y11
+	VBLENDVPD    Y8, Y5, Y11, Y11
+	VBLENDVPD    Y9, Y6, Y11, Y11
+	VBLENDVPD    Y10, Y4, Y11, Y11
+	VBLENDVPD    Y3, Y4, Y11, Y11
+	VMAXPD       Y11, Y0, Y11
+	VMINPD       Y11, Y1, Y11
+	VCVTPD2PSY   Y11, X11
+	VMOVUPS      X11, (CX)(R11*1)
+	VMOVAPD      Y4, Y11
+	VBLENDVPD    Y7, Y4, Y11, Y11
+	VBLENDVPD    Y8, Y2, Y11, Y11
+	VBLENDVPD    Y9, Y5, Y11, Y11
+	VBLENDVPD    Y10, Y5, Y11, Y11
+	VBLENDVPD    Y3, Y6, Y11, Y11
+	VMAXPD       Y11, Y0, Y11
+	VMINPD       Y11, Y1, Y11
+	VCVTPD2PSY   Y11, X0
+	VMOVUPS      X0, (DX)(R11*1)
+	ADDQ         $0x10, R11
+	INCQ         R10
+	JMP          hsvBrightnessAsm_loop
+
+hsvBrightnessAsm_done:
+	MOVQ R10, ret+160(FP)
+	VZEROUPPER
+	RET
+
+// func hsvSaturateAsm(dR []float32, dG []float32, dB []float32, R []float32, G []float32, B []float32, c *[2]float64, k int) int
+// Requires: AVX
+TEXT ·hsvSaturateAsm(SB), NOSPLIT, $0-168
+	MOVQ dR_base+0(FP), AX
+	MOVQ dG_base+24(FP), CX
+	MOVQ dB_base+48(FP), DX
+	MOVQ R_base+72(FP), BX
+	MOVQ G_base+96(FP), SI
+	MOVQ B_base+120(FP), DI
+	MOVQ c+144(FP), R8
+	MOVQ k+152(FP), R9
+	XORQ R10, R10
+	XORQ R11, R11
+
+hsvSaturateAsm_loop:
+	CMPQ         R10, R9
+	JAE          hsvSaturateAsm_done
+	VBROADCASTSD hsvconst<>+0(SB), Y0
+	VBROADCASTSD hsvconst<>+8(SB), Y1
+	VCVTPS2PD    (BX)(R11*1), Y2
+	VCVTPS2PD    (SI)(R11*1), Y3
+	VCVTPS2PD    (DI)(R11*1), Y4
+	VORPD        Y3, Y2, Y5
+	VORPD        Y4, Y5, Y5
+	VMOVMSKPD    Y5, R12
+	TESTL        R12, R12
+	JNZ          hsvSaturateAsm_done
+	VCMPPD       $0x02, Y1, Y2, Y5
+	VCMPPD       $0x02, Y1, Y3, Y6
+	VANDPD       Y6, Y5, Y5
+	VCMPPD       $0x02, Y1, Y4, Y6
+	VANDPD       Y6, Y5, Y5
+	VMOVMSKPD    Y5, R12
+	CMPL         R12, $0x0f
+	JNE          hsvSaturateAsm_done
+	VMAXPD       Y3, Y2, Y5
+	VMAXPD       Y4, Y5, Y5
+	VMINPD       Y3, Y2, Y6
+	VMINPD       Y4, Y6, Y6
+	VSUBPD       Y6, Y5, Y6
+	VDIVPD       Y5, Y6, Y7
+	VCMPPD       $0x00, Y4, Y5, Y8
+	VCMPPD       $0x00, Y3, Y5, Y9
+	VSUBPD       Y4, Y3, Y10
+	VSUBPD       Y2, Y4, Y4
+	VBLENDVPD    Y9, Y4, Y10, Y10
+	VSUBPD       Y3, Y2, Y4
+	VBLENDVPD    Y8, Y4, Y10, Y10
+	VDIVPD       Y6, Y10, Y2
+	VBROADCASTSD hsvconst<>+16(SB), Y3
+	VADDPD       Y3, Y2, Y3
+	VBROADCASTSD hsvconst<>+32(SB), Y4
+	VADDPD       Y4, Y2, Y4
+	VBLENDVPD    Y9, Y3, Y2, Y2
+	VBLENDVPD    Y8, Y4, Y2, Y2
+	VBROADCASTSD hsvconst<>+48(SB), Y3
+	VDIVPD       Y3, Y2, Y2
+	VCMPPD       $0x01, Y0, Y2, Y3
+	VADDPD       Y1, Y2, Y4
+	VBLENDVPD    Y3, Y4, Y2, Y2
+	VCMPPD       $0x00, Y0, Y6, Y3
+	VBLENDVPD    Y3, Y0, Y2, Y2
+	VBLENDVPD    Y3, Y0, Y7, Y7
+	VBROADCASTSD (R8), Y3
+	VBROADCASTSD 8(R8), Y4
+	VMULPD       Y3, Y7, Y7
+	VADDPD       Y4, Y7, Y7
+	VMAXPD       Y7, Y0, Y7
+	VMINPD       Y7, Y1, Y7
+	VBROADCASTSD hsvconst<>+48(SB), Y3
+	VMULPD       Y3, Y2, Y2
+	VROUNDPD     $0x09, Y2, Y3
+	VSUBPD       Y3, Y2, Y2
+	VSUBPD       Y7, Y1, Y4
+	VMULPD       Y4, Y5, Y4
+	VMULPD       Y7, Y2, Y6
+	VSUBPD       Y6, Y1, Y6
+	VMULPD       Y6, Y5, Y6
+	VSUBPD       Y2, Y1, Y2
+	VMULPD       Y7, Y2, Y2
+	VSUBPD       Y2, Y1, Y2
+	VMULPD       Y2, Y5, Y2
+	VBROADCASTSD hsvconst<>+8(SB), Y7
+	VCMPPD       $0x00, Y7, Y3, Y7
+	VBROADCASTSD hsvconst<>+16(SB), Y8
+	VCMPPD       $0x00, Y8, Y3, Y8
+	VBROADCASTSD hsvconst<>+24(SB), Y9
+	VCMPPD       $0x00, Y9, Y3, Y9
+	VBROADCASTSD hsvconst<>+32(SB), Y10
+	VCMPPD       $0x00, Y10, Y3, Y10
+	VBROADCASTSD hsvconst<>+40(SB), Y11
+	VCMPPD       $0x00, Y11, Y3, Y3
+	VMOVAPD      Y5, Y11
+	VBLENDVPD    Y7, Y6, Y11, Y11
+	VBLENDVPD    Y8, Y4, Y11, Y11
+	VBLENDVPD    Y9, Y4, Y11, Y11
+	VBLENDVPD    Y10, Y2, Y11, Y11
+	VBLENDVPD    Y3, Y5, Y11, Y11
+	VMAXPD       Y11, Y0, Y11
+	VMINPD       Y11, Y1, Y11
+	VCVTPD2PSY   Y11, X11
+	VMOVUPS      X11, (AX)(R11*1)
+	VMOVAPD      Y2, Y11
+	VBLENDVPD    Y7, Y5, Y11, Y11
+	VBLENDVPD    Y8, Y5, Y11, Y11
+	VBLENDVPD    Y9, Y6, Y11, Y11
+	VBLENDVPD    Y10, Y4, Y11, Y11
+	VBLENDVPD    Y3, Y4, Y11, Y11
+	VMAXPD       Y11, Y0, Y11
+	VMINPD       Y11, Y1, Y11
+	VCVTPD2PSY   Y11, X11
+	VMOVUPS      X11, (CX)(R11*1)
+	VMOVAPD      Y4, Y11
+	VBLENDVPD    Y7, Y4, Y11, Y11
+	VBLENDVPD    Y8, Y2, Y11, Y11
+	VBLENDVPD    Y9, Y5, Y11, Y11
+	VBLENDVPD    Y10, Y5, Y11, Y11
+	VBLENDVPD    Y3, Y6, Y11, Y11
+	VMAXPD       Y11, Y0, Y11
+	VMINPD       Y11, Y1, Y11
+	VCVTPD2PSY   Y11, X0
+	VMOVUPS      X0, (DX)(R11*1)
+	ADDQ         $0x10, R11
+	INCQ         R10
+	JMP          hsvSaturateAsm_loop
+
+hsvSaturateAsm_done:
+	MOVQ R10, ret+160(FP)
+	VZEROUPPER
+	RET

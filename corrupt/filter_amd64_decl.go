@@ -83,3 +83,37 @@ func fogBlendAsm(d0 []float32, d1 []float32, d2 []float32, s0 []float32, s1 []fl
 //
 //go:noescape
 func maxLanesAsm(p []float32, h *[8]float32)
+
+// frostBlendAsm is frostApply's blend for len(d), a multiple of 8, samples:
+// d = weatherClamp01(c[0]·s + c[1]·f).
+//
+//go:noescape
+func frostBlendAsm(d []float32, s []float32, f []float32, c *[2]float32)
+
+// frostBlend4Asm is frostApply's blend of an enlarged texture for len(d), a
+// multiple of 8, samples, c = (s, t, w0, w1, w2, w3):
+// f = weatherClamp01(w0·r0 + w1·r1 + w2·r2 + w3·r3), summed left to right,
+// d = weatherClamp01(s·src + t·f).
+//
+//go:noescape
+func frostBlend4Asm(d []float32, s []float32, r0 []float32, r1 []float32, r2 []float32, r3 []float32, c *[6]float32)
+
+// hsvBrightnessAsm is colourHSVMap with V := colourClip(V + c[0]) for up to k groups of four
+// pixels, in float64 lanes: skRGBToHSV with the division and tie rules of the
+// Go code (blends instead of branches), skHSVToRGB with the sector chosen by
+// comparing ⌊6H⌋ with 0…6, colourClip and the conversion to float32. It stops
+// before the first group with a sample outside [+0, 1] (NaN, −0 and negative
+// values included), which the Go code handles, and returns the groups done.
+//
+//go:noescape
+func hsvBrightnessAsm(dR []float32, dG []float32, dB []float32, R []float32, G []float32, B []float32, c *[2]float64, k int) int
+
+// hsvSaturateAsm is colourHSVMap with S := colourClip(float64(S·c[0]) + c[1]) for up to k groups of four
+// pixels, in float64 lanes: skRGBToHSV with the division and tie rules of the
+// Go code (blends instead of branches), skHSVToRGB with the sector chosen by
+// comparing ⌊6H⌋ with 0…6, colourClip and the conversion to float32. It stops
+// before the first group with a sample outside [+0, 1] (NaN, −0 and negative
+// values included), which the Go code handles, and returns the groups done.
+//
+//go:noescape
+func hsvSaturateAsm(dR []float32, dG []float32, dB []float32, R []float32, G []float32, B []float32, c *[2]float64, k int) int

@@ -51,3 +51,30 @@ func weatherMaxAVX2(p []float32) float32 {
 	}
 	return h0
 }
+
+// frostBlendVec: d = weatherClamp01(s·src + t·f) (frostApply), for the
+// first samples (a multiple of 8); it returns how many.
+func frostBlendVec(d, src, f []float32, s, t float32) int {
+	if !simdKernels {
+		return 0
+	}
+	n := len(d)
+	x := n &^ 7
+	c := [2]float32{s, t}
+	frostBlendAsm(d[:x], src[:x], f[:x], &c)
+	return x
+}
+
+// frostBlend4Vec: d = weatherClamp01(s·src + t·weatherClamp01(Σ w_i·r_i))
+// (frostApply's enlarged texture), for the first samples (a multiple of
+// 8); it returns how many.
+func frostBlend4Vec(d, src, r0, r1, r2, r3 []float32, s, t float32, w [4]float32) int {
+	if !simdKernels {
+		return 0
+	}
+	n := len(d)
+	x := n &^ 7
+	c := [6]float32{s, t, w[0], w[1], w[2], w[3]}
+	frostBlend4Asm(d[:x], src[:x], r0[:x], r1[:x], r2[:x], r3[:x], &c)
+	return x
+}

@@ -9,3 +9,9 @@ package corrupt
 func fogBlendVec(_, _, _, _, _, _, _ []float32, _, _, _ float32) int { return 0 }
 
 func fogMaxVec([]float32) (float32, int) { return 0, 0 }
+
+// frostBlendVec vectorises nothing in this build.
+func frostBlendVec(_, _, _ []float32, _, _ float32) int { return 0 }
+
+// frostBlend4Vec vectorises nothing in this build.
+func frostBlend4Vec(_, _, _, _, _, _ []float32, _, _ float32, _ [4]float32) int { return 0 }

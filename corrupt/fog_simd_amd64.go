@@ -59,3 +59,9 @@ func fogMaxVec(p []float32) (hi float32, done int) {
 	}
 	return hi, x
 }
+
+// frostBlendVec vectorises nothing in this build.
+func frostBlendVec(_, _, _ []float32, _, _ float32) int { return 0 }
+
+// frostBlend4Vec vectorises nothing in this build.
+func frostBlend4Vec(_, _, _, _, _, _ []float32, _, _ float32, _ [4]float32) int { return 0 }

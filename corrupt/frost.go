@@ -121,8 +121,8 @@ func frostApply(dst, src *imageio.Image, s, t float64, textures []*imageio.Image
 				sr := src.Ch[c][y*W : (y+1)*W]
 				dr := dst.Ch[c][y*W : (y+1)*W][:len(sr)]
 				fr := tex.Ch[c][(y0+y)*tw+x0:][:len(sr)]
-				for x, v := range sr {
-					dr[x] = weatherClamp01(ss*v + tt*fr[x])
+				for x := frostBlendVec(dr, sr, fr, ss, tt); x < len(sr); x++ {
+					dr[x] = weatherClamp01(ss*sr[x] + tt*fr[x])
 				}
 			}
 		}
@@ -161,10 +161,10 @@ func frostApply(dst, src *imageio.Image, s, t float64, textures []*imageio.Image
 			sr := src.Ch[c][y*W : (y+1)*W][:W]
 			dr := dst.Ch[c][y*W : (y+1)*W][:W]
 			w0, w1, w2, w3 := ay.w[0], ay.w[1], ay.w[2], ay.w[3]
-			for x, v := range sr {
+			for x := frostBlend4Vec(dr, sr, r0, r1, r2, r3, ss, tt, ay.w); x < len(sr); x++ {
 				// cv2.resize saturates an 8-bit texture to 0…255.
 				fv := weatherClamp01(w0*r0[x] + w1*r1[x] + w2*r2[x] + w3*r3[x])
-				dr[x] = weatherClamp01(ss*v + tt*fv)
+				dr[x] = weatherClamp01(ss*sr[x] + tt*fv)
 			}
 		}
 	}

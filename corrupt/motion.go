@@ -97,7 +97,7 @@ func applyMotionBlur(dst, src *imageio.Image, p []float64, _ *rand.Rand) {
 	var tb [128]tap
 	taps := magickMotionTaps(tb[:0], p[0], p[1], p[2])
 	applySparse(dst, src, taps, Replicate)
-	dst.Clamp()
+	clampImage(dst)
 }
 
 // lineKernel marks in k (side n, row-major) the pixels OpenCV's line draws
@@ -184,5 +184,5 @@ func applyMotionBlurLine(dst, src *imageio.Image, p []float64, rng *rand.Rand) {
 	var tb [128]tap
 	taps := motionLineTaps(tb[:0], int(p[0]), rng)
 	applySparse(dst, src, taps, Reflect101)
-	dst.Clamp()
+	clampImage(dst)
 }

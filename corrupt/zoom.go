@@ -171,5 +171,5 @@ func applyZoomBlur(dst, src *imageio.Image, p []float64, _ *rand.Rand) {
 			d[i] *= inv
 		}
 	}
-	dst.Clamp()
+	clampImage(dst)
 }

@@ -202,7 +202,10 @@ func (h *huffmanDeflate) block(data []byte, final bool) {
 	}
 	canonicalCodes(h.codes[:], h.lens[:])
 
-	// The data, three codes (≤ 45 bits) per step, the bit buffer in
+	// The data, three codes (≤ 45 bits) per step, four where the longest
+	// code has at most 14 bits (the shift counts, below 64, are masked so
+	// that the compiler needs no check for counts of 64 and more), the bit
+	// buffer in
 	// registers: after each step the whole bytes are stored with one 8-byte
 	// write into spare capacity (libdeflate's way), leaving < 8 bits.
 	codes := &h.codes
@@ -218,18 +221,37 @@ func (h *huffmanDeflate) block(data []byte, final bool) {
 		o++
 	}
 	i = 0
+	if slices.Max(h.lens[:]) <= 14 {
+		// Four codes (≤ 56 bits) per step fit beside the < 8 pending bits.
+		for ; i+4 <= len(data) && o+8 <= len(buf); i += 4 {
+			q := data[i : i+4 : i+4]
+			c0, c1, c2, c3 := codes[q[0]], codes[q[1]], codes[q[2]], codes[q[3]]
+			acc |= uint64(c0&0xffff) << (nacc & 63)
+			nacc += uint(c0 >> 16)
+			acc |= uint64(c1&0xffff) << (nacc & 63)
+			nacc += uint(c1 >> 16)
+			acc |= uint64(c2&0xffff) << (nacc & 63)
+			nacc += uint(c2 >> 16)
+			acc |= uint64(c3&0xffff) << (nacc & 63)
+			nacc += uint(c3 >> 16)
+			binary.LittleEndian.PutUint64(buf[o:], acc)
+			o += int(nacc >> 3)
+			acc >>= (nacc &^ 7) & 63
+			nacc &= 7
+		}
+	}
 	for ; i+3 <= len(data) && o+8 <= len(buf); i += 3 {
 		q := data[i : i+3 : i+3]
 		c0, c1, c2 := codes[q[0]], codes[q[1]], codes[q[2]]
-		acc |= uint64(c0&0xffff) << nacc
+		acc |= uint64(c0&0xffff) << (nacc & 63)
 		nacc += uint(c0 >> 16)
-		acc |= uint64(c1&0xffff) << nacc
+		acc |= uint64(c1&0xffff) << (nacc & 63)
 		nacc += uint(c1 >> 16)
-		acc |= uint64(c2&0xffff) << nacc
+		acc |= uint64(c2&0xffff) << (nacc & 63)
 		nacc += uint(c2 >> 16)
 		binary.LittleEndian.PutUint64(buf[o:], acc)
 		o += int(nacc >> 3)
-		acc >>= nacc &^ 7
+		acc >>= (nacc &^ 7) & 63
 		nacc &= 7
 	}
 	h.acc, h.nacc, h.out = acc, nacc, buf[:o]
@@ -281,39 +303,38 @@ func canonicalCodes(codes []uint32, lens []uint8) {
 // symbols a second one (of frequency 0) is given a code too, so that the
 // code is complete, as inflaters require of a code-length code.
 func huffmanLengths(lens []uint8, freq []int, maxLen int) {
-	type node struct{ f, sym int }
 	const maxSyms = 320
 	if len(freq) > maxSyms {
 		panic("imageio: huffmanLengths: too many symbols")
 	}
-	var leaves [maxSyms]node
+	// A leaf is its frequency (below 2⁴⁸) and its symbol in one key, so
+	// that sorting the keys orders the leaves by frequency, ties by symbol.
+	var leaves [maxSyms]uint64
 	n := 0
 	for s, f := range freq {
 		lens[s] = 0
 		if f > 0 {
-			leaves[n] = node{f, s}
+			if f >= 1<<48 {
+				panic("imageio: huffmanLengths: frequency too large")
+			}
+			leaves[n] = uint64(f)<<16 | uint64(s)
 			n++
 		}
 	}
 	for s := 0; n < 2; s++ {
 		if freq[s] == 0 {
-			leaves[n] = node{0, s}
+			leaves[n] = uint64(s)
 			n++
 		}
 	}
 	// Least frequent first; ties by symbol, so that the result is a pure
 	// function of freq.
-	slices.SortFunc(leaves[:n], func(a, b node) int {
-		if a.f != b.f {
-			return a.f - b.f
-		}
-		return a.sym - b.sym
-	})
+	slices.Sort(leaves[:n])
 	// Two-queue Huffman construction: leaves in order, internal nodes in
 	// order of creation (non-decreasing weights); parent links all nodes.
 	var weight, parent, depth [2 * maxSyms]int
 	for i := range n {
-		weight[i] = leaves[i].f
+		weight[i] = int(leaves[i] >> 16)
 	}
 	nodes, li, ii := n, 0, n // nodes made; next leaf; next internal node
 	pick := func() int {
@@ -358,7 +379,7 @@ func huffmanLengths(lens []uint8, freq []int, maxLen int) {
 	k := n - 1
 	for l := 1; l <= maxLen; l++ {
 		for range count[l] {
-			lens[leaves[k].sym] = uint8(l)
+			lens[leaves[k]&0xffff] = uint8(l)
 			k--
 		}
 	}

@@ -2,7 +2,6 @@ package imageio
 
 import (
 	"encoding/binary"
-	"hash/adler32"
 	"hash/crc32"
 	"io"
 )
@@ -31,7 +30,7 @@ var pngSignature = []byte("\x89PNG\r\n\x1a\n")
 // Encode writes m as an 8-bit RGB PNG, converting samples with r.
 func (e *PNGEncoder) Encode(w io.Writer, m *Image, r Rounding) error {
 	R, G, B := m.Ch[0], m.Ch[1], m.Ch[2]
-	return e.encode(w, m.Width, m.Height, func(y int, c []byte) {
+	return e.encode(w, m.Width, m.Height, func(y int, c []byte) []byte {
 		o := y * m.Width
 		rr, gg, bb := R[o:o+m.Width], G[o:o+m.Width], B[o:o+m.Width]
 		c = c[:3*len(rr)]
@@ -40,6 +39,7 @@ func (e *PNGEncoder) Encode(w io.Writer, m *Image, r Rounding) error {
 			c[3*x+1] = To8(gg[x], r)
 			c[3*x+2] = To8(bb[x], r)
 		}
+		return c
 	})
 }
 
@@ -50,14 +50,16 @@ func (e *PNGEncoder) EncodeRGB8(w io.Writer, pix []byte, width, height int) erro
 	if len(pix) != 3*width*height {
 		panic("imageio: EncodeRGB8: pix has the wrong length")
 	}
-	return e.encode(w, width, height, func(y int, c []byte) {
-		copy(c, pix[3*width*y:3*width*(y+1)])
+	return e.encode(w, width, height, func(y int, _ []byte) []byte {
+		return pix[3*width*y : 3*width*(y+1)]
 	})
 }
 
-// encode writes the PNG file; row fills c with row y's RGB bytes. The
-// filtered rows are deflated a block (64 KiB) at a time.
-func (e *PNGEncoder) encode(w io.Writer, width, height int, row func(y int, c []byte)) error {
+// encode writes the PNG file; row returns row y's RGB bytes, either c
+// filled or a row of the caller's that stays unchanged until the next
+// call has returned. The filtered rows are deflated a block (64 KiB) at a
+// time.
+func (e *PNGEncoder) encode(w io.Writer, width, height int, row func(y int, c []byte) []byte) error {
 	stride := 3 * width
 	if cap(e.prev) < stride {
 		e.prev, e.cur, e.line = make([]byte, stride), make([]byte, stride), make([]byte, 1+stride)
@@ -68,12 +70,12 @@ func (e *PNGEncoder) encode(w io.Writer, width, height int, row func(y int, c []
 	prev, cur, line, blk := e.prev[:stride], e.cur[:stride], e.line[:1+stride], e.blk[:0]
 	clear(prev)
 	e.d.start(append(e.z[:0], 0x78, 0x01)) // zlib header: deflate, 32 KiB window, fastest
-	adler := adler32.New()
+	adler := uint32(1)
 	for y := range height {
-		row(y, cur)
+		c := row(y, cur)
 		line[0] = 4
-		paethFilter(line[1:], cur, prev)
-		adler.Write(line)
+		paethFilter(line[1:], c, prev)
+		adler = adler32Update(adler, line)
 		for rest := line; len(rest) > 0; {
 			if len(blk) == huffBlockSize {
 				e.d.block(blk, false)
@@ -83,10 +85,14 @@ func (e *PNGEncoder) encode(w io.Writer, width, height int, row func(y int, c []
 			blk = append(blk, rest[:k]...)
 			rest = rest[k:]
 		}
-		prev, cur = cur, prev
+		if len(c) > 0 && &c[0] != &cur[0] {
+			prev = c // the caller's row
+		} else {
+			prev, cur = cur, prev
+		}
 	}
 	e.d.block(blk, true)
-	e.z = binary.BigEndian.AppendUint32(e.d.finish(), adler.Sum32())
+	e.z = binary.BigEndian.AppendUint32(e.d.finish(), adler)
 
 	var hdr [13]byte
 	binary.BigEndian.PutUint32(hdr[0:], uint32(width))
@@ -104,9 +110,10 @@ func (e *PNGEncoder) encode(w io.Writer, width, height int, row func(y int, c []
 	return writeChunk(w, "IEND", nil)
 }
 
-// paethFilter writes into dst the Paeth-filtered row cur (3 bytes per
-// pixel) given the previous row prev (zeros for the first row).
-func paethFilter(dst, cur, prev []byte) {
+// paethFilterGo writes into dst the Paeth-filtered row cur (3 bytes per
+// pixel) given the previous row prev (zeros for the first row). It is
+// paethFilter in pure Go.
+func paethFilterGo(dst, cur, prev []byte) {
 	n := len(cur)
 	dst, prev = dst[:n], prev[:n]
 	for i := 0; i < 3 && i < n; i++ {

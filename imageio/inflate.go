@@ -3,7 +3,6 @@ package imageio
 import (
 	"encoding/binary"
 	"errors"
-	"hash/adler32"
 	"sync"
 )
 
@@ -38,7 +37,7 @@ func inflate(dst, src []byte) error {
 	if d.overrun() || start+4 > len(d.in) {
 		return errShort
 	}
-	if binary.BigEndian.Uint32(d.in[start:]) != adler32.Checksum(dst) {
+	if binary.BigEndian.Uint32(d.in[start:]) != adler32Update(1, dst) {
 		return errChecksum
 	}
 	return nil
@@ -63,14 +62,67 @@ type huffman struct {
 	symbol [288]uint16 // symbols ordered by code
 }
 
+// A fastTable is a huffman table for codes' fast loop, indexed like
+// huffman.table, whose entries say what the code means without further
+// lookups: the length in bits 0–3 (0: a long or invalid code, which the
+// careful loop decodes). A literal entry (fastLiteral) holds one or, where
+// the next code is a literal too and both fit in tableBits bits, two
+// literals: their bytes in bits 8–15 and 16–23, their number in bits
+// 24–25, the length being that of both codes. A length or distance entry
+// holds the number of extra bits in bits 8–11 and the base from bit 16;
+// fastEnd marks the end-of-block code. Symbols that no valid stream holds
+// (literal/length 286 and 287, distances 30 and 31) have entry 0, so that
+// the careful loop reports them.
+type fastTable [1 << tableBits]uint32
+
+const (
+	fastLiteral = 1 << 31
+	fastEnd     = 1 << 30
+)
+
+// setLit fills t from the literal/length code h.
+func (t *fastTable) setLit(h *huffman) {
+	for k, e := range h.table {
+		l, s := uint32(e&15), int(e>>4)
+		switch {
+		case l == 0 || s > 285:
+			t[k] = 0
+		case s < 256:
+			t[k] = fastLiteral | 1<<24 | uint32(s)<<8 | l
+			// The bits after this code, as far as the index holds them:
+			// a second literal whose code fits in them joins the entry.
+			if e2 := h.table[k>>l]; e2&15 != 0 && uint32(e2&15) <= tableBits-l && e2>>4 < 256 {
+				t[k] = fastLiteral | 2<<24 | uint32(e2>>4)<<16 | uint32(s)<<8 | (l + uint32(e2&15))
+			}
+		case s == 256:
+			t[k] = fastEnd | l
+		default:
+			t[k] = uint32(lengthBase[s-257])<<16 | uint32(lengthExtra[s-257])<<8 | l
+		}
+	}
+}
+
+// setDist fills t from the distance code h.
+func (t *fastTable) setDist(h *huffman) {
+	for k, e := range h.table {
+		l, s := uint32(e&15), int(e>>4)
+		if l == 0 || s >= 30 {
+			t[k] = 0
+			continue
+		}
+		t[k] = distBase[s]<<16 | uint32(distExtra[s])<<8 | l
+	}
+}
+
 type inflater struct {
-	in    []byte
-	pos   int
-	bits  uint64
-	nbits uint
-	over  int // bytes read past the end of in (as zeros)
-	lit   huffman
-	dist  huffman
+	in                []byte
+	pos               int
+	bits              uint64
+	nbits             uint
+	over              int // bytes read past the end of in (as zeros)
+	lit               huffman
+	dist              huffman
+	litFast, distFast fastTable
 }
 
 var inflaters = sync.Pool{New: func() any { return new(inflater) }}
@@ -193,6 +245,7 @@ func (d *inflater) sym(h *huffman) (int, error) {
 
 var fixedOnce sync.Once
 var fixedLit, fixedDist huffman
+var fixedLitFast, fixedDistFast fastTable
 
 func fixedTables() {
 	var l [288]uint8
@@ -214,6 +267,8 @@ func fixedTables() {
 		dl[i] = 5
 	}
 	fixedDist.build(dl[:])
+	fixedLitFast.setLit(&fixedLit)
+	fixedDistFast.setDist(&fixedDist)
 }
 
 // run decodes deflate blocks into dst and returns the bytes written.
@@ -256,15 +311,17 @@ func (d *inflater) run(dst []byte) (int, error) {
 		case 1: // fixed Huffman
 			fixedOnce.Do(fixedTables)
 			var err error
-			if n, err = d.codes(dst, n, &fixedLit, &fixedDist); err != nil {
+			if n, err = d.codes(dst, n, &fixedLit, &fixedDist, &fixedLitFast, &fixedDistFast); err != nil {
 				return n, err
 			}
 		case 2: // dynamic Huffman
 			if err := d.dynamic(); err != nil {
 				return n, err
 			}
+			d.litFast.setLit(&d.lit)
+			d.distFast.setDist(&d.dist)
 			var err error
-			if n, err = d.codes(dst, n, &d.lit, &d.dist); err != nil {
+			if n, err = d.codes(dst, n, &d.lit, &d.dist, &d.litFast, &d.distFast); err != nil {
 				return n, err
 			}
 		default:
@@ -334,12 +391,12 @@ func (d *inflater) dynamic() error {
 
 // codes decodes literal/length and distance codes into dst from n on, up
 // to the end-of-block code.
-func (d *inflater) codes(dst []byte, n int, lit, dist *huffman) (int, error) {
+func (d *inflater) codes(dst []byte, n int, lit, dist *huffman, litFast, distFast *fastTable) (int, error) {
 	for {
 		if d.pos+8 <= len(d.in) && n+258+8 <= len(dst) {
 			var done bool
 			var err error
-			if n, done, err = d.fastCodes(dst, n, lit, dist); done || err != nil {
+			if n, done, err = d.fastCodes(dst, n, dist, litFast, distFast); done || err != nil {
 				return n, err
 			}
 		}
@@ -396,15 +453,17 @@ func (d *inflater) codes(dst []byte, n int, lit, dist *huffman) (int, error) {
 
 // fastCodes is codes' fast loop: it decodes symbols while the input holds
 // 8 more bytes and dst has room for a longest match (258 bytes) and 8 bytes
-// of slack, with the
-// bit buffer in local variables (registers) rather than in d, two literals
-// per refill where the second's code is in the table, and no checks for
-// the ends of input and output. It returns done at the end of the block,
-// an error for invalid data, and otherwise, with d's state at a symbol
-// boundary, when those conditions fail or the next literal/length code is
-// longer than tableBits (or invalid): codes then takes that symbol. The
-// bytes written and the errors are those of codes' careful loop.
-func (d *inflater) fastCodes(dst []byte, n int, lit, dist *huffman) (int, bool, error) {
+// of slack, with the bit buffer in local variables (registers) rather than
+// in d, the meaning of each code (literal, length or distance base and
+// extra bits) read from the same entry as its length (litFast, distFast),
+// two literals per refill where the second's code is in the table, and no
+// checks for the ends of input and output. It returns done at the end of
+// the block, an error for invalid data, and otherwise, with d's state at a
+// symbol boundary, when those conditions fail or the next literal/length
+// code is longer than tableBits (or invalid): codes then takes that
+// symbol. The bytes written and the errors are those of codes' careful
+// loop.
+func (d *inflater) fastCodes(dst []byte, n int, dist *huffman, litFast, distFast *fastTable) (int, bool, error) {
 	in, pos, bits, nbits := d.in, d.pos, d.bits, d.nbits
 	done := false
 	var err error
@@ -413,63 +472,63 @@ func (d *inflater) fastCodes(dst []byte, n int, lit, dist *huffman) (int, bool, 
 		bits |= binary.LittleEndian.Uint64(in[pos:]) << nbits
 		pos += int(63-nbits) >> 3
 		nbits |= 56
-		e := lit.table[bits&(1<<tableBits-1)]
+		e := litFast[bits&(1<<tableBits-1)]
 		l := uint(e & 15)
-		if l == 0 {
-			break // a long or invalid code: codes decodes it
-		}
-		s := int(e >> 4)
-		bits >>= l
-		nbits -= l
-		if s < 256 {
-			dst[n] = byte(s)
-			n++
-			// ≥ 46 bits left: a second literal needs at most tableBits.
-			e = lit.table[bits&(1<<tableBits-1)]
-			if l = uint(e & 15); l != 0 && e>>4 < 256 {
+		if e&fastLiteral != 0 {
+			// One or two literals; two bytes are written either way (dst
+			// has the slack), the count says how many are kept.
+			bits >>= l
+			nbits -= l
+			binary.LittleEndian.PutUint16(dst[n:], uint16(e>>8))
+			n += int(e>>24) & 3
+			// ≥ 46 bits left: another entry needs at most tableBits.
+			if e = litFast[bits&(1<<tableBits-1)]; e&fastLiteral != 0 {
+				l = uint(e & 15)
 				bits >>= l
 				nbits -= l
-				dst[n] = byte(e >> 4)
-				n++
+				binary.LittleEndian.PutUint16(dst[n:], uint16(e>>8))
+				n += int(e>>24) & 3
 			}
 			continue
 		}
-		if s == 256 {
-			done = true
-			break
+		if l == 0 {
+			break // a long or invalid code: codes decodes it
 		}
-		s -= 257
-		if s >= 29 {
-			err = errInflate
+		if e&fastEnd != 0 {
+			bits >>= l
+			nbits -= l
+			done = true
 			break
 		}
 		// ≥ 46 bits left: length extra bits (≤ 5), a distance code (≤ 15)
 		// and its extra bits (≤ 13).
-		le := uint(lengthExtra[s])
-		length := int(lengthBase[s]) + int(uint32(bits)&(1<<le-1))
-		bits >>= le
-		nbits -= le
-		e = dist.table[bits&(1<<tableBits-1)]
-		var ds int
+		le := uint(e>>8) & 15
+		length := int(e>>16) + int(uint32(bits>>l)&(1<<le-1))
+		bits >>= l + le
+		nbits -= l + le
+		var distance int
+		e = distFast[bits&(1<<tableBits-1)]
 		if l = uint(e & 15); l != 0 {
-			ds = int(e >> 4)
-			bits >>= l
-			nbits -= l
+			de := uint(e>>8) & 15
+			distance = int(e>>16) + int(uint32(bits>>l)&(1<<de-1))
+			bits >>= l + de
+			nbits -= l + de
 		} else {
 			d.bits, d.nbits = bits, nbits
+			var ds int
 			if ds, err = d.sym(dist); err != nil {
 				break
 			}
 			bits, nbits = d.bits, d.nbits
+			if ds >= 30 {
+				err = errInflate
+				break
+			}
+			de := uint(distExtra[ds])
+			distance = int(distBase[ds]) + int(uint32(bits)&(1<<de-1))
+			bits >>= de
+			nbits -= de
 		}
-		if ds >= 30 {
-			err = errInflate
-			break
-		}
-		de := uint(distExtra[ds])
-		distance := int(distBase[ds]) + int(uint32(bits)&(1<<de-1))
-		bits >>= de
-		nbits -= de
 		if distance > n {
 			err = errInflate
 			break
@@ -493,4 +552,24 @@ func (d *inflater) fastCodes(dst []byte, n int, lit, dist *huffman) (int, bool, 
 		d.pos, d.bits, d.nbits = pos, bits, nbits
 	}
 	return n, done, err
+}
+
+// adlerMod is Adler-32's modulus, the largest prime below 2¹⁶.
+const adlerMod = 65521
+
+// adler32Go is adler32Update in pure Go (RFC 1950 §9), reducing every
+// 5552 bytes (the most that cannot overflow 32 bits, zlib's NMAX).
+func adler32Go(adler uint32, p []byte) uint32 {
+	s1, s2 := adler&0xffff, adler>>16
+	for len(p) > 0 {
+		q := p[:min(len(p), 5552)]
+		p = p[len(q):]
+		for _, b := range q {
+			s1 += uint32(b)
+			s2 += s1
+		}
+		s1 %= adlerMod
+		s2 %= adlerMod
+	}
+	return s2<<16 | s1
 }

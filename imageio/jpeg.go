@@ -68,11 +68,7 @@ func fromJPEGPixels(m *Image, im ljpeg.Image) {
 		}
 		return
 	}
-	p := im.Pix[: 3*n : 3*n]
-	for i := range R {
-		q := p[3*i : 3*i+3 : 3*i+3]
-		R[i], G[i], B[i] = lut8[q[0]], lut8[q[1]], lut8[q[2]]
-	}
+	rgb8Planes(R, G, B, im.Pix[:3*n])
 }
 
 // JPEGRoundTrip sets dst to src (rounded to 8 bit with Round) after a JPEG

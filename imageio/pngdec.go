@@ -6,31 +6,38 @@ import (
 	"errors"
 	"hash/crc32"
 	"io"
+	"sync"
 )
 
-// decodePNGRGB8 decodes 8-bit RGB, non-interlaced PNG files (what vcr
-// generate and most tools write for photos) straight into the planar float
-// image, faster than image/png followed by FromImage: the zlib stream is
-// inflated in one piece by a table-driven decoder (inflate.go), rows are
+// decodePNGRGB8 decodes 8-bit RGB and RGBA, non-interlaced PNG files (what
+// vcr generate and most tools write for photos) straight into the planar
+// float image, faster than image/png followed by FromImage: the zlib stream
+// is inflated in one piece by a table-driven decoder (inflate.go), rows are
 // unfiltered in place and converted with the From8 table, without an
-// intermediate image.RGBA. It returns ok = false, leaving the file to
-// image/png, for every other kind of PNG (grey, palette, alpha, 16-bit,
-// interlaced) and for anything it does not understand; for the files it
-// takes, the pixels equal image/png's and errors are reported as image/png
-// would (bad checksums, truncated or surplus pixel data).
+// intermediate image.RGBA. Alpha is dropped and the stored colour kept, as
+// FromImage does with image/png's NRGBA (the package's alpha policy). It
+// returns ok = false, leaving the file to image/png, for every other kind
+// of PNG (grey, palette, 16-bit, interlaced) and for anything it does not
+// understand; for the files it takes, the pixels equal image/png's and
+// errors are reported as image/png would (bad checksums, truncated or
+// surplus pixel data).
 func decodePNGRGB8(data []byte) (m *Image, ok bool, err error) {
 	if len(data) < 8+25 || !bytes.Equal(data[:8], pngSignature) {
 		return nil, false, nil
 	}
 	p := data[8:]
-	// IHDR: width, height, bit depth 8, colour type 2 (RGB), compression 0,
-	// filter 0, interlace 0.
+	// IHDR: width, height, bit depth 8, colour type 2 (RGB) or 6 (RGBA),
+	// compression 0, filter 0, interlace 0.
 	if binary.BigEndian.Uint32(p) != 13 || string(p[4:8]) != "IHDR" {
 		return nil, false, nil
 	}
 	h := p[8:21]
-	if h[8] != 8 || h[9] != 2 || h[10] != 0 || h[11] != 0 || h[12] != 0 {
+	if h[8] != 8 || (h[9] != 2 && h[9] != 6) || h[10] != 0 || h[11] != 0 || h[12] != 0 {
 		return nil, false, nil
+	}
+	bpp := 3
+	if h[9] == 6 {
+		bpp = 4
 	}
 	if crc32.ChecksumIEEE(p[4:21]) != binary.BigEndian.Uint32(p[21:25]) {
 		return nil, false, nil // let image/png report it
@@ -68,12 +75,25 @@ func decodePNGRGB8(data []byte) (m *Image, ok bool, err error) {
 	if len(idat) == 0 || p != nil {
 		return nil, false, nil
 	}
+	buf := pngBufs.Get().(*pngBuf)
+	defer func() {
+		if cap(buf.raw)+cap(buf.z) <= maxPooledPNG {
+			pngBufs.Put(buf)
+		}
+	}()
 	z := idat[0]
 	if len(idat) > 1 {
-		z = bytes.Join(idat, nil)
+		buf.z = buf.z[:0]
+		for _, c := range idat {
+			buf.z = append(buf.z, c...)
+		}
+		z = buf.z
 	}
-	stride := 3 * w
-	raw := make([]byte, ht*(1+stride))
+	stride := bpp * w
+	if cap(buf.raw) < ht*(1+stride) {
+		buf.raw = make([]byte, ht*(1+stride))
+	}
+	raw := buf.raw[:ht*(1+stride)]
 	if err := inflate(raw, z); err != nil {
 		if err == errShort {
 			err = io.ErrUnexpectedEOF
@@ -86,24 +106,40 @@ func decodePNGRGB8(data []byte) (m *Image, ok bool, err error) {
 	for y := range ht {
 		line := raw[y*(1+stride) : (y+1)*(1+stride)]
 		row := line[1:]
-		if err := unfilter(row, prev, line[0]); err != nil {
+		if err := unfilter(row, prev, line[0], bpp); err != nil {
 			return nil, true, err
 		}
 		o := y * w
-		rr, gg, bb := R[o:o+w], G[o:o+w], B[o:o+w]
-		for x := range rr {
-			px := row[3*x : 3*x+3 : 3*x+3]
-			rr[x], gg[x], bb[x] = lut8[px[0]], lut8[px[1]], lut8[px[2]]
+		if bpp == 3 {
+			rgb8Planes(R[o:o+w], G[o:o+w], B[o:o+w], row)
+		} else {
+			rr, gg, bb := R[o:o+w], G[o:o+w], B[o:o+w]
+			for x := range rr {
+				px := row[4*x : 4*x+3 : 4*x+3]
+				rr[x], gg[x], bb[x] = lut8[px[0]], lut8[px[1]], lut8[px[2]]
+			}
 		}
 		prev = row
 	}
 	return m, true, nil
 }
 
-// unfilter reverses PNG filter ft on row cur (3 bytes per pixel) given the
-// previous, already unfiltered row prev.
-func unfilter(cur, prev []byte, ft byte) error {
-	const bpp = 3
+// pngBuf holds decodePNGRGB8's scratch: the joined IDAT data and the
+// inflated rows, reused from file to file (a 224×224 image's rows are
+// 150 KB, which the allocator would otherwise clear and the collector
+// reclaim for every file).
+type pngBuf struct{ z, raw []byte }
+
+var pngBufs = sync.Pool{New: func() any { return new(pngBuf) }}
+
+// maxPooledPNG bounds the scratch that goes back to pngBufs (images up to
+// about 1.4 megapixels), so that the pool never keeps a large image's rows
+// beyond the memory budget that vcr generate reserved for decoding it.
+const maxPooledPNG = 4 << 20
+
+// unfilter reverses PNG filter ft on row cur (bpp = 3 or 4 bytes per
+// pixel) given the previous, already unfiltered row prev.
+func unfilter(cur, prev []byte, ft byte, bpp int) error {
 	prev = prev[:len(cur)]
 	switch ft {
 	case 0:
@@ -123,22 +159,39 @@ func unfilter(cur, prev []byte, ft byte) error {
 			cur[i] += byte((int(cur[i-bpp]) + int(prev[i])) / 2)
 		}
 	case 4: // Paeth
-		// a = left, b = up, c = up-left, per channel (0 at the row start).
-		var a0, a1, a2, c0, c1, c2 int
-		n := len(cur) / bpp * bpp
-		for i := 0; i < n; i += bpp {
-			px, up := cur[i:i+bpp:i+bpp], prev[i:i+bpp:i+bpp]
-			b0, b1, b2 := int(up[0]), int(up[1]), int(up[2])
-			a0 = int(px[0] + byte(paeth(a0, b0, c0)))
-			a1 = int(px[1] + byte(paeth(a1, b1, c1)))
-			a2 = int(px[2] + byte(paeth(a2, b2, c2)))
-			px[0], px[1], px[2] = byte(a0), byte(a1), byte(a2)
-			c0, c1, c2 = b0, b1, b2
+		if bpp != 3 {
+			for i := range bpp {
+				cur[i] += prev[i] // a = c = 0: Paeth predicts b
+			}
+			for i := bpp; i < len(cur); i++ {
+				cur[i] += byte(paeth(int(cur[i-bpp]), int(prev[i]), int(prev[i-bpp])))
+			}
+			break
 		}
+		unpaeth3(cur, prev)
 	default:
 		return errors.New("png: invalid format: bad filter type")
 	}
 	return nil
+}
+
+// unpaeth3Go reverses the Paeth filter on row cur (3 bytes per pixel)
+// given the unfiltered row above, prev. It is unpaeth3 in pure Go.
+func unpaeth3Go(cur, prev []byte) {
+	const bpp = 3
+	prev = prev[:len(cur)]
+	// a = left, b = up, c = up-left, per channel (0 at the row start).
+	var a0, a1, a2, c0, c1, c2 int
+	n := len(cur) / bpp * bpp
+	for i := 0; i < n; i += bpp {
+		px, up := cur[i:i+bpp:i+bpp], prev[i:i+bpp:i+bpp]
+		b0, b1, b2 := int(up[0]), int(up[1]), int(up[2])
+		a0 = int(px[0] + byte(paeth(a0, b0, c0)))
+		a1 = int(px[1] + byte(paeth(a1, b1, c1)))
+		a2 = int(px[2] + byte(paeth(a2, b2, c2)))
+		px[0], px[1], px[2] = byte(a0), byte(a1), byte(a2)
+		c0, c1, c2 = b0, b1, b2
+	}
 }
 
 // paeth is the PNG Paeth predictor of left a, up b and up-left c, in the
@@ -160,4 +213,16 @@ func paeth(a, b, c int) int {
 		x = hi
 	}
 	return x
+}
+
+// rgb8PlanesGo writes the interleaved 8-bit RGB pixels of src (len 3·len(r))
+// into the float planes r, g and b as lut8 values (k/255). It is rgb8Planes
+// in pure Go.
+func rgb8PlanesGo(r, g, b []float32, src []byte) {
+	n := len(r)
+	g, b, src = g[:n], b[:n], src[:3*n]
+	for x := range r {
+		px := src[3*x : 3*x+3 : 3*x+3]
+		r[x], g[x], b[x] = lut8[px[0]], lut8[px[1]], lut8[px[2]]
+	}
 }

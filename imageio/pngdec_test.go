@@ -97,18 +97,55 @@ func TestDecodePNGRGB8(t *testing.T) {
 	}
 }
 
-// TestDecodePNGOthers checks that PNGs other than 8-bit RGB are left to
-// image/png.
+// TestDecodePNGRGBA8 checks the 8-bit RGBA path against image/png and
+// FromImage (alpha dropped, stored colour kept) on images whose alpha
+// varies (transparent pixels keep their colour), written by image/png at
+// every compression level (so every filter type occurs), and that
+// truncated files fail.
+func TestDecodePNGRGBA8(t *testing.T) {
+	for _, sz := range [][2]int{{1, 1}, {2, 3}, {37, 19}, {224, 224}} {
+		m := testRGB(sz[0], sz[1], uint64(sz[0])+5)
+		nrgba := m.NRGBA(Round)
+		for i := 3; i < len(nrgba.Pix); i += 4 {
+			nrgba.Pix[i] = byte(i * 13)
+		}
+		for _, level := range []png.CompressionLevel{png.NoCompression, png.BestSpeed, png.DefaultCompression, png.BestCompression} {
+			var b bytes.Buffer
+			if err := (&png.Encoder{CompressionLevel: level}).Encode(&b, nrgba); err != nil {
+				t.Fatal(err)
+			}
+			data := b.Bytes()
+			got, ok, err := decodePNGRGB8(data)
+			if !ok || err != nil {
+				t.Fatalf("%v level %d: ok %v, err %v", sz, level, ok, err)
+			}
+			want, err := stdDecode(t, data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := MaxAbsDiff(got, want); d != 0 || !got.SameSize(want) {
+				t.Errorf("%v level %d: differs from image/png by %v", sz, level, d)
+			}
+			if d := MaxAbsDiff(got, m); d != 0 {
+				t.Errorf("%v level %d: differs from the encoded colours by %v", sz, level, d)
+			}
+			for _, cut := range []int{len(data) - 13, len(data) / 2} {
+				if _, ok, err := decodePNGRGB8(data[:cut]); ok && err == nil {
+					t.Errorf("%v level %d cut at %d: no error", sz, level, cut)
+				}
+			}
+		}
+	}
+}
+
+// TestDecodePNGOthers checks that PNGs other than 8-bit RGB and RGBA are
+// left to image/png.
 func TestDecodePNGOthers(t *testing.T) {
 	r := image.Rect(0, 0, 5, 4)
-	nrgba := image.NewNRGBA(r)
-	for i := range nrgba.Pix {
-		nrgba.Pix[i] = byte(i * 7)
-	}
 	gray := image.NewGray(r)
 	gray16 := image.NewRGBA64(r)
 	pal := image.NewPaletted(r, color.Palette{color.Black, color.White})
-	for _, img := range []image.Image{nrgba, gray, gray16, pal} {
+	for _, img := range []image.Image{gray, gray16, pal} {
 		var b bytes.Buffer
 		if err := png.Encode(&b, img); err != nil {
 			t.Fatal(err)
@@ -172,6 +209,10 @@ func FuzzDecodePNGRGB8(f *testing.F) {
 		rgb := image.NewRGBA(nrgba.Rect)
 		copy(rgb.Pix, nrgba.Pix)
 		png.Encode(&b, rgb)
+		f.Add(b.Bytes())
+		b.Reset()
+		nrgba.Pix[3] = 7 // not opaque: written as RGBA
+		png.Encode(&b, nrgba)
 		f.Add(b.Bytes())
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

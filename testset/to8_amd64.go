@@ -37,3 +37,26 @@ func to8RGB(dst []byte, m *imageio.Image, r imageio.Rounding) {
 	rest := imageio.Image{Width: n - 4*k, Height: 1, Ch: [3][]float32{R[4*k:], G[4*k:], B[4*k:]}}
 	to8RGBGo(dst[12*k:], &rest, r)
 }
+
+// to8RGBLuma is to8RGB followed by lumaRGB8(grey, dst) in one pass: the
+// assembly computes each pixel's OpenCV grey level from its three 8-bit
+// samples while they are in registers (TestTo8RGBLumaVector).
+func to8RGBLuma(dst []byte, grey []float64, m *imageio.Image, r imageio.Rounding) {
+	n := len(m.Ch[0])
+	if !to8Vector || n < 2 {
+		to8RGBGo(dst, m, r)
+		lumaRGB8(grey, dst[:3*n])
+		return
+	}
+	R, G, B := m.Ch[0], m.Ch[1][:n], m.Ch[2][:n]
+	dst, grey = dst[:3*n], grey[:n]
+	k := (n - 2) / 4 // as in to8RGB
+	c := [2]float64{255, 0}
+	if r == imageio.Round {
+		c[1] = 0.5
+	}
+	to8RGBLumaAsm(dst, grey, R, G, B, &c, k)
+	rest := imageio.Image{Width: n - 4*k, Height: 1, Ch: [3][]float32{R[4*k:], G[4*k:], B[4*k:]}}
+	to8RGBGo(dst[12*k:], &rest, r)
+	lumaRGB8(grey[4*k:], dst[12*k:])
+}

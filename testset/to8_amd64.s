@@ -8,6 +8,24 @@ DATA to8shuf<>+0(SB)/8, $0x0908060504020100
 DATA to8shuf<>+8(SB)/8, $0x808080800e0d0c0a
 GLOBL to8shuf<>(SB), RODATA|NOPTR, $16
 
+DATA to8luma<>+0(SB)/4, $0x00002646
+DATA to8luma<>+4(SB)/4, $0x00002646
+DATA to8luma<>+8(SB)/4, $0x00002646
+DATA to8luma<>+12(SB)/4, $0x00002646
+DATA to8luma<>+16(SB)/4, $0x00004b23
+DATA to8luma<>+20(SB)/4, $0x00004b23
+DATA to8luma<>+24(SB)/4, $0x00004b23
+DATA to8luma<>+28(SB)/4, $0x00004b23
+DATA to8luma<>+32(SB)/4, $0x00000e97
+DATA to8luma<>+36(SB)/4, $0x00000e97
+DATA to8luma<>+40(SB)/4, $0x00000e97
+DATA to8luma<>+44(SB)/4, $0x00000e97
+DATA to8luma<>+48(SB)/4, $0x00004000
+DATA to8luma<>+52(SB)/4, $0x00004000
+DATA to8luma<>+56(SB)/4, $0x00004000
+DATA to8luma<>+60(SB)/4, $0x00004000
+GLOBL to8luma<>(SB), RODATA|NOPTR, $64
+
 // func to8RGBAsm(dst []byte, r []float32, g []float32, b []float32, c *[2]float64, k int)
 // Requires: AVX
 TEXT ·to8RGBAsm(SB), NOSPLIT, $0-112
@@ -23,9 +41,9 @@ TEXT ·to8RGBAsm(SB), NOSPLIT, $0-112
 	VMOVDQU      to8shuf<>+0(SB), X3
 	XORQ         SI, SI
 
-to8_loop:
+to8RGBAsm_loop:
 	TESTQ       DI, DI
-	JZ          to8_done
+	JZ          to8RGBAsm_done
 	VCVTPS2PD   (CX)(SI*1), Y4
 	VMULPD      Y0, Y4, Y4
 	VADDPD      Y1, Y4, Y4
@@ -56,8 +74,76 @@ to8_loop:
 	ADDQ        $0x0c, AX
 	ADDQ        $0x10, SI
 	DECQ        DI
-	JMP         to8_loop
+	JMP         to8RGBAsm_loop
 
-to8_done:
+to8RGBAsm_done:
+	VZEROUPPER
+	RET
+
+// func to8RGBLumaAsm(dst []byte, grey []float64, r []float32, g []float32, b []float32, c *[2]float64, k int)
+// Requires: AVX
+TEXT ·to8RGBLumaAsm(SB), NOSPLIT, $0-136
+	MOVQ         dst_base+0(FP), AX
+	MOVQ         r_base+48(FP), CX
+	MOVQ         g_base+72(FP), DX
+	MOVQ         b_base+96(FP), BX
+	MOVQ         grey_base+24(FP), SI
+	MOVQ         c+120(FP), DI
+	MOVQ         k+128(FP), R8
+	VBROADCASTSD (DI), Y0
+	VBROADCASTSD 8(DI), Y1
+	VXORPD       Y2, Y2, Y2
+	VMOVDQU      to8shuf<>+0(SB), X3
+	VMOVDQU      to8luma<>+0(SB), X4
+	VMOVDQU      to8luma<>+16(SB), X5
+	VMOVDQU      to8luma<>+32(SB), X6
+	VMOVDQU      to8luma<>+48(SB), X7
+	XORQ         DI, DI
+
+to8RGBLumaAsm_loop:
+	TESTQ       R8, R8
+	JZ          to8RGBLumaAsm_done
+	VCVTPS2PD   (CX)(DI*1), Y8
+	VMULPD      Y0, Y8, Y8
+	VADDPD      Y1, Y8, Y8
+	VCMPPD      $0x01, Y8, Y2, Y9
+	VANDPD      Y8, Y9, Y8
+	VMINPD      Y0, Y8, Y8
+	VCVTTPD2DQY Y8, X8
+	VCVTPS2PD   (DX)(DI*1), Y9
+	VMULPD      Y0, Y9, Y9
+	VADDPD      Y1, Y9, Y9
+	VCMPPD      $0x01, Y9, Y2, Y10
+	VANDPD      Y9, Y10, Y9
+	VMINPD      Y0, Y9, Y9
+	VCVTTPD2DQY Y9, X9
+	VCVTPS2PD   (BX)(DI*1), Y10
+	VMULPD      Y0, Y10, Y10
+	VADDPD      Y1, Y10, Y10
+	VCMPPD      $0x01, Y10, Y2, Y11
+	VANDPD      Y10, Y11, Y10
+	VMINPD      Y0, Y10, Y10
+	VCVTTPD2DQY Y10, X10
+	VPMULLD     X4, X8, X11
+	VPMULLD     X5, X9, X12
+	VPADDD      X12, X11, X11
+	VPMULLD     X6, X10, X12
+	VPADDD      X12, X11, X11
+	VPADDD      X7, X11, X11
+	VPSRLD      $0x0f, X11, X11
+	VCVTDQ2PD   X11, Y11
+	VMOVUPD     Y11, (SI)(DI*2)
+	VPSLLD      $0x08, X9, X9
+	VPSLLD      $0x10, X10, X10
+	VPOR        X9, X8, X8
+	VPOR        X10, X8, X8
+	VPSHUFB     X3, X8, X8
+	VMOVDQU     X8, (AX)
+	ADDQ        $0x0c, AX
+	ADDQ        $0x10, DI
+	DECQ        R8
+	JMP         to8RGBLumaAsm_loop
+
+to8RGBLumaAsm_done:
 	VZEROUPPER
 	RET

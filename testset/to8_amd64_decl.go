@@ -12,3 +12,10 @@ package testset
 //
 //go:noescape
 func to8RGBAsm(dst []byte, r []float32, g []float32, b []float32, c *[2]float64, k int)
+
+// to8RGBLumaAsm is to8RGBAsm that also writes the grey level of each pixel
+// into grey, as lumaRGB8: (9798·R + 19235·G + 3735·B + 16384) >> 15 in 32-bit
+// integers, converted to float64.
+//
+//go:noescape
+func to8RGBLumaAsm(dst []byte, grey []float64, r []float32, g []float32, b []float32, c *[2]float64, k int)

@@ -270,7 +270,9 @@ func (w *worker) prepare(img *imageio.Image) {
 		w.dist = iqa.NewGray(img.Width, img.Height)
 		w.rgb = make([]byte, 3*img.Pixels())
 	}
-	img.Luma(w.ref.Pix)
+	// The grey levels of img as img.Luma computes them (8-bit samples
+	// rounded), by way of w.rgb, which corrupt overwrites.
+	to8RGBLuma(w.rgb, w.ref.Pix, img, imageio.Round)
 }
 
 // score corrupts img with c at p (randomness from seed) into w.dst,
@@ -293,8 +295,7 @@ func (w *worker) score(c *corrupt.Corruption, img *imageio.Image, p []float64, s
 // (w.rgb, and its grey w.dist): the 8-bit samples are what is scored and saved.
 func (w *worker) corrupt(c *corrupt.Corruption, img *imageio.Image, p []float64, seed uint64) {
 	c.Apply(w.dst, img, p, corrupt.NewRand(seed, 0))
-	to8RGB(w.rgb, w.dst, w.st.cfg.Rounding)
-	lumaRGB8(w.dist.Pix, w.rgb)
+	to8RGBLuma(w.rgb, w.dist.Pix, w.dst, w.st.cfg.Rounding)
 }
 
 // scoreCorrupted corrupts as score does (after prepare(img)) and scores

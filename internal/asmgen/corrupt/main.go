@@ -37,6 +37,9 @@ func main() {
 	diskRows()
 	glassQuantize()
 	fog()
+	frost()
+	hsv("hsvBrightnessAsm")
+	hsv("hsvSaturateAsm")
 	Generate()
 }
 
@@ -484,4 +487,232 @@ func fog() {
 		VZEROUPPER()
 		RET()
 	}
+}
+
+// frost: frostApply's blend loops.
+func frost() {
+	clamp01 := func(v VecVirtual, z, one VecVirtual) {
+		VMAXPS(v, z, v)   // 0 > v ? 0 : v (NaN and −0 stay)
+		VMINPS(v, one, v) // 1 < v ? 1 : v
+	}
+	TEXT("frostBlendAsm", NOSPLIT, "func(d, s, f []float32, c *[2]float32)")
+	Pragma("noescape")
+	Doc("frostBlendAsm is frostApply's blend for len(d), a multiple of 8, samples:",
+		"d = weatherClamp01(c[0]·s + c[1]·f).")
+	{
+		d, sr, fr, cp := base("d"), base("s"), base("f"), ptr("c")
+		ss, tt := bcast(cp), bcast(cp.Offset(4))
+		one := bcast(ConstData("frostone", F32(1)))
+		z := YMM()
+		VXORPS(z, z, z)
+		n := length("d")
+		blocks("frostBlend", n, func(off GPVirtual, w int) {
+			for j := 0; j < w; j++ {
+				o := add(mul(ss, sr.Idx(off, 1).Offset(32*j)), mul(tt, fr.Idx(off, 1).Offset(32*j)))
+				clamp01(o, z, one)
+				VMOVUPS(o, d.Idx(off, 1).Offset(32*j))
+			}
+		})
+	}
+
+	TEXT("frostBlend4Asm", NOSPLIT, "func(d, s, r0, r1, r2, r3 []float32, c *[6]float32)")
+	Pragma("noescape")
+	Doc("frostBlend4Asm is frostApply's blend of an enlarged texture for len(d), a",
+		"multiple of 8, samples, c = (s, t, w0, w1, w2, w3):",
+		"f = weatherClamp01(w0·r0 + w1·r1 + w2·r2 + w3·r3), summed left to right,",
+		"d = weatherClamp01(s·src + t·f).")
+	{
+		d, sr, cp := base("d"), base("s"), ptr("c")
+		r := [4]Mem{base("r0"), base("r1"), base("r2"), base("r3")}
+		ss, tt := bcast(cp), bcast(cp.Offset(4))
+		var wt [4]VecVirtual
+		for i := range wt {
+			wt[i] = bcast(cp.Offset(8 + 4*i))
+		}
+		one := bcast(ConstData("frostone4", F32(1)))
+		z := YMM()
+		VXORPS(z, z, z)
+		n := length("d")
+		blocks("frostBlend4", n, func(off GPVirtual, w int) {
+			for j := 0; j < w; j++ {
+				f := mul(wt[0], r[0].Idx(off, 1).Offset(32*j))
+				for i := 1; i < 4; i++ {
+					f = add(f, mul(wt[i], r[i].Idx(off, 1).Offset(32*j)))
+				}
+				clamp01(f, z, one)
+				o := add(mul(ss, sr.Idx(off, 1).Offset(32*j)), mul(tt, f))
+				clamp01(o, z, one)
+				VMOVUPS(o, d.Idx(off, 1).Offset(32*j))
+			}
+		})
+	}
+}
+
+var hsvConsts Mem
+
+// hsv: colourHSVMap's loop for brightness and saturate, four pixels (float64
+// lanes) a step.
+func hsv(name string) {
+	if hsvConsts.Symbol.Name == "" {
+		hsvConsts = GLOBL("hsvconst", RODATA|NOPTR)
+		for i := range 7 {
+			DATA(8*i, F64(float64(i))) // 0, 1, …, 6
+		}
+	}
+	cst := func(i int) VecVirtual { y := YMM(); VBROADCASTSD(hsvConsts.Offset(8*i), y); return y }
+	TEXT(name, NOSPLIT, "func(dR, dG, dB, R, G, B []float32, c *[2]float64, k int) int")
+	Pragma("noescape")
+	what := "V := colourClip(V + c[0])"
+	if name == "hsvSaturateAsm" {
+		what = "S := colourClip(float64(S·c[0]) + c[1])"
+	}
+	Doc(name+" is colourHSVMap with "+what+" for up to k groups of four",
+		"pixels, in float64 lanes: skRGBToHSV with the division and tie rules of the",
+		"Go code (blends instead of branches), skHSVToRGB with the sector chosen by",
+		"comparing ⌊6H⌋ with 0…6, colourClip and the conversion to float32. It stops",
+		"before the first group with a sample outside [+0, 1] (NaN, −0 and negative",
+		"values included), which the Go code handles, and returns the groups done.")
+	var dst, src [3]Mem
+	for i, n := range []string{"dR", "dG", "dB"} {
+		dst[i] = base(n)
+	}
+	for i, n := range []string{"R", "G", "B"} {
+		src[i] = base(n)
+	}
+	cp := ptr("c")
+	k := Load(Param("k"), GP64())
+	done := GP64()
+	XORQ(done, done)
+	off := GP64()
+	XORQ(off, off)
+	Label(name + "_loop")
+	CMPQ(done, k)
+	JAE(LabelRef(name + "_done"))
+	zero, one := cst(0), cst(1)
+	var in [3]VecVirtual
+	for i := range in {
+		in[i] = YMM()
+		VCVTPS2PD(src[i].Idx(off, 1), in[i])
+	}
+	r, g, b := in[0], in[1], in[2]
+	// Leave the group to Go unless every sample is in [+0, 1].
+	or := YMM()
+	VORPD(g, r, or)
+	VORPD(b, or, or)
+	sign := GP32()
+	VMOVMSKPD(or, sign)
+	TESTL(sign, sign)
+	JNZ(LabelRef(name + "_done"))
+	le, t := YMM(), YMM()
+	VCMPPD(Imm(0x02), one, r, le) // r ≤ 1, false for NaN
+	VCMPPD(Imm(0x02), one, g, t)
+	VANDPD(t, le, le)
+	VCMPPD(Imm(0x02), one, b, t)
+	VANDPD(t, le, le)
+	okm := GP32()
+	VMOVMSKPD(le, okm)
+	CMPL(okm, U8(15))
+	JNE(LabelRef(name + "_done"))
+
+	// skRGBToHSV. With no −0 and no NaN, VMAXPD and VMINPD are Go's max
+	// and min.
+	v, mn := YMM(), YMM()
+	VMAXPD(g, r, v)
+	VMAXPD(b, v, v)
+	VMINPD(g, r, mn)
+	VMINPD(b, mn, mn)
+	delta := YMM()
+	VSUBPD(mn, v, delta) // v − min
+	s := YMM()
+	VDIVPD(v, delta, s) // delta / v
+	mb, mg := YMM(), YMM()
+	VCMPPD(Imm(0x00), b, v, mb) // v == b
+	VCMPPD(Imm(0x00), g, v, mg) // v == g
+	num, t2 := YMM(), YMM()
+	VSUBPD(b, g, num) // g − b (red is the maximum)
+	VSUBPD(r, b, t2)  // b − r
+	VBLENDVPD(mg, t2, num, num)
+	VSUBPD(g, r, t2) // r − g
+	VBLENDVPD(mb, t2, num, num)
+	h := YMM()
+	VDIVPD(delta, num, h)
+	hg, hb := YMM(), YMM()
+	VADDPD(cst(2), h, hg) // 2 + x
+	VADDPD(cst(4), h, hb) // 4 + x
+	VBLENDVPD(mg, hg, h, h)
+	VBLENDVPD(mb, hb, h, h)
+	VDIVPD(cst(6), h, h) // h / 6
+	neg, h1 := YMM(), YMM()
+	VCMPPD(Imm(0x01), zero, h, neg) // h < 0
+	VADDPD(one, h, h1)
+	VBLENDVPD(neg, h1, h, h)
+	flat := YMM()
+	VCMPPD(Imm(0x00), zero, delta, flat) // delta == 0: H = S = 0
+	VBLENDVPD(flat, zero, h, h)
+	VBLENDVPD(flat, zero, s, s)
+
+	// The corruption's change, with colourClip.
+	clip := func(x VecVirtual) {
+		VMAXPD(x, zero, x) // 0 > x ? 0 : x
+		VMINPD(x, one, x)  // 1 < x ? 1 : x
+	}
+	if name == "hsvSaturateAsm" {
+		a, c := YMM(), YMM()
+		VBROADCASTSD(cp, a)
+		VBROADCASTSD(cp.Offset(8), c)
+		VMULPD(a, s, s)
+		VADDPD(c, s, s)
+		clip(s)
+	} else {
+		c := YMM()
+		VBROADCASTSD(cp, c)
+		VADDPD(c, v, v)
+		clip(v)
+	}
+
+	// skHSVToRGB.
+	h6, hi, f := YMM(), YMM(), YMM()
+	VMULPD(cst(6), h, h6)
+	VROUNDPD(Imm(0x09), h6, hi) // floor, no precision exception
+	VSUBPD(hi, h6, f)
+	p, q, tt := YMM(), YMM(), YMM()
+	VSUBPD(s, one, p) // 1 − s
+	VMULPD(p, v, p)   // v·(1 − s)
+	VMULPD(s, f, q)   // f·s
+	VSUBPD(q, one, q) // 1 − f·s
+	VMULPD(q, v, q)
+	VSUBPD(f, one, tt) // 1 − f
+	VMULPD(s, tt, tt)  // (1 − f)·s
+	VSUBPD(tt, one, tt)
+	VMULPD(tt, v, tt)
+	// Sectors: ⌊6H⌋ = 0 or 6 → (v, t, p), 1 → (q, v, p), 2 → (p, v, t),
+	// 3 → (p, q, v), 4 → (t, p, v), 5 → (v, p, q).
+	var m [6]VecVirtual
+	for i := 1; i < 6; i++ {
+		m[i] = YMM()
+		VCMPPD(Imm(0x00), cst(i), hi, m[i])
+	}
+	outs := [3][6]VecVirtual{
+		{v, q, p, p, tt, v},
+		{tt, v, v, q, p, p},
+		{p, p, tt, v, v, q},
+	}
+	for ch := range 3 {
+		o := YMM()
+		VMOVAPD(outs[ch][0], o)
+		for i := 1; i < 6; i++ {
+			VBLENDVPD(m[i], outs[ch][i], o, o) // hi == i ? sector i's : o
+		}
+		clip(o)
+		x := XMM()
+		VCVTPD2PSY(o, x)
+		VMOVUPS(x, dst[ch].Idx(off, 1))
+	}
+	ADDQ(Imm(16), off)
+	INCQ(done)
+	JMP(LabelRef(name + "_loop"))
+	Label(name + "_done")
+	Store(done, ReturnIndex(0))
+	VZEROUPPER()
+	RET()
 }

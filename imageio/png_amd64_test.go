@@ -1,0 +1,232 @@
+//go:build amd64 && !purego
+
+package imageio
+
+import (
+	"bytes"
+	"hash/adler32"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// deBruijn2 returns a cyclic de Bruijn sequence of order 2 over 256 symbols
+// (every ordered pair of bytes appears once as neighbours, the last pair
+// wrapping around), by the Lyndon-word construction (Fredricksen, Kessler
+// and Maiorana).
+func deBruijn2() []byte {
+	const k, n = 256, 2
+	var seq []byte
+	a := make([]int, k*n)
+	var db func(t, p int)
+	db = func(t, p int) {
+		if t > n {
+			if n%p == 0 {
+				for _, v := range a[1 : p+1] {
+					seq = append(seq, byte(v))
+				}
+			}
+			return
+		}
+		a[t] = a[t-p]
+		db(t+1, p)
+		for j := a[t-p] + 1; j < k; j++ {
+			a[t] = j
+			db(t+1, t)
+		}
+	}
+	db(1, 1)
+	return seq
+}
+
+// TestPaethFilterVector checks the assembly Paeth filter against the
+// specification's predictor (paethRef) on all 2²⁴ triples of left a, up b
+// and up-left c (a de Bruijn sequence of (c, b) pairs down the red channel
+// of 256 rows, with every a beside each pair once), and against
+// paethFilterGo on random rows of every length from 0 to 80 bytes; nothing
+// past len(cur) is written.
+func TestPaethFilterVector(t *testing.T) {
+	if !pngVector {
+		t.Skip("no AVX2: the pure-Go filter is in use")
+	}
+	db := deBruijn2()
+	db = append(db, db[0]) // the wrapping pair
+	npx := len(db)
+	rng := rand.New(rand.NewPCG(3, 4))
+	cur, prev, dst := make([]byte, 3*npx), make([]byte, 3*npx), make([]byte, 3*npx)
+	for i := range prev {
+		prev[i] = byte(rng.Uint32())
+	}
+	for m, v := range db {
+		prev[3*m] = v
+	}
+	for s := range 256 {
+		for i := range cur {
+			cur[i] = byte(rng.Uint32())
+		}
+		for m := range npx - 1 {
+			cur[3*m] = byte(m + s) // a of pixel m+1
+		}
+		paethFilter(dst, cur, prev)
+		for i := 3; i < len(cur); i++ {
+			want := cur[i] - byte(paethRef(int(cur[i-3]), int(prev[i]), int(prev[i-3])))
+			if dst[i] != want {
+				t.Fatalf("row %d byte %d: a, b, c = %d, %d, %d: got %d, want %d", s, i, cur[i-3], prev[i], prev[i-3], dst[i], want)
+			}
+		}
+	}
+	for n := 0; n <= 80; n++ {
+		cur, prev := make([]byte, n), make([]byte, n)
+		for i := range cur {
+			cur[i], prev[i] = byte(rng.Uint32()), byte(rng.Uint32())
+		}
+		got := bytes.Repeat([]byte{0xAA}, n+32)
+		want := make([]byte, n)
+		paethFilter(got[:n], cur, prev)
+		paethFilterGo(want, cur, prev)
+		if !bytes.Equal(got[:n], want) {
+			t.Fatalf("n = %d: got %x, want %x", n, got[:n], want)
+		}
+		for i := n; i < len(got); i++ {
+			if got[i] != 0xAA {
+				t.Fatalf("n = %d: byte %d past the end written", n, i)
+			}
+		}
+	}
+}
+
+// TestRGB8PlanesVector checks the assembly conversion against lut8 (k/255
+// in float32, bit for bit) for every byte value in every position of the
+// 8-pixel steps, for every length from 0 to 40 pixels, and that nothing is
+// written past the planes' lengths.
+func TestRGB8PlanesVector(t *testing.T) {
+	if !pngVector {
+		t.Skip("no AVX2: the pure-Go conversion is in use")
+	}
+	for n := 0; n <= 40; n++ {
+		for s := range 256 {
+			src := make([]byte, 3*n)
+			for i := range src {
+				src[i] = byte(i*7 + s)
+			}
+			var planes [3][]float32
+			for c := range planes {
+				planes[c] = make([]float32, n+8)
+				for i := range planes[c] {
+					planes[c][i] = -1
+				}
+			}
+			rgb8Planes(planes[0][:n], planes[1][:n], planes[2][:n], src)
+			for c := range planes {
+				for i, v := range planes[c] {
+					want := float32(-1)
+					if i < n {
+						want = float32(src[3*i+c]) / 255
+					}
+					if math.Float32bits(v) != math.Float32bits(want) {
+						t.Fatalf("n = %d, shift %d: channel %d pixel %d = %v, want %v", n, s, c, i, v, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestAdler32Vector compares adler32Update with hash/adler32 on random
+// data, all-0xFF data (the largest sums) and runs, for lengths around the
+// 32-byte blocks and the assembly's chunk of adlerBlocks blocks, started
+// from the initial state and from the state after a prefix.
+func TestAdler32Vector(t *testing.T) {
+	if !pngVector {
+		t.Skip("no AVX2: the pure-Go checksum is in use")
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	big := 3*32*adlerBlocks + 77
+	random, ff, runs := make([]byte, big), bytes.Repeat([]byte{0xff}, big), make([]byte, big)
+	for i := range random {
+		random[i] = byte(rng.Uint32())
+		runs[i] = byte(i / 1000)
+	}
+	lengths := []int{0, 1, 31, 32, 33, 63, 64, 65, 5552, 5553, 32*adlerBlocks - 1, 32 * adlerBlocks, 32*adlerBlocks + 1, big}
+	for _, data := range [][]byte{random, ff, runs} {
+		for _, n := range lengths {
+			if got, want := adler32Update(1, data[:n]), adler32.Checksum(data[:n]); got != want {
+				t.Fatalf("%d bytes: %#x, want %#x", n, got, want)
+			}
+			for _, pre := range []int{1, 13, 1000} {
+				h := adler32.New()
+				h.Write(data[big-pre:])
+				h.Write(data[:n])
+				if got, want := adler32Update(adler32Update(1, data[big-pre:]), data[:n]), h.Sum32(); got != want {
+					t.Fatalf("%d bytes after %d: %#x, want %#x", n, pre, got, want)
+				}
+			}
+		}
+	}
+	// Every 32-byte block with one byte 0xFF in each position.
+	for i := range 32 {
+		b := make([]byte, 64)
+		b[i], b[32+31-i] = 0xff, 0x80
+		if got, want := adler32Update(1, b), adler32.Checksum(b); got != want {
+			t.Fatalf("byte %d: %#x, want %#x", i, got, want)
+		}
+	}
+}
+
+// TestUnpaeth3Vector checks that the assembly Paeth unfilter inverts the
+// specification's filter (paethRef) on rows that hold all 2²⁴ triples of
+// left a, up b and up-left c (the rows of TestPaethFilterVector, filtered
+// with paethRef, then unfiltered), and that it agrees with unpaeth3Go on
+// random rows of every width from 0 to 40 pixels, writing nothing past the
+// row.
+func TestUnpaeth3Vector(t *testing.T) {
+	if !pngVector {
+		t.Skip("no AVX2: the pure-Go unfilter is in use")
+	}
+	db := deBruijn2()
+	db = append(db, db[0])
+	npx := len(db)
+	rng := rand.New(rand.NewPCG(9, 10))
+	orig, prev, row := make([]byte, 3*npx), make([]byte, 3*npx), make([]byte, 3*npx)
+	for i := range prev {
+		prev[i] = byte(rng.Uint32())
+	}
+	for m, v := range db {
+		prev[3*m] = v
+	}
+	for s := range 256 {
+		for i := range orig {
+			orig[i] = byte(rng.Uint32())
+		}
+		for m := range npx - 1 {
+			orig[3*m] = byte(m + s)
+		}
+		for i := range orig {
+			var a, c int
+			if i >= 3 {
+				a, c = int(orig[i-3]), int(prev[i-3])
+			}
+			row[i] = orig[i] - byte(paethRef(a, int(prev[i]), c))
+		}
+		unpaeth3(row, prev)
+		if !bytes.Equal(row, orig) {
+			for i := range row {
+				if row[i] != orig[i] {
+					t.Fatalf("shift %d: byte %d = %d, want %d", s, i, row[i], orig[i])
+				}
+			}
+		}
+	}
+	for w := 0; w <= 40; w++ {
+		cur, prev := make([]byte, 3*w+8), make([]byte, 3*w+8)
+		for i := range cur {
+			cur[i], prev[i] = byte(rng.Uint32()), byte(rng.Uint32())
+		}
+		want := bytes.Clone(cur)
+		unpaeth3Go(want[:3*w], prev[:3*w])
+		unpaeth3(cur[:3*w], prev[:3*w])
+		if !bytes.Equal(cur, want) {
+			t.Fatalf("width %d: got %x, want %x", w, cur, want)
+		}
+	}
+}

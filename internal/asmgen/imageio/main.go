@@ -1,0 +1,278 @@
+// Command imageio writes the AVX2 assembly of package imageio
+// (imageio/png_amd64.s) and its Go declarations (imageio/png_amd64_decl.go)
+// with avo (github.com/mmcloughlin/avo). Regenerate with
+//
+//	go generate ./imageio
+//
+// (see the go:generate line in imageio/png_amd64.go), which runs
+//
+//	go -C internal/asmgen run ./imageio -out ../../imageio/png_amd64.s -stubs ../../imageio/png_amd64_decl.go -pkg imageio
+//
+// and commit both generated files.
+//
+// Each routine is the whole-vector loop of one pure-Go kernel of package
+// imageio; the Go callers (imageio/png_amd64.go) check the lengths and do
+// the ragged ends. Every routine ends with VZEROUPPER.
+package main
+
+import (
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+)
+
+func main() {
+	ConstraintExpr("amd64,!purego")
+	paethFilter()
+	rgb8Planes()
+	adler32()
+	paethUnfilter()
+	Generate()
+}
+
+// paethFilter: the loop of paethFilterGo from byte 3 on, 16 bytes a step.
+func paethFilter() {
+	TEXT("paethFilterAsm", NOSPLIT, "func(dst, cur, prev []byte, k int)")
+	Pragma("noescape")
+	Doc("paethFilterAsm writes dst[3+j] = cur[3+j] − Paeth(cur[j], prev[3+j], prev[j])",
+		"for j < 16k, sixteen bytes a step in 16-bit lanes, with the specification's",
+		"predictor: p = a + b − c; a if |p − a| ≤ |p − b| and |p − a| ≤ |p − c|, else b",
+		"if |p − b| ≤ |p − c|, else c. The slices must hold 16k + 3 bytes.")
+	dst := Mem{Base: Load(Param("dst").Base(), GP64())}
+	cur := Mem{Base: Load(Param("cur").Base(), GP64())}
+	prev := Mem{Base: Load(Param("prev").Base(), GP64())}
+	k := Load(Param("k"), GP64())
+	off := GP64()
+	XORQ(off, off)
+	Label("paeth_loop")
+	TESTQ(k, k)
+	JZ(LabelRef("paeth_done"))
+	a, b, c := YMM(), YMM(), YMM()
+	VPMOVZXBW(cur.Idx(off, 1), a)
+	VPMOVZXBW(prev.Idx(off, 1).Offset(3), b)
+	VPMOVZXBW(prev.Idx(off, 1), c)
+	bc, ac := YMM(), YMM()
+	VPSUBW(c, b, bc) // b − c
+	VPSUBW(c, a, ac) // a − c
+	pc := YMM()
+	VPADDW(ac, bc, pc) // a + b − 2c
+	VPABSW(pc, pc)
+	VPABSW(bc, bc) // pa = |p − a|
+	VPABSW(ac, ac) // pb = |p − b|
+	g1, g2 := YMM(), YMM()
+	VPCMPGTW(ac, bc, g1) // pa > pb
+	VPCMPGTW(pc, bc, g2) // pa > pc
+	VPOR(g2, g1, g1)     // not a
+	g3 := YMM()
+	VPCMPGTW(pc, ac, g3) // pb > pc
+	t := YMM()
+	VPBLENDVB(g3, c, b, t) // pb > pc ? c : b
+	VPBLENDVB(g1, t, a, t) // not a ? t : a
+	hi := XMM()
+	VEXTRACTI128(Imm(1), t, hi)
+	lo := t.AsX()
+	VPACKUSWB(hi, lo, lo)
+	x := XMM()
+	VMOVDQU(cur.Idx(off, 1).Offset(3), x)
+	VPSUBB(lo, x, x)
+	VMOVDQU(x, dst.Idx(off, 1).Offset(3))
+	ADDQ(Imm(16), off)
+	DECQ(k)
+	JMP(LabelRef("paeth_loop"))
+	Label("paeth_done")
+	VZEROUPPER()
+	RET()
+}
+
+// rgb8Planes: rgb8PlanesGo, eight pixels a step.
+func rgb8Planes() {
+	// Gathers the R, G and B bytes of four interleaved pixels (12 bytes)
+	// into the first three 32-bit lanes.
+	shuf := GLOBL("rgb8shuf", RODATA|NOPTR)
+	DATA(0, U64(0x0a07040109060300))
+	DATA(8, U64(0x808080800b080502))
+	c255 := ConstData("rgb8c255", F32(255))
+
+	TEXT("rgb8PlanesAsm", NOSPLIT, "func(r, g, b []float32, src []byte, k int)")
+	Pragma("noescape")
+	Doc("rgb8PlanesAsm writes r[i], g[i], b[i] = float32(s)/255 of the interleaved",
+		"RGB bytes of pixel i of src for i < 8k (the division is IEEE, as lut8's):",
+		"src must hold 24k + 4 bytes (each step loads 28).")
+	var ch [3]Mem
+	for i, name := range []string{"r", "g", "b"} {
+		ch[i] = Mem{Base: Load(Param(name).Base(), GP64())}
+	}
+	src := Mem{Base: Load(Param("src").Base(), GP64())}
+	k := Load(Param("k"), GP64())
+	sh := YMM()
+	VBROADCASTI128(shuf, sh)
+	d := YMM()
+	VBROADCASTSS(c255, d)
+	off := GP64() // float offset in bytes; src advances by 24 per step
+	XORQ(off, off)
+	Label("rgb8_loop")
+	TESTQ(k, k)
+	JZ(LabelRef("rgb8_done"))
+	p, q := XMM(), XMM()
+	VMOVDQU(src, p)
+	VMOVDQU(src.Offset(12), q)
+	VPSHUFB(sh.AsX(), p, p) // r0..r3 g0..g3 b0..b3
+	VPSHUFB(sh.AsX(), q, q) // r4..r7 g4..g7 b4..b7
+	rg, bx := XMM(), XMM()
+	VPUNPCKLDQ(q, p, rg) // r0..3 r4..7 g0..3 g4..7
+	VPUNPCKHDQ(q, p, bx) // b0..3 b4..7
+	gx := XMM()
+	VPSRLDQ(Imm(8), rg, gx)
+	for i, s := range []VecVirtual{rg, gx, bx} {
+		v := YMM()
+		VPMOVZXBD(s, v)
+		VCVTDQ2PS(v, v)
+		VDIVPS(d, v, v)
+		VMOVUPS(v, ch[i].Idx(off, 1))
+	}
+	ADDQ(Imm(24), src.Base)
+	ADDQ(Imm(32), off)
+	DECQ(k)
+	JMP(LabelRef("rgb8_loop"))
+	Label("rgb8_done")
+	VZEROUPPER()
+	RET()
+}
+
+// adler32: the sums of adler32Update over whole 32-byte blocks.
+func adler32() {
+	w := GLOBL("adlerweights", RODATA|NOPTR)
+	for i := range 32 {
+		DATA(i, U8(32-i))
+	}
+	ones := GLOBL("adlerones", RODATA|NOPTR)
+	for i := range 16 {
+		DATA(2*i, U16(1))
+	}
+	TEXT("adler32Asm", NOSPLIT, "func(p []byte, k int) (a, b uint64)")
+	Pragma("noescape")
+	Doc("adler32Asm returns, for the k 32-byte blocks of p (k < 2¹⁶, so that no",
+		"32-bit lane overflows), a = the sum of their bytes and b = Σ over blocks of",
+		"32·(the sum of the bytes of the blocks before it) + Σ_i (32 − i)·byte_i: an",
+		"Adler-32 state (s1, s2) becomes (s1 + a, s2 + 32k·s1 + b), before the",
+		"reductions modulo 65521.")
+	p := Mem{Base: Load(Param("p").Base(), GP64())}
+	k := Load(Param("k"), GP64())
+	wt, one := YMM(), YMM()
+	VMOVDQU(w, wt)
+	VMOVDQU(ones, one)
+	z, s1, s1sum, s2 := YMM(), YMM(), YMM(), YMM()
+	VPXOR(z, z, z)
+	VPXOR(s1, s1, s1)
+	VPXOR(s1sum, s1sum, s1sum)
+	VPXOR(s2, s2, s2)
+	Label("adler_loop")
+	TESTQ(k, k)
+	JZ(LabelRef("adler_done"))
+	x, t, u := YMM(), YMM(), YMM()
+	VMOVDQU(p, x)
+	VPADDQ(s1, s1sum, s1sum) // the blocks before this one
+	VPSADBW(z, x, t)         // four sums of 8 bytes
+	VPADDQ(t, s1, s1)
+	VPMADDUBSW(wt, x, u) // (32 − i)·byte_i, pairs summed to words
+	VPMADDWD(one, u, u)  // pairs of words summed to dwords
+	VPADDD(u, s2, s2)
+	ADDQ(Imm(32), p.Base)
+	DECQ(k)
+	JMP(LabelRef("adler_loop"))
+	Label("adler_done")
+	// Horizontal sums: s1 and s1sum have four 64-bit lanes, s2 eight
+	// 32-bit lanes (their total fits 32 bits).
+	hsumQ := func(v VecVirtual) GPVirtual {
+		hi := XMM()
+		VEXTRACTI128(Imm(1), v, hi)
+		lo := v.AsX()
+		VPADDQ(hi, lo, lo)
+		h2 := XMM()
+		VPSRLDQ(Imm(8), lo, h2)
+		VPADDQ(h2, lo, lo)
+		r := GP64()
+		VMOVQ(lo, r)
+		return r
+	}
+	// s2's dwords to qwords: add the odd lanes onto the even ones.
+	odd := YMM()
+	VPSRLQ(Imm(32), s2, odd)
+	VPADDD(odd, s2, s2)
+	mask := YMM()
+	VPCMPEQD(mask, mask, mask)
+	VPSRLQ(Imm(32), mask, mask)
+	VPAND(mask, s2, s2)
+	a := hsumQ(s1)
+	b := hsumQ(s1sum)
+	c := hsumQ(s2)
+	SHLQ(Imm(5), b)
+	ADDQ(c, b)
+	Store(a, ReturnIndex(0))
+	Store(b, ReturnIndex(1))
+	VZEROUPPER()
+	RET()
+}
+
+// paethUnfilter: unfilter's Paeth loop for 3 bytes per pixel.
+func paethUnfilter() {
+	TEXT("paethUnfilter3Asm", NOSPLIT, "func(cur, prev []byte, k int)")
+	Pragma("noescape")
+	Doc("paethUnfilter3Asm reverses the Paeth filter on the first k pixels of the",
+		"row cur (3 bytes per pixel) given the unfiltered row above, prev, one pixel",
+		"a step with the three samples in 16-bit lanes, with stb_image's form of the",
+		"predictor (as paeth): t = 3c − a − b; max(a, b) if t ≤ min(a, b), else",
+		"min(a, b) if max(a, b) ≤ t, else c. Each step loads 4 bytes of cur and",
+		"prev, so both must hold 3k + 1 bytes; it stores 3.")
+	cur := Mem{Base: Load(Param("cur").Base(), GP64())}
+	prev := Mem{Base: Load(Param("prev").Base(), GP64())}
+	k := Load(Param("k"), GP64())
+	mask := XMM() // 0x00ff in each 16-bit lane
+	VPCMPEQW(mask, mask, mask)
+	VPSRLW(Imm(8), mask, mask)
+	a, c := XMM(), XMM()
+	VPXOR(a, a, a) // left of the first pixel: 0
+	VPXOR(c, c, c) // up-left of the first pixel: 0
+	t32 := GP32()
+	Label("unpaeth_loop")
+	TESTQ(k, k)
+	JZ(LabelRef("unpaeth_done"))
+	b, x := XMM(), XMM()
+	MOVL(prev, t32)
+	VMOVD(t32, b)
+	VPMOVZXBW(b, b)
+	MOVL(cur, t32)
+	VMOVD(t32, x)
+	VPMOVZXBW(x, x)
+	// k3 = 3c − b, independent of a.
+	k3 := XMM()
+	VPADDW(c, c, k3)
+	VPADDW(c, k3, k3)
+	VPSUBW(b, k3, k3)
+	t, lo, hi := XMM(), XMM(), XMM()
+	VPSUBW(a, k3, t) // t = 3c − a − b
+	VPMINSW(b, a, lo)
+	VPMAXSW(b, a, hi)
+	m1, m2 := XMM(), XMM()
+	VPCMPGTW(t, hi, m1) // hi > t: not lo
+	VPCMPGTW(lo, t, m2) // t > lo: not hi
+	p := XMM()
+	VPBLENDVB(m1, c, lo, p) // hi > t ? c : lo
+	VPBLENDVB(m2, p, hi, p) // t > lo ? p : hi
+	VPADDW(x, p, a)
+	VPAND(mask, a, a) // modulo 256
+	// Store the three bytes.
+	o := XMM()
+	VPACKUSWB(a, a, o)
+	VMOVD(o, t32)
+	MOVW(t32.As16(), cur)
+	SHRL(Imm(16), t32)
+	MOVB(t32.As8(), cur.Offset(2))
+	VMOVDQA(b, c)
+	ADDQ(Imm(3), cur.Base)
+	ADDQ(Imm(3), prev.Base)
+	DECQ(k)
+	JMP(LabelRef("unpaeth_loop"))
+	Label("unpaeth_done")
+	RET()
+}

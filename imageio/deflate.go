@@ -314,7 +314,7 @@ func huffmanLengths(lens []uint8, freq []int, maxLen int) {
 	for s, f := range freq {
 		lens[s] = 0
 		if f > 0 {
-			if f >= 1<<48 {
+			if uint64(f) >= 1<<48 {
 				panic("imageio: huffmanLengths: frequency too large")
 			}
 			leaves[n] = uint64(f)<<16 | uint64(s)

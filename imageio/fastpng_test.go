@@ -6,8 +6,10 @@ import (
 	"image/png"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/vcr-bench/vcr/imageio"
+	"github.com/vcr-bench/vcr/internal/cputime"
 	"github.com/vcr-bench/vcr/internal/testimg"
 )
 
@@ -122,7 +124,7 @@ func BenchmarkPNGEncode224(b *testing.B) {
 			var e imageio.PNGEncoder
 			var buf bytes.Buffer
 			b.ReportAllocs()
-			c0 := cpuTime()
+			c0 := cputime.Now()
 			for b.Loop() {
 				buf.Reset()
 				if name == "Encode" {
@@ -131,7 +133,7 @@ func BenchmarkPNGEncode224(b *testing.B) {
 					e.Encode(&buf, big, imageio.Round)
 				}
 			}
-			reportCPU(b, c0)
+			c0.Report(b, time.Nanosecond)
 			b.ReportMetric(float64(buf.Len()), "bytes")
 		})
 	}
@@ -147,12 +149,12 @@ func BenchmarkPNGEncodeNoisy(b *testing.B) {
 	}
 	var e imageio.PNGEncoder
 	var buf bytes.Buffer
-	c0 := cpuTime()
+	c0 := cputime.Now()
 	for b.Loop() {
 		buf.Reset()
 		e.Encode(&buf, m, imageio.Round)
 	}
-	reportCPU(b, c0)
+	c0.Report(b, time.Nanosecond)
 }
 
 // BenchmarkDecodePNGNatural224 times DecodeBytes (its RGB8 fast path) on a
@@ -175,13 +177,13 @@ func BenchmarkDecodePNGNatural224(b *testing.B) {
 	}{{"image-png-written", std.Bytes()}, {"PNGEncoder-written", fast.Bytes()}} {
 		b.Run(tc.name, func(b *testing.B) {
 			b.ReportAllocs()
-			c0 := cpuTime()
+			c0 := cputime.Now()
 			for b.Loop() {
 				if _, _, err := imageio.DecodeBytes(tc.data, imageio.Options{}); err != nil {
 					b.Fatal(err)
 				}
 			}
-			reportCPU(b, c0)
+			c0.Report(b, time.Nanosecond)
 		})
 	}
 }

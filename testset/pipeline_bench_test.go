@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/vcr-bench/vcr/imageio"
+	"github.com/vcr-bench/vcr/internal/cputime"
 	"github.com/vcr-bench/vcr/internal/testimg"
 	"github.com/vcr-bench/vcr/iqa"
 )
@@ -40,7 +42,7 @@ func BenchmarkGeneratePipeline(b *testing.B) {
 			b.Run(c+"/"+size, func(b *testing.B) {
 				const n = 32
 				i := 0
-				c0 := cpuTime()
+				c0 := cputime.Now()
 				for b.Loop() {
 					cfg := testConfig(b, data, filepath.Join(b.TempDir(), fmt.Sprint(i)))
 					cfg.Corruptions, cfg.N, cfg.Method, cfg.Workers = lookup(b, c), n, iqa.VCRPy, 1
@@ -49,7 +51,7 @@ func BenchmarkGeneratePipeline(b *testing.B) {
 					}
 					i++
 				}
-				reportCPU(b, c0)
+				c0.Report(b, time.Nanosecond)
 				b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "images/s")
 			})
 		}

@@ -2,9 +2,11 @@ package testset
 
 import (
 	"testing"
+	"time"
 
 	"github.com/vcr-bench/vcr/corrupt"
 	"github.com/vcr-bench/vcr/imageio"
+	"github.com/vcr-bench/vcr/internal/cputime"
 	"github.com/vcr-bench/vcr/internal/testimg"
 )
 
@@ -24,11 +26,11 @@ func BenchmarkTo8RGB(b *testing.B) {
 		m    *imageio.Image
 	}{{"clean", clean}, {"noisy", noisy}} {
 		b.Run(tc.name, func(b *testing.B) {
-			c0 := cpuTime()
+			c0 := cputime.Now()
 			for b.Loop() {
 				to8RGB(dst, tc.m, imageio.Round)
 			}
-			reportCPU(b, c0)
+			c0.Report(b, time.Nanosecond)
 		})
 	}
 }

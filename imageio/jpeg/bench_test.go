@@ -9,6 +9,7 @@ import (
 
 	"github.com/vcr-bench/vcr/imageio"
 	"github.com/vcr-bench/vcr/imageio/jpeg"
+	"github.com/vcr-bench/vcr/internal/cputime"
 	"github.com/vcr-bench/vcr/internal/testimg"
 )
 
@@ -39,14 +40,14 @@ func BenchmarkEncode(b *testing.B) {
 			var e jpeg.Encoder
 			var out []byte
 			b.ReportAllocs()
-			c0, ok := cpuTime()
+			c0 := cputime.Now()
 			for b.Loop() {
 				var err error
 				if out, err = e.EncodeRGB(out[:0], pix, s[0], s[1], 3*s[0], benchQuality); err != nil {
 					b.Fatal(err)
 				}
 			}
-			reportCPU(b, c0, ok)
+			c0.Report(b, time.Millisecond)
 		})
 	}
 }
@@ -62,7 +63,7 @@ func BenchmarkDecode(b *testing.B) {
 			var d jpeg.Decoder
 			var pix []uint8
 			b.ReportAllocs()
-			c0, ok := cpuTime()
+			c0 := cputime.Now()
 			for b.Loop() {
 				m, err := d.Decode(pix, data)
 				if err != nil {
@@ -70,7 +71,7 @@ func BenchmarkDecode(b *testing.B) {
 				}
 				pix = m.Pix
 			}
-			reportCPU(b, c0, ok)
+			c0.Report(b, time.Millisecond)
 		})
 	}
 }
@@ -86,7 +87,7 @@ func BenchmarkDecodePhoto(b *testing.B) {
 			var d jpeg.Decoder
 			var pix []uint8
 			b.ReportAllocs()
-			c0, ok := cpuTime()
+			c0 := cputime.Now()
 			for b.Loop() {
 				m, err := d.Decode(pix, data)
 				if err != nil {
@@ -94,17 +95,8 @@ func BenchmarkDecodePhoto(b *testing.B) {
 				}
 				pix = m.Pix
 			}
-			reportCPU(b, c0, ok)
+			c0.Report(b, time.Millisecond)
 		})
-	}
-}
-
-// reportCPU adds the metric cpu-ms/op: process CPU time per operation since
-// c0 (meaningful with GOMAXPROCS=1, as scripts/bench-jpeg.sh runs it; on a
-// loaded machine it is steadier than wall time).
-func reportCPU(b *testing.B, c0 time.Duration, ok bool) {
-	if c1, ok1 := cpuTime(); ok && ok1 && b.N > 0 {
-		b.ReportMetric(float64(c1-c0)/1e6/float64(b.N), "cpu-ms/op")
 	}
 }
 

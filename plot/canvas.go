@@ -7,6 +7,7 @@ import (
 	"image/color"
 	"image/draw"
 	"math"
+	"slices"
 	"strings"
 
 	"golang.org/x/image/vector"
@@ -36,6 +37,12 @@ type painter interface {
 	// fill fills the polygon pts with c at the given opacity.
 	fill(class string, pts []pt, c rgb, opacity float64)
 	rect(class string, x0, y0, x1, y1 float64, c rgb, opacity float64, tip string)
+	// patterns defines the hatched fills that fillRect will use (SVG
+	// <pattern> defs; nothing in PNG). Call it before drawing them.
+	patterns(fills []fillStyle)
+	// fillRect is rect with f's colour and hatch (rect itself when f has
+	// none).
+	fillRect(class string, x0, y0, x1, y1 float64, f fillStyle, opacity float64, tip string)
 	circle(class string, x, y, r float64, c rgb, opacity float64, tip string)
 	// text draws s with its baseline at y; bold text is the title.
 	text(class, s string, x, y float64, a align, c rgb, bold bool)
@@ -137,10 +144,41 @@ func (p svgPainter) fill(class string, pts []pt, c rgb, opacity float64) {
 }
 
 func (p svgPainter) rect(class string, x0, y0, x1, y1 float64, c rgb, opacity float64, tip string) {
+	p.rectFill(class, x0, y0, x1, y1, svgColour(c), opacity, tip)
+}
+
+func (p svgPainter) rectFill(class string, x0, y0, x1, y1 float64, fill string, opacity float64, tip string) {
 	x0, x1 = min(x0, x1), max(x0, x1)
 	y0, y1 = min(y0, y1), max(y0, y1)
 	p.printf(`<rect class="%s" x="%.2f" y="%.2f" width="%.2f" height="%.2f" fill="%s" fill-opacity="%s">%s</rect>`+"\n",
-		class, x0, y0, x1-x0, y1-y0, svgColour(c), formatTick(opacity), svgTip(tip))
+		class, x0, y0, x1-x0, y1-y0, fill, formatTick(opacity), svgTip(tip))
+}
+
+// patterns writes one <defs> with a <pattern> per distinct hatched fill,
+// or nothing when none is hatched.
+func (p svgPainter) patterns(fills []fillStyle) {
+	var seen []fillStyle
+	for _, f := range fills {
+		if f.hatch != hatchNone && !slices.Contains(seen, f) {
+			seen = append(seen, f)
+		}
+	}
+	if len(seen) == 0 {
+		return
+	}
+	p.printf("<defs>\n")
+	for _, f := range seen {
+		p.printf("%s\n", svgPattern(f))
+	}
+	p.printf("</defs>\n")
+}
+
+func (p svgPainter) fillRect(class string, x0, y0, x1, y1 float64, f fillStyle, opacity float64, tip string) {
+	if f.hatch == hatchNone {
+		p.rect(class, x0, y0, x1, y1, f.colour, opacity, tip)
+		return
+	}
+	p.rectFill(class, x0, y0, x1, y1, "url(#"+patternID(f)+")", opacity, tip)
 }
 
 func (p svgPainter) circle(class string, x, y, r float64, c rgb, opacity float64, tip string) {
@@ -301,6 +339,16 @@ func (p *pngPainter) fill(_ string, pts []pt, c rgb, opacity float64) {
 func (p *pngPainter) rect(_ string, x0, y0, x1, y1 float64, c rgb, opacity float64, _ string) {
 	p.polygon([]pt{{x0, y0}, {x1, y0}, {x1, y1}, {x0, y1}})
 	p.paint(c, opacity)
+}
+
+func (p *pngPainter) patterns([]fillStyle) {}
+
+func (p *pngPainter) fillRect(class string, x0, y0, x1, y1 float64, f fillStyle, opacity float64, tip string) {
+	if f.hatch == hatchNone {
+		p.rect(class, x0, y0, x1, y1, f.colour, opacity, tip)
+		return
+	}
+	p.hatchRect(x0, y0, x1, y1, f, opacity)
 }
 
 func (p *pngPainter) circle(_ string, x, y, r float64, c rgb, opacity float64, _ string) {

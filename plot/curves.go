@@ -33,7 +33,9 @@ type Curve struct {
 	Human bool
 	// Group is the colour family (e.g. a model family): curves of one
 	// group share a colour and differ by dash pattern. Empty: the curve is
-	// its own group.
+	// its own group. Beyond the palette's 6 colours, groups reuse them and
+	// continue their dash patterns, so that no two curves look alike (up
+	// to 6 curves per colour).
 	Group string
 	// Covered, when not nil, is the x range [lo, hi] where the curve rests
 	// on data; outside it the curve is an extrapolation and is drawn faded
@@ -183,27 +185,37 @@ func (c Chart) Validate() error {
 	return nil
 }
 
-// style is how a curve or bar is drawn.
+// style is how a curve or bar is drawn: a curve in colour with dash, a
+// bar of a grouped chart in colour with hatch.
 type style struct {
 	colour rgb
 	dash   []float64
+	hatch  hatch
 }
 
-// dashes are the patterns that tell curves of one colour apart.
-var dashes = [][]float64{nil, {8, 3, 2, 3}, {2, 3}, {10, 4}}
+// fill returns the style's bar fill.
+func (s style) fill() fillStyle { return fillStyle{s.colour, s.hatch} }
 
-// humanStyles are black dashed, then dark grey with other dashes.
+// dashes are the patterns that tell curves of one colour apart.
+var dashes = [][]float64{nil, {8, 3, 2, 3}, {2, 3}, {10, 4}, {14, 3, 3, 3, 3, 3}, {4, 4}}
+
+// humanStyles are black dashed, then dark grey with other dashes; bars
+// of the third and fourth are hatched.
 var humanStyles = []style{
-	{black, []float64{7, 4}},
-	{rgb{96, 96, 96}, []float64{3, 3}},
-	{black, []float64{10, 3, 2, 3}},
-	{rgb{96, 96, 96}, []float64{12, 5}},
+	{black, []float64{7, 4}, hatchNone},
+	{rgb{96, 96, 96}, []float64{3, 3}, hatchNone},
+	{black, []float64{10, 3, 2, 3}, hatchDiagonal},
+	{rgb{96, 96, 96}, []float64{12, 5}, hatchDiagonal},
 }
 
 // styles assigns colours: humans get humanStyles in order; model groups
 // get palette colours in the sorted order of their names (so that a chart
 // of the same models always colours them alike), and the k-th curve of a
-// group gets the k-th dash pattern.
+// group gets the k-th dash pattern. With more groups than colours, the
+// groups that reuse a colour continue its dash patterns (a colour's
+// curves all differ by dash, as far as there are dashes) and get the
+// next hatch for bars (hatchFor: solid, then diagonal, cross, dots,
+// vertical).
 func styles(human []bool, names, groups []string) []style {
 	var keys []string
 	key := func(i int) string {
@@ -218,6 +230,18 @@ func styles(human []bool, names, groups []string) []style {
 		}
 	}
 	slices.Sort(keys)
+	// first[g] is the first dash of group g: the number of curves of the
+	// earlier groups that share its colour.
+	size := make([]int, len(keys))
+	for i := range names {
+		if !human[i] {
+			size[slices.Index(keys, key(i))]++
+		}
+	}
+	first := make([]int, len(keys))
+	for g := len(palette); g < len(keys); g++ {
+		first[g] = first[g-len(palette)] + size[g-len(palette)]
+	}
 	out := make([]style, len(names))
 	seen := map[string]int{}
 	nh := 0
@@ -229,7 +253,7 @@ func styles(human []bool, names, groups []string) []style {
 		}
 		k := key(i)
 		g := slices.Index(keys, k)
-		out[i] = style{seriesColour(g), dashes[seen[k]%len(dashes)]}
+		out[i] = style{seriesColour(g), dashes[(first[g]+seen[k])%len(dashes)], hatchFor(g / len(palette))}
 		seen[k]++
 	}
 	return out

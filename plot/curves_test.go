@@ -344,3 +344,68 @@ func TestCurvesSVGGaps(t *testing.T) {
 		t.Error("gap with lo > hi accepted")
 	}
 }
+
+// TestCurvesManyModels: with 20 models (no families) the colours repeat
+// every 6 models and the repeats are dashed: model i is colour i mod 6
+// with dash pattern i div 6 (solid, dash-dot, dotted, dashed), so no two
+// legend lines share a (stroke, dash array) in the SVG; a family that
+// shares its colour with an earlier one continues that colour's dashes.
+func TestCurvesManyModels(t *testing.T) {
+	var c Chart
+	for i := range 20 {
+		c.Curves = append(c.Curves, Curve{Name: fmt.Sprintf("m%02d", i), X: []float64{0, 1}, Y: []float64{0.9, 0.1 + 0.01*float64(i)}})
+	}
+	var buf bytes.Buffer
+	if err := CurvesSVG(&buf, c); err != nil {
+		t.Fatal(err)
+	}
+	wantDash := []string{"", "8 3 2 3", "2 3", "10 4"}
+	seen := map[[2]string]int{}
+	d := xml.NewDecoder(bytes.NewReader(buf.Bytes()))
+	i := 0
+	for {
+		tok, err := d.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, ok := tok.(xml.StartElement)
+		if !ok {
+			continue
+		}
+		a := map[string]string{}
+		for _, at := range e.Attr {
+			a[at.Name.Local] = at.Value
+		}
+		if a["class"] != "legend-line" {
+			continue
+		}
+		k := [2]string{a["stroke"], a["stroke-dasharray"]}
+		if want := [2]string{svgColour(okabeIto[i%6]), wantDash[i/6]}; k != want {
+			t.Errorf("legend line %d: %v, want %v", i, k, want)
+		}
+		if j, dup := seen[k]; dup {
+			t.Errorf("curves %d and %d both %v", j, i, k)
+		}
+		seen[k] = i
+		i++
+	}
+	if i != 20 {
+		t.Errorf("%d legend lines, want 20", i)
+	}
+	// Families a (2 curves) … f, then g: g has a's colour and its first
+	// curve takes a's third dash.
+	var human []bool
+	var names, groups []string
+	for _, g := range []string{"a", "a", "b", "c", "d", "e", "f", "g", "g"} {
+		human, names, groups = append(human, false), append(names, g+fmt.Sprint(len(names))), append(groups, g)
+	}
+	s := styles(human, names, groups)
+	for k, want := range map[int]int{0: 0, 1: 1, 7: 2, 8: 3} {
+		if s[k].colour != okabeIto[0] || fmt.Sprint(s[k].dash) != fmt.Sprint(dashes[want]) {
+			t.Errorf("curve %d: %v, want blue with dash %v", k, s[k], dashes[want])
+		}
+	}
+}

@@ -9,7 +9,11 @@
 // that width their text is at least 11 px; the PNG of a chart at the size
 // CurvesSize, BarsSize or GroupedSize gives is the same picture as its SVG,
 // its text drawn with the Go fonts (Δ, −, ≥ and Greek letters included).
-// Colours are the Okabe–Ito palette (Wong 2011).
+// Colours are the Okabe–Ito palette (Wong 2011), 6 of them; charts of
+// more series tell the repeats apart: curves by dash pattern, the bars and
+// legend swatches of a GroupedChart by hatching (diagonal, cross, dots,
+// vertical lines; SVG <pattern>s and the same geometry rasterised in
+// PNG). BarChart bars carry their name on their row and need neither.
 //
 // HistogramSVG writes a standalone SVG document (it opens in any browser);
 // HistogramPNG draws the same chart into a PNG of a requested size.

@@ -25,9 +25,16 @@ type GroupedSeries struct {
 
 // GroupedChart is a horizontal grouped bar chart: for each category (e.g.
 // a corruption) one row of bars, one bar per series (e.g. a model) in the
-// series' order and a colour of its own (series of one Group: shades of
+// series' order and a fill of its own (series of one Group: shades of
 // the group's colour), as the VCR study's HMRI and MRSI figures for many
 // models. Its size grows with categories × series; its number does not.
+//
+// Fills: the first 6 colour keys (series, or Groups, in sorted order as
+// for Curve) are the solid Okabe–Ito colours; the next 6 the same colours
+// with diagonal hatching, then cross-hatching, dots and vertical lines,
+// the hatch drawn in 45% of the colour, so 30 keys stay distinguishable,
+// in greyscale prints too (solid against hatched); a bar's legend swatch
+// has its fill. A chart with up to 6 keys has no hatching.
 type GroupedChart struct {
 	// Title is drawn on top, XLabel under the value axis.
 	Title, XLabel string
@@ -147,6 +154,11 @@ func (l groupedLayout) draw(p painter) {
 	if c.Title != "" {
 		p.text("title", c.Title, (l.left+l.right)/2, 22, alignCentre, black, true)
 	}
+	fills := make([]fillStyle, len(l.styles))
+	for i, s := range l.styles {
+		fills[i] = s.fill()
+	}
+	p.patterns(fills)
 	p.begin("grid")
 	for _, v := range l.ticks {
 		p.line("grid", []pt{{l.x(v), l.top}, {l.x(v), l.bot}}, light, 1, nil)
@@ -174,7 +186,7 @@ func (l groupedLayout) draw(p painter) {
 			if math.Abs(x1-base) < 2 { // a zero stays visible, unlike a missing value
 				x1 = base + 2
 			}
-			p.rect("bar", base, y0+0.5, x1, y1-0.5, l.styles[s].colour, 0.9, tip)
+			p.fillRect("bar", base, y0+0.5, x1, y1-0.5, fills[s], 0.9, tip)
 		}
 	}
 	p.end()
@@ -210,7 +222,7 @@ func (l groupedLayout) draw(p painter) {
 	p.begin("legend")
 	for s, ser := range c.Series {
 		x, y := l.legend.legendAt(s)
-		p.rect("legend-swatch", x+8, y-6, x+26, y+6, l.styles[s].colour, 0.9, "")
+		p.fillRect("legend-swatch", x+8, y-6, x+26, y+6, fills[s], 0.9, "")
 		p.text("legend-label", ser.Name, x+38, y+4.5, alignLeft, black, false)
 	}
 	p.end()
@@ -233,7 +245,10 @@ func GroupedSize(c GroupedChart) (width, height int) {
 }
 
 // GroupedSVG writes c as a standalone SVG document: per category a row of
-// horizontal bars (class "bar", with a tooltip), one per series, with thin
+// horizontal bars (class "bar", with a tooltip), one per series (hatched
+// fills are <pattern>s in a <defs>, with ids such as
+// "vcr-hatch-diagonal-0072b2" made from their content: unique in the
+// document, and harmless if two charts are inlined in one page), with thin
 // 95% error bars (a value of 0 is a 2-px stub; NaN draws no bar), category names at the left and a legend under the
 // value axis. The canvas is GroupedSize(c). It returns an error wrapping
 // ErrChart if c is invalid, or the first write error.

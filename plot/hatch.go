@@ -91,7 +91,10 @@ func svgPattern(f fillStyle) string {
 	case hatchDiagonal:
 		fmt.Fprintf(&b, `<path d="%s" stroke="%s" stroke-width="%s"/>`, rising, ic, n(hatchLine))
 	case hatchCross:
-		fmt.Fprintf(&b, `<path d="%s %s" stroke="%s" stroke-width="%s"/>`, rising, falling, ic, n(hatchLine))
+		// Two paths: crossing strokes of one path may leave a hole where
+		// they cross (Chromium does).
+		fmt.Fprintf(&b, `<path d="%s" stroke="%s" stroke-width="%s"/><path d="%s" stroke="%s" stroke-width="%s"/>`,
+			rising, ic, n(hatchLine), falling, ic, n(hatchLine))
 	case hatchDots:
 		fmt.Fprintf(&b, `<circle cx="%s" cy="%s" r="%s" fill="%s"/>`, n(dotOffset), n(dotOffset), n(dotRadius), ic)
 	case hatchVertical:

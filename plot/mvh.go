@@ -44,8 +44,10 @@ type ConditionSeries struct {
 	// Points are optional individual values per condition (nil, or one
 	// slice per condition), e.g. each subject's; NaNs are skipped.
 	Points [][]float64
-	// Human series are drawn in red with diamonds, models in palette
-	// colours (in the order of the series) with circles.
+	// Human series are drawn in red with diamonds and a dashed line,
+	// models in palette colours (in the order of the series) with circles
+	// and solid lines; from the seventh model on the colours repeat with
+	// the next dash pattern (the curves' dashes), so every model differs.
 	Human bool
 }
 
@@ -105,6 +107,7 @@ type conditionLayout struct {
 	yl, yh                float64
 	yticks                []float64
 	colours               []rgb
+	dashes                [][]float64
 }
 
 func newConditionLayout(c ConditionChart, x0, w, h float64) conditionLayout {
@@ -119,24 +122,29 @@ func newConditionLayout(c ConditionChart, x0, w, h float64) conditionLayout {
 	l.right = x0 + w - 12
 	l.top = 36
 	l.bot = h - 44
-	l.colours = conditionColours(c.Series)
+	l.colours, l.dashes = conditionStyles(c.Series)
 	return l
 }
 
-// conditionColours gives humans the human red and models the palette in
-// series order.
-func conditionColours(s []ConditionSeries) []rgb {
-	out := make([]rgb, len(s))
+// humanDash is the dash of human observers' lines.
+var humanDash = []float64{7, 4}
+
+// conditionStyles gives humans the human red and a dashed line, and model
+// k (counting models only) palette colour k mod len(palette) with dash
+// pattern k div len(palette) (solid first) of the curves' dashes, so that
+// models up to len(palette)·len(dashes) never share both.
+func conditionStyles(s []ConditionSeries) ([]rgb, [][]float64) {
+	cols, ds := make([]rgb, len(s)), make([][]float64, len(s))
 	k := 0
 	for i, x := range s {
 		if x.Human {
-			out[i] = humanRed
+			cols[i], ds[i] = humanRed, humanDash
 			continue
 		}
-		out[i] = seriesColour(k)
+		cols[i], ds[i] = seriesColour(k), dashes[(k/len(palette))%len(dashes)]
 		k++
 	}
-	return out
+	return cols, ds
 }
 
 func (l conditionLayout) x(i int) float64 {
@@ -219,10 +227,7 @@ func (l conditionLayout) draw(p painter) {
 				}
 			}
 		}
-		dash := []float64(nil)
-		if s.Human {
-			dash = []float64{7, 4}
-		}
+		dash := l.dashes[si]
 		for _, r := range runs(n, func(i int) bool { return !math.IsNaN(s.Y[i]) }) {
 			if r[1]-r[0] < 2 {
 				continue
@@ -284,16 +289,12 @@ func drawPanels(p painter, charts []ConditionChart, pw, h float64) {
 		newConditionLayout(c, float64(k)*pw, pw, h).draw(p)
 	}
 	s := charts[0].Series
-	cols := conditionColours(s)
+	cols, ds := conditionStyles(s)
 	x := pw*float64(len(charts)) + 8
 	p.begin("legend")
 	for i, sr := range s {
 		y := 44 + 20*float64(i)
-		dash := []float64(nil)
-		if sr.Human {
-			dash = []float64{7, 4}
-		}
-		p.line("legend-line", []pt{{x, y}, {x + 30, y}}, cols[i], 2, dash)
+		p.line("legend-line", []pt{{x, y}, {x + 30, y}}, cols[i], 2, ds[i])
 		if sr.Human {
 			p.fill("legend-marker", diamond(x+15, y, 5), cols[i], 1)
 		} else {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"image/png"
 	"io"
 	"math"
@@ -166,5 +167,67 @@ func TestConditionChartValidate(t *testing.T) {
 		if err := ConditionPanelsSVG(io.Discard, p...); !errors.Is(err, ErrChart) {
 			t.Errorf("%s: %v, want ErrChart", name, err)
 		}
+	}
+}
+
+// TestConditionPanelsManyModels draws humans and 14 models: the palette
+// has 6 colours, so models 1 and 7 (and 13) share a colour; they must
+// differ by their dash, in the lines and in the legend, and no two series
+// may share both colour and dash. The first 6 models are solid.
+func TestConditionPanelsManyModels(t *testing.T) {
+	c := ConditionChart{Title: "accuracy", XLabel: "condition", YLabel: "accuracy", Conditions: []string{"a", "b"},
+		Series: []ConditionSeries{{Name: "humans", Human: true, Y: []float64{0.5, 0.6}}}}
+	for i := range 14 {
+		c.Series = append(c.Series, ConditionSeries{Name: fmt.Sprintf("m%02d", i+1), Y: []float64{0.1 + 0.05*float64(i), 0.2}})
+	}
+	var b bytes.Buffer
+	if err := ConditionPanelsSVG(&b, c); err != nil {
+		t.Fatal(err)
+	}
+	var root svgElement
+	if err := xml.Unmarshal(b.Bytes(), &root); err != nil {
+		t.Fatal(err)
+	}
+	style := func(e svgElement) string {
+		var stroke, dash string
+		for _, a := range e.Attrs {
+			switch a.Name.Local {
+			case "stroke":
+				stroke = a.Value
+			case "stroke-dasharray":
+				dash = a.Value
+			}
+		}
+		return stroke + "|" + dash
+	}
+	var legend, lines []string
+	walkSVG(root, func(e svgElement, parents []svgElement) {
+		switch {
+		case e.Class == "legend-line":
+			legend = append(legend, style(e))
+		case e.Class == "line" && len(parents) > 0 && strings.HasPrefix(parents[len(parents)-1].Class, "series "):
+			lines = append(lines, style(e))
+		}
+	}, nil)
+	if len(legend) != 15 || len(lines) != 15 {
+		t.Fatalf("%d legend lines and %d series lines, want 15 each", len(legend), len(lines))
+	}
+	seen := map[string]int{}
+	for i, s := range legend {
+		if j, dup := seen[s]; dup {
+			t.Errorf("legend entries %d and %d share colour and dash %q", j, i, s)
+		}
+		seen[s] = i
+		if lines[i] != s {
+			t.Errorf("series %d: line %q, legend %q", i, lines[i], s)
+		}
+	}
+	col := func(s string) string { return strings.Split(s, "|")[0] }
+	dash := func(s string) string { return strings.Split(s, "|")[1] }
+	if col(legend[1]) != col(legend[7]) || dash(legend[1]) != "" || dash(legend[7]) == "" {
+		t.Errorf("models 1 and 7: %q and %q, want one colour, solid then dashed", legend[1], legend[7])
+	}
+	if dash(legend[0]) == "" {
+		t.Errorf("humans %q: want dashed", legend[0])
 	}
 }

@@ -20,6 +20,7 @@ var (
 	black = rgb{0, 0, 0}
 	grey  = rgb{153, 153, 153}
 	light = rgb{221, 221, 221}
+	white = rgb{255, 255, 255}
 )
 
 // pt is a point in canvas coordinates (pixels, y down).

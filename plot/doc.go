@@ -10,7 +10,8 @@
 // CurvesSize, BarsSize or GroupedSize gives is the same picture as its SVG,
 // its text drawn with the Go fonts (Δ, −, ≥ and Greek letters included).
 // Colours are the Okabe–Ito palette (Wong 2011), 6 of them; charts of
-// more series tell the repeats apart: curves by dash pattern, the bars and
+// more series tell the repeats apart: curves and model-vs-human panels by
+// dash pattern, scatter markers by their centre (ring, dark dot), the bars and
 // legend swatches of a GroupedChart by hatching (diagonal, cross, dots,
 // vertical lines; SVG <pattern>s and the same geometry rasterised in
 // PNG). BarChart bars carry their name on their row and need neither.

@@ -157,7 +157,7 @@ func (l scatterLayout) draw(p painter) {
 		if q.Series != "" {
 			tip = q.Series + ": " + tip
 		}
-		p.circle("point", l.x(q.X), l.y(q.Y), r, col, 0.8, tip)
+		scatterMarker(p, "point", l.x(q.X), l.y(q.Y), r, col, tip, slices.Index(l.series, q.Series))
 	}
 	// Labels go right, left, above or below their point, wherever they
 	// overlap no other label or point; a label with no free place is left
@@ -193,7 +193,7 @@ func (l scatterLayout) draw(p painter) {
 	p.begin("legend")
 	for i, s := range l.series {
 		x, y := l.legendAt(i)
-		p.circle("legend-marker", x+15, y, 5, l.styles[i].colour, 0.8, "")
+		scatterMarker(p, "legend-marker", x+15, y, 5, l.styles[i].colour, "", i)
 		p.text("legend-label", s, x+38, y+4.5, alignLeft, black, false)
 	}
 	p.end()
@@ -238,4 +238,22 @@ func ScatterPNG(w io.Writer, c ScatterChart, width, height int) error {
 	p := newPNGPainter(width, height)
 	l.draw(p)
 	return png.Encode(w, p.img)
+}
+
+// scatterMarker draws the marker of series i at (x, y): a disc of the
+// series' colour for the palette's first len(palette) series; the next
+// ones, whose colours repeat, a ring (a white centre), then a disc with a
+// dark centre, then a ring with a dark centre, so that no two of the first
+// 4·len(palette) series look alike.
+func scatterMarker(p painter, class string, x, y, r float64, col rgb, tip string, i int) {
+	p.circle(class, x, y, r, col, 0.8, tip)
+	switch (i / len(palette)) % 4 {
+	case 1:
+		p.circle(class+"-centre", x, y, r*0.5, white, 1, tip)
+	case 2:
+		p.circle(class+"-centre", x, y, r*0.4, black, 1, tip)
+	case 3:
+		p.circle(class+"-centre", x, y, r*0.6, white, 1, tip)
+		p.circle(class+"-centre", x, y, r*0.3, black, 1, tip)
+	}
 }

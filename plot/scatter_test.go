@@ -3,6 +3,7 @@ package plot
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"image/color"
 	"image/png"
 	"math"
@@ -83,5 +84,53 @@ func TestScatterInvalid(t *testing.T) {
 		if err := ScatterSVG(&bytes.Buffer{}, c); !errors.Is(err, ErrChart) {
 			t.Errorf("%s: err = %v, want ErrChart", name, err)
 		}
+	}
+}
+
+// TestScatterManySeries draws one point for each of 20 models: the palette
+// has 6 colours, so series i and i+6 share one; in the PNG, the centre of
+// model 7's point (a ring) must be white and model 13's (a dark centre)
+// dark, where model 1's is its colour; the SVG has one centre per point and
+// legend marker of the models after the sixth and two for those after the
+// eighteenth.
+func TestScatterManySeries(t *testing.T) {
+	var c ScatterChart
+	c.XLabel, c.YLabel = "x", "y"
+	for i := range 20 {
+		c.Points = append(c.Points, ScatterPoint{X: float64(i), Y: float64(i % 5), Series: fmt.Sprintf("m%02d", i+1)})
+	}
+	c.XMin, c.XMax, c.YMin, c.YMax = -1, 20, -1, 5
+	var svg bytes.Buffer
+	if err := ScatterSVG(&svg, c); err != nil {
+		t.Fatal(err)
+	}
+	n := countSVG(t, svg.Bytes())
+	// models 7–12 and 13–18: one centre; 19–20: two; points and legend.
+	if want := 2 * (6 + 6 + 2*2); n["point-centre"]+n["legend-marker-centre"] != want || n["point"] != 20 {
+		t.Errorf("%d point and %d legend centres for %d points, want %d centres in all", n["point-centre"], n["legend-marker-centre"], n["point"], want)
+	}
+	w, h := 640, 480
+	var buf bytes.Buffer
+	if err := ScatterPNG(&buf, c, w, h); err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := newScatterLayout(c, w, h)
+	at := func(i int) [3]uint8 {
+		q := c.Points[i]
+		r, g, b, _ := img.At(int(math.Round(l.x(q.X))), int(math.Round(l.y(q.Y)))).RGBA()
+		return [3]uint8{uint8(r >> 8), uint8(g >> 8), uint8(b >> 8)}
+	}
+	if got := at(6); got != [3]uint8{255, 255, 255} {
+		t.Errorf("centre of model 7's ring: %v, want white", got)
+	}
+	if got := at(12); got[0] > 60 || got[1] > 60 || got[2] > 60 {
+		t.Errorf("centre of model 13's point: %v, want dark", got)
+	}
+	if got := at(0); got == [3]uint8{255, 255, 255} || (got[0] < 60 && got[1] < 60 && got[2] < 60) {
+		t.Errorf("centre of model 1's disc: %v, want its colour", got)
 	}
 }

@@ -273,13 +273,7 @@ func requirementsCheck(ctx context.Context, args []string, stdout, stderr io.Wri
 			Workers: *workers, ModelBatch: f.batch,
 		}
 		if !quiet {
-			name, step := r.Transformation, 0
-			opt.Progress = func(done, total int) {
-				if p := done * 10 / total; p > step || done == total {
-					step = p
-					fmt.Fprintf(stderr, "  %s: %d/%d batches (%s)\n", name, done, total, time.Since(start).Round(time.Second))
-				}
-			}
+			opt.Progress = checkProgress(stderr, r.Transformation, *batches, start)
 		}
 		v, err := reliability.Check(ctx, r, opt)
 		if err != nil {
@@ -357,4 +351,25 @@ func vifMethodNames() string {
 		s[i] = string(m)
 	}
 	return strings.Join(s, ", ")
+}
+
+// checkProgress returns a check's progress callback: a line per tenth of
+// the batches. With the reproducibility rerun (--repro-tolerance > 0) the
+// total counts the batches of both runs, so the line says which run it is
+// in, lest "20/40" read as half of the --bootstrap-batches 20 asked for.
+func checkProgress(stderr io.Writer, name string, batches int, start time.Time) func(done, total int) {
+	step := 0
+	return func(done, total int) {
+		if p := done * 10 / total; p > step || done == total {
+			step = p
+			run := ""
+			if batches > 0 && total == 2*batches {
+				run = "run 1 of 2; "
+				if done > batches {
+					run = "run 2 of 2, the reproducibility rerun; "
+				}
+			}
+			fmt.Fprintf(stderr, "  %s: %d/%d batches (%s%s)\n", name, done, total, run, time.Since(start).Round(time.Second))
+		}
+	}
 }

@@ -157,6 +157,8 @@ func requirementsCheck(ctx context.Context, args []string, stdout, stderr io.Wri
 		return usagef("give one of --model, --server and --predictions")
 	case f.server != "" && f.modelName == "":
 		return usagef("--server needs --model-name")
+	case f.modelName != "" && f.server == "":
+		return usagef("%s", modelNameWithoutServer)
 	case f.batch < 1:
 		return usagef("%s must be at least 1 (got %d)", modelBatch, f.batch)
 	case *workers < 1:

@@ -1,0 +1,36 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestArgsHints checks two usage errors at the seams between commands:
+// --json FILE given to a command whose --json is a switch (vif, corrupt;
+// requirements check takes a file), and --model-name without --server in
+// eval and requirements check (where analyze's --model-name names results).
+func TestArgsHints(t *testing.T) {
+	dir := t.TempDir()
+	img := writeTestImage(t, dir, "a.png", 32, 32, 1)
+	out := filepath.Join(dir, "b.png")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"vif", img, img, "--json", "out.json"}, "--json takes no file name here (it prints JSON on standard output): drop out.json or redirect, > out.json"},
+		{[]string{"corrupt", "--corruption", "frost", "--json", "x.json", img, out}, "--json takes no file name here (it prints JSON on standard output): drop x.json or redirect, > x.json"},
+		{[]string{"eval", "--testset", dir, "--predictions", "p.csv", "--model-name", "mine", "--out", filepath.Join(dir, "r.csv")}, modelNameWithoutServer},
+		{[]string{"requirements", "check", "--requirements", "req.json", "--testset", dir, "--predictions", "p.csv", "--model-name", "mine"}, modelNameWithoutServer},
+		{[]string{"requirements", "check", "--requirements", "req.json", "--images", dir, "--model", "m.onnx", "--model-name", "mine"}, modelNameWithoutServer},
+	} {
+		code, _, errOut := runCLI(t, tc.args...)
+		if code != exitUsage || !strings.Contains(errOut, tc.want) {
+			t.Errorf("vcr %s: exit %d, stderr %q; want exit %d and %q", strings.Join(tc.args, " "), code, errOut, exitUsage, tc.want)
+		}
+	}
+	// Three positionals without a .json among them keep the plain message.
+	if _, _, errOut := runCLI(t, "vif", "--json", img, img, img); strings.Contains(errOut, "takes no file name") {
+		t.Errorf("hint without a .json argument: %q", errOut)
+	}
+}

@@ -176,6 +176,7 @@ func runRequirementsEstimate(ctx context.Context, args []string, stdout, stderr 
 		return fmt.Errorf("--out: %w", err)
 	}
 	if *plotPath != "" {
+		var plots []string
 		for _, r := range file.Requirements {
 			p := *plotPath
 			if len(file.Requirements) > 1 {
@@ -185,6 +186,11 @@ func runRequirementsEstimate(ctx context.Context, args []string, stdout, stderr 
 			if err := writeRequirementPlot(p, r); err != nil {
 				return fmt.Errorf("--plot: %w", err)
 			}
+			plots = append(plots, p)
+		}
+		if len(plots) > 1 {
+			// The files are not named --plot itself: say where they went.
+			fmt.Fprintf(stderr, "vcr requirements estimate: --plot: %d plots, one per transformation: %s\n", len(plots), strings.Join(plots, ", "))
 		}
 	}
 	fmt.Fprintf(stdout, "%-18s %6s %6s %7s %7s  rule %s, data %s (%s)\n", "transformation", "t_c", "t_p", "m0", "s0", *rule, h.Dataset, h.VIFMethod)

@@ -4,6 +4,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -204,6 +205,12 @@ func requirementsCheck(ctx context.Context, args []string, stdout, stderr io.Wri
 	if err := checkOutFiles([2]string{"--json", *jsonOut}, [2]string{"--junit", *junit}); err != nil {
 		return err
 	}
+	if err := checkNotForeign("--json", *jsonOut, "a verdicts file of vcr requirements check", isVerdictsFile); err != nil {
+		return err
+	}
+	if err := checkNotForeign("--junit", *junit, "a JUnit XML file", isJUnit); err != nil {
+		return err
+	}
 
 	file, err := reliability.ReadFile(*reqPath)
 	if err != nil {
@@ -374,4 +381,15 @@ func checkProgress(stderr io.Writer, name string, batches int, start time.Time) 
 			fmt.Fprintf(stderr, "  %s: %d/%d batches (%s%s)\n", name, done, total, run, time.Since(start).Round(time.Second))
 		}
 	}
+}
+
+// isJUnit reports whether head begins a JUnit XML report.
+func isJUnit(head []byte) bool {
+	return bytes.HasPrefix(bytes.TrimLeft(head, " \t\r\n\ufeff"), []byte("<?xml")) && bytes.Contains(head, []byte("<testsuite"))
+}
+
+// isVerdictsFile reports whether head begins the JSON of a requirements
+// check: its "tool" field, or an older file's "verdicts".
+func isVerdictsFile(head []byte) bool {
+	return jsonOfTool("vcr requirements check")(head) || bytes.Contains(head, []byte(`"verdicts"`))
 }

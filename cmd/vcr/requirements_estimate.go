@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -154,6 +155,9 @@ func runRequirementsEstimate(ctx context.Context, args []string, stdout, stderr 
 	if err := checkOutFiles([2]string{"--out", *out}, [2]string{"--plot", *plotPath}); err != nil {
 		return err
 	}
+	if err := checkNotForeign("--out", *out, "a requirements file", isRequirementsFile); err != nil {
+		return err
+	}
 	h, err := loadEstimateHuman(*humanSpec, *humanVIF)
 	if err != nil {
 		return err
@@ -238,4 +242,12 @@ func writeRequirementPlot(path string, r reliability.Requirement) error {
 		}
 		return plot.CurvesSVG(w, ch)
 	})
+}
+
+// isRequirementsFile reports whether head begins a requirements file: one
+// with the "tool" field of vcr requirements estimate, or an older one
+// without it (a "requirements" array with "t_c").
+func isRequirementsFile(head []byte) bool {
+	return jsonOfTool("vcr requirements estimate")(head) ||
+		bytes.Contains(head, []byte(`"requirements"`)) && bytes.Contains(head, []byte(`"t_c"`))
 }

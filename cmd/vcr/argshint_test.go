@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -32,5 +33,42 @@ func TestArgsHints(t *testing.T) {
 	// Three positionals without a .json among them keep the plain message.
 	if _, _, errOut := runCLI(t, "vif", "--json", img, img, img); strings.Contains(errOut, "takes no file name") {
 		t.Errorf("hint without a .json argument: %q", errOut)
+	}
+}
+
+// TestAnalyzeResultsPath checks that a missing --results file and a folder
+// given as --results are usage errors naming the flag, the folder's results
+// files when it has some (those with vcr eval's .csv.json beside them).
+func TestAnalyzeResultsPath(t *testing.T) {
+	dir := t.TempDir()
+	ts := filepath.Join(dir, "T")
+	for name, body := range map[string]string{"results.csv": "id\n", "results.csv.json": "{}", "manifest.csv": "id\n"} {
+		writeFile(t, filepath.Join(ts, name), body)
+	}
+	out := filepath.Join(dir, "A")
+	for _, tc := range []struct {
+		results string
+		code    int
+		want    string
+	}{
+		{filepath.Join(dir, "nothere.csv"), exitFailure, "--results " + filepath.Join(dir, "nothere.csv") + ": no such file; give the RESULTS.csv that vcr eval --out wrote"},
+		{ts, exitUsage, "--results " + ts + " is a folder; give the results files in it: --results " + filepath.Join(ts, "results.csv") + "\n"},
+		{dir, exitUsage, "--results " + dir + " is a folder; give the RESULTS.csv files that vcr eval --out wrote"},
+	} {
+		code, _, errOut := runCLI(t, "analyze", "--results", tc.results, "--out", out)
+		if code != tc.code || !strings.Contains(errOut, tc.want) {
+			t.Errorf("--results %s: exit %d, %q; want exit %d and %q", tc.results, code, errOut, tc.code, tc.want)
+		}
+	}
+}
+
+// writeFile writes body to path, creating its folder.
+func writeFile(t *testing.T, path, body string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

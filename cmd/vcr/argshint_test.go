@@ -1,6 +1,7 @@
 package main
 
 import (
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -70,5 +71,22 @@ func writeFile(t *testing.T, path, body string) {
 	}
 	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestLoadtestNoServer checks that loadtest against a URL where nothing
+// listens ends by saying so and what to do, besides the failure count.
+func TestLoadtestNoServer(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + ln.Addr().String()
+	ln.Close() // nothing listens there now
+	code, _, errOut := runCLI(t, "experiment", "loadtest", "--url", url, "--participants", "2", "--retry-for", "200ms")
+	for _, want := range []string{"2 of 2 participants failed", "no request to " + url + " succeeded, all failed in the network: is vcr experiment serve running there? Start it, or check --url"} {
+		if code != exitFailure || !strings.Contains(errOut, want) {
+			t.Errorf("exit %d, stderr %q; want exit %d and %q", code, errOut, exitFailure, want)
+		}
 	}
 }

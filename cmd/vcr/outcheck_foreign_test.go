@@ -8,7 +8,7 @@ import (
 )
 
 // TestOutputsDoNotClobberForeignFiles checks that requirements estimate,
-// requirements check and report refuse to replace an existing file that is
+// requirements check, report and experiment export refuse to replace an existing file that is
 // not their own kind of output (a user's predictions CSV named by a slip),
 // leave it untouched, and still replace their own earlier output.
 func TestOutputsDoNotClobberForeignFiles(t *testing.T) {
@@ -35,6 +35,7 @@ func TestOutputsDoNotClobberForeignFiles(t *testing.T) {
 		{[]string{"requirements", "check", "--requirements", req, "--testset", dir, "--predictions", preds, "--json", preds}, "--json " + preds + ": the file exists and is not a verdicts file"},
 		{[]string{"requirements", "check", "--requirements", req, "--testset", dir, "--predictions", preds, "--junit", preds}, "--junit " + preds + ": the file exists and is not a JUnit XML file"},
 		{[]string{"report", dir, "--out", preds}, "--out " + preds + ": the file exists and is not an HTML page"},
+		{[]string{"experiment", "export", "--db", filepath.Join(dir, "study.db"), "--out", preds}, "--out " + preds + ": the file exists and is not an earlier trials export"},
 	} {
 		code, _, errOut := runCLI(t, tc.args...)
 		if code != exitUsage || !strings.Contains(errOut, tc.want) {
@@ -56,6 +57,9 @@ func TestOutputsDoNotClobberForeignFiles(t *testing.T) {
 	}
 	if !isRequirementsFile([]byte(`{"requirements": [{"transformation": "frost", "t_c": 0.84}]}`)) {
 		t.Error("a requirements file without the tool field is not recognised")
+	}
+	if !isTrialsExport([]byte("participant,session,trial,role\n")) {
+		t.Error("a trials export is not recognised")
 	}
 	if !isJUnit([]byte("<?xml version=\"1.0\"?>\n<testsuites>")) {
 		t.Error("a JUnit file is not recognised")

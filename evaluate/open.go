@@ -276,6 +276,10 @@ func OpenModel(ctx context.Context, spec ModelSpec) (*Model, error) {
 	}
 	if err := pre.Validate(info); err != nil {
 		m.Classifier.Close()
+		if spec.Preset == "" && spec.Config == "" {
+			// The user chose nothing: say where the 224×224 came from.
+			err = fmt.Errorf("%w (no --preset or --config was given, so --preset imagenet applied; --preset none feeds the test set's images as they are, or give the model's own preprocessing with --config)", err)
+		}
 		return nil, &SpecError{Flag: "--preset/--config", Usage: true, Err: err}
 	}
 	mp, err := cfg.Mapping(info.Classes, kind)

@@ -90,3 +90,22 @@ func TestLoadtestNoServer(t *testing.T) {
 		}
 	}
 }
+
+// TestDemoUnfinishedFolder checks that rerunning the demo into the folder
+// of an interrupted one (demo.log, no report.html) says how to start again,
+// and that any other non-empty folder keeps the plain refusal.
+func TestDemoUnfinishedFolder(t *testing.T) {
+	dir := t.TempDir()
+	unfinished := filepath.Join(dir, "demo")
+	writeFile(t, filepath.Join(unfinished, "demo.log"), "vcr synth …\n")
+	code, _, errOut := runCLI(t, "demo", "--out", unfinished)
+	if want := unfinished + " holds an unfinished demo (interrupted?); the demo does not resume: delete the folder (rm -r " + unfinished + ")"; code != exitUsage || !strings.Contains(errOut, want) {
+		t.Errorf("unfinished: exit %d, %q; want %q", code, errOut, want)
+	}
+	finished := filepath.Join(dir, "done")
+	writeFile(t, filepath.Join(finished, "demo.log"), "")
+	writeFile(t, filepath.Join(finished, "report.html"), "")
+	if code, _, errOut := runCLI(t, "demo", "--out", finished); code != exitUsage || !strings.Contains(errOut, finished+" is not empty; choose a new folder") {
+		t.Errorf("finished: exit %d, %q", code, errOut)
+	}
+}

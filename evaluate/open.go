@@ -276,6 +276,10 @@ func OpenModel(ctx context.Context, spec ModelSpec) (*Model, error) {
 	}
 	if err := pre.Validate(info); err != nil {
 		m.Classifier.Close()
+		if spec.Preset == "" && spec.Config == "" {
+			// The user chose nothing: say where the 224×224 came from.
+			err = fmt.Errorf("%w (no --preset or --config was given, so --preset imagenet applied; --preset none feeds the test set's images as they are, or give the model's own preprocessing with --config)", err)
+		}
 		return nil, &SpecError{Flag: "--preset/--config", Usage: true, Err: err}
 	}
 	mp, err := cfg.Mapping(info.Classes, kind)
@@ -427,7 +431,10 @@ func (a predictionsFile) Corrupted(r *testset.Record) (Prediction, error) {
 func (a predictionsFile) Clean(source string) (Prediction, error) {
 	pr, ok := a.p.Clean(source)
 	if !ok {
-		return Prediction{}, fmt.Errorf("%s has no clean row with source %s (add rows with kind clean, or Merge a file of source,pred)", a.p.Files[0], source)
+		if a.p.CleanLen() == 0 {
+			return Prediction{}, fmt.Errorf("%s has no clean rows, but consistency needs the prediction on every clean source image: add one row per source (source,pred with an empty id, for %s and the others; see docs/eval-models.md, Predictions files)", a.p.Files[0], source)
+		}
+		return Prediction{}, fmt.Errorf("%s has no clean row with source %s: add one (source,pred with an empty id, or kind clean; see docs/eval-models.md, Predictions files)", a.p.Files[0], source)
 	}
 	return a.toTask(pr), nil
 }

@@ -101,3 +101,23 @@ func TestCanonicalCorruption(t *testing.T) {
 		}
 	}
 }
+
+// TestReadTrialsAllExcluded checks that an export whose corrupted trials
+// are all excluded (every participant screened out) says so with the counts,
+// while a file that never had corrupted trials keeps the plain message.
+func TestReadTrialsAllExcluded(t *testing.T) {
+	head := "participant,role,source_id,corruption,dv,vif_method,ground_truth,response,is_original,excluded,exclusion_reason\n"
+	rows := "1,qualification,a,frost,0.2,vcr-py,car,cat,0,1,screened_out\n" +
+		"1,main,b,frost,0.4,vcr-py,car,car,0,1,screened_out\n" +
+		"1,main,c,,0,vcr-py,car,car,1,1,screened_out\n" +
+		"2,practice,a,,0,vcr-py,car,car,1,0,\n"
+	_, err := ReadTrials(strings.NewReader(head+rows), "trials.csv")
+	want := "trials.csv has no included judgements of corrupted images: 3 rows are excluded (its excluded and exclusion_reason columns say why"
+	if !errors.Is(err, ErrFormat) || err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "and 1 are practice, qualification or sanity trials") {
+		t.Errorf("all excluded: err = %v, want %q…", err, want)
+	}
+	_, err = ReadTrials(strings.NewReader(head+"1,main,c,,0,vcr-py,car,car,1,0,\n"), "clean.csv")
+	if err == nil || !strings.Contains(err.Error(), "clean.csv has no judgements of corrupted images") {
+		t.Errorf("only originals: err = %v", err)
+	}
+}

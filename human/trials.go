@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -61,6 +62,17 @@ func (r *Record) Write(w *csv.Writer) error {
 // is no image_id column), rows with excluded 1 are skipped, and so are rows
 // whose role column is set to anything but "main".
 func ReadRecords(r io.Reader, name string) ([]Record, error) {
+	return readRecords(r, name, &skipped{})
+}
+
+// skipped counts the rows ReadRecords leaves out, to explain an empty result.
+type skipped struct {
+	excluded int // excluded 1
+	notMain  int // practice, qualification and sanity trials
+}
+
+// readRecords is ReadRecords, counting the rows it skips in sk.
+func readRecords(r io.Reader, name string, sk *skipped) ([]Record, error) {
 	cr := csv.NewReader(r)
 	cr.FieldsPerRecord = -1
 	rec, err := cr.Read()
@@ -96,12 +108,14 @@ func ReadRecords(r io.Reader, name string) ([]Record, error) {
 		}
 		switch strings.ToLower(get("excluded")) {
 		case "1", "true":
+			sk.excluded++
 			continue
 		case "", "0", "false":
 		default:
 			return nil, bad(fmt.Sprintf("excluded %q must be 0 or 1", get("excluded")))
 		}
 		if r := get("role"); r != "" && r != "main" {
+			sk.notMain++
 			continue // practice, qualification and sanity trials
 		}
 		var x Record
@@ -150,9 +164,15 @@ func ReadRecords(r io.Reader, name string) ([]Record, error) {
 // a corruption's trials carry more than one vif_method. The optional task
 // column names the Dataset's Task; rows of different tasks are an error.
 func ReadTrials(r io.Reader, name string) (*Dataset, error) {
-	recs, err := ReadRecords(r, name)
+	var sk skipped
+	recs, err := readRecords(r, name, &sk)
 	if err != nil {
 		return nil, err
+	}
+	if !slices.ContainsFunc(recs, func(x Record) bool { return !x.IsOriginal }) && sk.excluded > 0 {
+		// pair's plain "no judgements" would hide that the file has them.
+		return nil, fmt.Errorf("%w: %s has no included judgements of corrupted images: %d rows are excluded (its excluded and exclusion_reason columns say why, e.g. a participant screened out by the qualification trials) and %d are practice, qualification or sanity trials; collect more participants, or check the study's qualification settings",
+			ErrFormat, name, sk.excluded, sk.notMain)
 	}
 	vifOf := map[string]string{}
 	js := make([]judgement, 0, len(recs))

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/vcr-bench/vcr/internal/atomicfile"
@@ -145,7 +146,32 @@ func CompareCoverage(w io.Writer, dir string, runs []testset.Named) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "(Δv in %d equal bins (--bins); a bin is covered with ≥ %d rows (--min-per-bin); Δv by %s)\n",
-		runs[0].Report.Bins, runs[0].Report.MinPerBin, runs[0].Report.VIFMethod)
-	return err
+	if _, err := fmt.Fprintf(w, "(Δv in %d equal bins (--bins); a bin is covered with ≥ %d rows (--min-per-bin); Δv by %s)\n",
+		runs[0].Report.Bins, runs[0].Report.MinPerBin, runs[0].Report.VIFMethod); err != nil {
+		return err
+	}
+	// Say which corruptions were left out, lest a run's others seem lost.
+	var missing []string
+	seen := map[string]bool{}
+	for _, r := range runs {
+		for _, c := range r.Report.Corruptions {
+			if slices.Contains(names, c.Corruption) || seen[c.Corruption] {
+				continue
+			}
+			seen[c.Corruption] = true
+			var in []string
+			for _, o := range runs {
+				if slices.ContainsFunc(o.Report.Corruptions, func(x testset.CorruptionCoverage) bool { return x.Corruption == c.Corruption }) {
+					in = append(in, o.Name)
+				}
+			}
+			missing = append(missing, fmt.Sprintf("%s (only in %s)", c.Corruption, strings.Join(in, ", ")))
+		}
+	}
+	if len(missing) > 0 {
+		if _, err := fmt.Fprintf(w, "not compared, as not in every run: %s\n", strings.Join(missing, "; ")); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -210,6 +212,11 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := checkOutDir("--out", *out); err != nil {
 		return err
 	}
+	for _, p := range paths {
+		if err := checkResultsPath(p); err != nil {
+			return err
+		}
+	}
 	var bar *progress.Bar
 	if progress.IsTerminal(stderr) {
 		opt.Progress = func(done, total int) {
@@ -258,4 +265,38 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fmt.Fprintf(stderr, "vcr analyze: %d rows of %d models, %d corruptions; report in %s (%s, %d plots)\n",
 		res.Rows, res.Models, len(a.Corruptions()), *out, tables, plots)
 	return nil
+}
+
+// checkResultsPath refuses, before any input is read, a --results path that
+// is missing (a failure, exit 1) or a folder (a usage error) (often the test set's or the output folder), and
+// names the results files vcr eval wrote there when it finds some.
+func checkResultsPath(p string) error {
+	st, err := os.Stat(p)
+	switch {
+	case err != nil && errors.Is(err, os.ErrNotExist):
+		// Exit 1, as for the other unreadable inputs of analyze.
+		return fmt.Errorf("--results %s: no such file; give the RESULTS.csv that vcr eval --out wrote", p)
+	case err != nil:
+		return usagef("--results %s: %v", p, err)
+	case !st.IsDir():
+		return nil
+	}
+	// Results files are the CSVs with vcr eval's settings record beside them.
+	sidecars, _ := filepath.Glob(filepath.Join(p, "*.csv.json"))
+	var found []string
+	for _, j := range sidecars {
+		if c := strings.TrimSuffix(j, ".json"); fileExists(c) {
+			found = append(found, c)
+		}
+	}
+	if len(found) > 0 {
+		return usagef("--results %s is a folder; give the results files in it: --results %s", p, strings.Join(found, ","))
+	}
+	return usagef("--results %s is a folder; give the RESULTS.csv files that vcr eval --out wrote", p)
+}
+
+// fileExists reports whether p is an existing regular file.
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
 }

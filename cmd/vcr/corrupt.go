@@ -73,7 +73,7 @@ func runCorrupt(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return usagef("--corruption is required; 'vcr corruptions' lists the names")
 	}
 	if len(pos) != 2 {
-		return usagef("need exactly two arguments, IN and OUT (got %d)", len(pos))
+		return usagef("need exactly two arguments, IN and OUT (got %d)%s", len(pos), jsonTakesNoFile(*asJSON, pos, 2))
 	}
 	if *quality < 1 || *quality > 100 {
 		return usagef("--quality must be in 1…100 (got %d)", *quality)

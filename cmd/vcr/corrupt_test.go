@@ -79,6 +79,16 @@ func TestCorruptionsTable(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "gaussian_noise") || !strings.Contains(out, "FAMILY") {
 		t.Errorf("exit %d, output:\n%s", code, out)
 	}
+	// Parameters come last, so a line is as long as its own list: the
+	// longest list (snow's) no longer pads every line past 160 columns.
+	for _, l := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
+		if strings.HasSuffix(l, " ") {
+			t.Errorf("trailing padding: %q", l)
+		}
+		if strings.HasPrefix(l, "gaussian_noise ") && len([]rune(l)) > 80 {
+			t.Errorf("gaussian_noise line has %d columns:\n%s", len([]rune(l)), l)
+		}
+	}
 	if code, _, errs := runCLI(t, "corruptions", "--family", "nope"); code != 2 || !strings.Contains(errs, "families are") {
 		t.Errorf("unknown family: exit %d, %s", code, errs)
 	}

@@ -68,7 +68,9 @@ func runCorruptions(ctx context.Context, args []string, stdout, stderr io.Writer
 		return enc.Encode(list)
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tFAMILY\tPARAMETERS\tIMAGENET-C")
+	// PARAMETERS last: the longest list (snow's) would otherwise pad every
+	// line to its width.
+	fmt.Fprintln(tw, "NAME\tFAMILY\tIMAGENET-C\tPARAMETERS")
 	for _, c := range list {
 		var ps []string
 		for _, p := range c.Params {
@@ -86,7 +88,7 @@ func runCorruptions(ctx context.Context, args []string, stdout, stderr io.Writer
 		if len(ps) == 0 {
 			ps = []string{"(none)"}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", c.Name, c.Family, strings.Join(ps, "; "), inc)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", c.Name, c.Family, inc, strings.Join(ps, "; "))
 		if *verbose {
 			tw.Flush()
 			fmt.Fprintf(stdout, "    %s\n", wrap(c.Doc, 76, "    "))

@@ -101,6 +101,10 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return usagef("--n and --images must be at least 1, --size at least 32 and --bootstrap ≥ 0 (got %d, %d, %d, %d)", *n, *nImages, *size, *boot)
 	}
 	if entries, err := os.ReadDir(*out); err == nil && len(entries) > 0 {
+		if fileExists(filepath.Join(*out, "demo.log")) && !fileExists(filepath.Join(*out, "report.html")) {
+			// An interrupted demo: it has no --resume, so say how to start again.
+			return usagef("%s holds an unfinished demo (interrupted?); the demo does not resume: delete the folder (rm -r %s) and run it again, or choose a new folder", *out, *out)
+		}
 		return usagef("%s is not empty; choose a new folder", *out)
 	}
 	start := time.Now()

@@ -132,7 +132,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	case f.server != "" && f.modelName == "":
 		return usagef("--server needs --model-name, the name the server serves the model under")
 	case f.modelName != "" && f.server == "":
-		return usagef("--model-name needs --server URL")
+		return usagef("%s", modelNameWithoutServer)
 	case f.batch < 1 || *workers < 1 || f.concurrency < 1:
 		return usagef("--batch-size, --workers and --concurrency must be at least 1")
 	case f.layout != "" && f.layout != string(model.NCHW) && f.layout != string(model.NHWC):

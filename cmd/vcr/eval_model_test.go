@@ -196,3 +196,35 @@ func TestEvalPredictions(t *testing.T) {
 		}
 	}
 }
+
+// TestEvalDefaultPresetHint checks that a model whose input size the
+// default preset (imagenet, 224×224) does not fit is told that no preset was
+// given and that --preset none feeds the images as they are, and that the
+// hint is absent when the user chose the preset.
+func TestEvalDefaultPresetHint(t *testing.T) {
+	if _, _, err := onnx.FindLibrary(onnx.Options{}); err != nil {
+		if os.Getenv("VCR_REQUIRE_ONNXRUNTIME") == "1" {
+			t.Fatal(err)
+		}
+		t.Skip("ONNX Runtime not installed (see docs/onnx.md)")
+	}
+	ts := evalTestSet(t)
+	net, err := onnxgen.New(onnxgen.Spec{Arch: onnxgen.Conv, Classes: 5, Height: 24, Width: 24, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "conv.onnx")
+	if err := net.WriteFile(path); err != nil {
+		t.Fatal(err)
+	}
+	const hint = "no --preset or --config was given, so --preset imagenet applied; --preset none feeds the test set's images as they are"
+	code, _, errOut := runCLI(t, "eval", "--testset", ts, "--model", path, "--out", filepath.Join(dir, "r.csv"), "--progress", "never")
+	if code != exitUsage || !strings.Contains(errOut, "but conv.onnx takes 1×3×24×24") || !strings.Contains(errOut, hint) {
+		t.Errorf("default preset: exit %d, %q", code, errOut)
+	}
+	code, _, errOut = runCLI(t, "eval", "--testset", ts, "--model", path, "--preset", "imagenet", "--out", filepath.Join(dir, "r.csv"), "--progress", "never")
+	if code != exitUsage || strings.Contains(errOut, hint) {
+		t.Errorf("--preset imagenet given: exit %d, %q", code, errOut)
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -398,6 +399,9 @@ func runExperimentExport(ctx context.Context, args []string, stdout, stderr io.W
 		if err := atomicfile.CheckWritable(*out); err != nil {
 			return usagef("--out: %v", err)
 		}
+		if err := checkNotForeign("--out", *out, "an earlier trials export", isTrialsExport); err != nil {
+			return err
+		}
 	}
 	st, d, err := openWithDesign(ctx, *dsn, *configPath, stderr)
 	if err != nil {
@@ -533,4 +537,10 @@ func runExperimentDistinguish(ctx context.Context, args []string, stdout, stderr
 		fmt.Fprintf(table, "%d answered main trials left out (excluded participants or timing misses)\n", rep.ExcludedTrials)
 	}
 	return nil
+}
+
+// isTrialsExport reports whether head begins a trials CSV that vcr
+// experiment export wrote (its header starts with the export's columns).
+func isTrialsExport(head []byte) bool {
+	return bytes.HasPrefix(head, []byte(strings.Join(experiment.ExportColumns[:3], ",")+","))
 }

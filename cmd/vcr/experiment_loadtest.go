@@ -142,7 +142,12 @@ func runExperimentLoadtest(ctx context.Context, args []string, stdout, stderr io
 	if checkErr != nil {
 		return checkErr
 	}
-	return rep.Err()
+	if err := rep.Err(); err != nil && nothingAnswered(rep) {
+		return fmt.Errorf("%w\nno request to %s succeeded, all failed in the network: is vcr experiment serve running there? Start it, or check --url", err, *url)
+	} else if err != nil {
+		return err
+	}
+	return nil
 }
 
 // verifyLoadtest opens the database and checks it against the
@@ -164,4 +169,24 @@ func verifyLoadtest(ctx context.Context, dsn, config string, acked []loadtest.Ac
 		return nil, fmt.Errorf("check %s: %w", storeName(dsn), err)
 	}
 	return loadtest.VerifyAll(ctx, s, d, acked)
+}
+
+// nothingAnswered reports whether every participant of rep failed without
+// one successful request and with network errors only: no server listens
+// at the URL, whatever the participants' error lines say one by one.
+func nothingAnswered(rep *loadtest.Report) bool {
+	if rep.Participants == 0 || rep.Outcomes["failed"] != rep.Participants {
+		return false
+	}
+	for _, l := range rep.Endpoints {
+		if l.N > 0 {
+			return false
+		}
+	}
+	for kind, n := range rep.Errors {
+		if kind != "network" && n > 0 {
+			return false
+		}
+	}
+	return rep.Errors["network"] > 0
 }

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"bytes"
+	"io"
+	"os"
 	"path/filepath"
 
 	"github.com/vcr-bench/vcr/internal/atomicfile"
@@ -48,4 +51,37 @@ func checkOutFiles(outs ...[2]string) error {
 		}
 	}
 	return nil
+}
+
+// checkNotForeign refuses an existing, non-empty file at path that does not
+// look like the command's own output (ours inspects the file's first 64 KiB):
+// a slip such as --out preds.csv would otherwise replace a user's data
+// without a word. The command's own earlier output is replaced, as before.
+// what names the expected content, e.g. "a requirements file".
+func checkNotForeign(flag, path, what string, ours func(head []byte) bool) error {
+	if path == "" || path == "-" {
+		return nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil // missing; an unreadable path is reported by the write
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return nil
+	}
+	head := make([]byte, 64<<10)
+	n, _ := io.ReadFull(f, head)
+	if n == 0 || ours(head[:n]) {
+		return nil
+	}
+	return usagef("%s %s: the file exists and is not %s, so it is not replaced; give a new file name (or delete the file first)", flag, path, what)
+}
+
+// jsonOfTool reports whether head is a JSON file that vcr's tool wrote
+// (its "tool" field, which vcr writes first).
+func jsonOfTool(tool string) func(head []byte) bool {
+	return func(head []byte) bool {
+		return bytes.Contains(head, []byte(`"tool": "`+tool+`"`)) || bytes.Contains(head, []byte(`"tool":"`+tool+`"`))
+	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -71,9 +72,18 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := checkOutFile("--out", *out); err != nil {
 		return err
 	}
+	if err := checkNotForeign("--out", *out, "an HTML page", isHTML); err != nil {
+		return err
+	}
 	if err := report.WriteHTML(*out, dirs...); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "vcr report: wrote %s\n", *out)
 	return nil
+}
+
+// isHTML reports whether head begins an HTML page (an earlier report).
+func isHTML(head []byte) bool {
+	h := bytes.ToLower(bytes.TrimLeft(head, " \t\r\n\ufeff"))
+	return bytes.HasPrefix(h, []byte("<!doctype html")) || bytes.HasPrefix(h, []byte("<html"))
 }

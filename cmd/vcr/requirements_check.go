@@ -4,6 +4,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -157,6 +158,8 @@ func requirementsCheck(ctx context.Context, args []string, stdout, stderr io.Wri
 		return usagef("give one of --model, --server and --predictions")
 	case f.server != "" && f.modelName == "":
 		return usagef("--server needs --model-name")
+	case f.modelName != "" && f.server == "":
+		return usagef("%s", modelNameWithoutServer)
 	case f.batch < 1:
 		return usagef("%s must be at least 1 (got %d)", modelBatch, f.batch)
 	case *workers < 1:
@@ -200,6 +203,12 @@ func requirementsCheck(ctx context.Context, args []string, stdout, stderr io.Wri
 		}
 	}
 	if err := checkOutFiles([2]string{"--json", *jsonOut}, [2]string{"--junit", *junit}); err != nil {
+		return err
+	}
+	if err := checkNotForeign("--json", *jsonOut, "a verdicts file of vcr requirements check", isVerdictsFile); err != nil {
+		return err
+	}
+	if err := checkNotForeign("--junit", *junit, "a JUnit XML file", isJUnit); err != nil {
 		return err
 	}
 
@@ -273,13 +282,7 @@ func requirementsCheck(ctx context.Context, args []string, stdout, stderr io.Wri
 			Workers: *workers, ModelBatch: f.batch,
 		}
 		if !quiet {
-			name, step := r.Transformation, 0
-			opt.Progress = func(done, total int) {
-				if p := done * 10 / total; p > step || done == total {
-					step = p
-					fmt.Fprintf(stderr, "  %s: %d/%d batches (%s)\n", name, done, total, time.Since(start).Round(time.Second))
-				}
-			}
+			opt.Progress = checkProgress(stderr, r.Transformation, *batches, start)
 		}
 		v, err := reliability.Check(ctx, r, opt)
 		if err != nil {
@@ -357,4 +360,36 @@ func vifMethodNames() string {
 		s[i] = string(m)
 	}
 	return strings.Join(s, ", ")
+}
+
+// checkProgress returns a check's progress callback: a line per tenth of
+// the batches. With the reproducibility rerun (--repro-tolerance > 0) the
+// total counts the batches of both runs, so the line says which run it is
+// in, lest "20/40" read as half of the --bootstrap-batches 20 asked for.
+func checkProgress(stderr io.Writer, name string, batches int, start time.Time) func(done, total int) {
+	step := 0
+	return func(done, total int) {
+		if p := done * 10 / total; p > step || done == total {
+			step = p
+			run := ""
+			if batches > 0 && total == 2*batches {
+				run = "run 1 of 2; "
+				if done > batches {
+					run = "run 2 of 2, the reproducibility rerun; "
+				}
+			}
+			fmt.Fprintf(stderr, "  %s: %d/%d batches (%s%s)\n", name, done, total, run, time.Since(start).Round(time.Second))
+		}
+	}
+}
+
+// isJUnit reports whether head begins a JUnit XML report.
+func isJUnit(head []byte) bool {
+	return bytes.HasPrefix(bytes.TrimLeft(head, " \t\r\n\ufeff"), []byte("<?xml")) && bytes.Contains(head, []byte("<testsuite"))
+}
+
+// isVerdictsFile reports whether head begins the JSON of a requirements
+// check: its "tool" field, or an older file's "verdicts".
+func isVerdictsFile(head []byte) bool {
+	return jsonOfTool("vcr requirements check")(head) || bytes.Contains(head, []byte(`"verdicts"`))
 }

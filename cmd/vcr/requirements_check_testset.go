@@ -97,13 +97,7 @@ func requirementsCheckTestSet(ctx context.Context, f *evalFlags, c testSetCheck,
 	for _, r := range c.reqs {
 		o := opt
 		if !quiet {
-			name, step := r.Transformation, 0
-			o.Progress = func(done, total int) {
-				if p := done * 10 / total; p > step || done == total {
-					step = p
-					fmt.Fprintf(stderr, "  %s: %d/%d batches (%s)\n", name, done, total, time.Since(start).Round(time.Second))
-				}
-			}
+			o.Progress = checkProgress(stderr, r.Transformation, o.Batches, start)
 		}
 		v, err := reliability.CheckTestSet(ctx, r, o)
 		if err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -154,6 +155,9 @@ func runRequirementsEstimate(ctx context.Context, args []string, stdout, stderr 
 	if err := checkOutFiles([2]string{"--out", *out}, [2]string{"--plot", *plotPath}); err != nil {
 		return err
 	}
+	if err := checkNotForeign("--out", *out, "a requirements file", isRequirementsFile); err != nil {
+		return err
+	}
 	h, err := loadEstimateHuman(*humanSpec, *humanVIF)
 	if err != nil {
 		return err
@@ -176,6 +180,7 @@ func runRequirementsEstimate(ctx context.Context, args []string, stdout, stderr 
 		return fmt.Errorf("--out: %w", err)
 	}
 	if *plotPath != "" {
+		var plots []string
 		for _, r := range file.Requirements {
 			p := *plotPath
 			if len(file.Requirements) > 1 {
@@ -185,6 +190,11 @@ func runRequirementsEstimate(ctx context.Context, args []string, stdout, stderr 
 			if err := writeRequirementPlot(p, r); err != nil {
 				return fmt.Errorf("--plot: %w", err)
 			}
+			plots = append(plots, p)
+		}
+		if len(plots) > 1 {
+			// The files are not named --plot itself: say where they went.
+			fmt.Fprintf(stderr, "vcr requirements estimate: --plot: %d plots, one per transformation: %s\n", len(plots), strings.Join(plots, ", "))
 		}
 	}
 	fmt.Fprintf(stdout, "%-18s %6s %6s %7s %7s  rule %s, data %s (%s)\n", "transformation", "t_c", "t_p", "m0", "s0", *rule, h.Dataset, h.VIFMethod)
@@ -232,4 +242,12 @@ func writeRequirementPlot(path string, r reliability.Requirement) error {
 		}
 		return plot.CurvesSVG(w, ch)
 	})
+}
+
+// isRequirementsFile reports whether head begins a requirements file: one
+// with the "tool" field of vcr requirements estimate, or an older one
+// without it (a "requirements" array with "t_c").
+func isRequirementsFile(head []byte) bool {
+	return jsonOfTool("vcr requirements estimate")(head) ||
+		bytes.Contains(head, []byte(`"requirements"`)) && bytes.Contains(head, []byte(`"t_c"`))
 }

@@ -168,6 +168,13 @@ func TestRequirementsEstimatePlot(t *testing.T) {
 		if len(b) < 8 || string(b[1:4]) != "PNG" {
 			t.Errorf("c_%s.png is not a PNG", tr)
 		}
+		// The files are not the name --plot gave, so stderr names them.
+		if p := filepath.Join(dir, "c_"+tr+".png"); !strings.Contains(stderr, p) {
+			t.Errorf("stderr does not name %s: %q", p, stderr)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "c.png")); err == nil {
+		t.Errorf("c.png written though there are several transformations")
 	}
 }
 

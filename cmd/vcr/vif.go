@@ -99,7 +99,7 @@ func runVIF(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			return usagef("%s %s only with --pairs", strings.Join(batchOnly, ", "), verb)
 		}
 		if len(pos) != 2 {
-			return usagef("need exactly two arguments, REF and DIST (got %d), or --pairs PAIRS.csv", len(pos))
+			return usagef("need exactly two arguments, REF and DIST (got %d), or --pairs PAIRS.csv%s", len(pos), jsonTakesNoFile(*asJSON, pos, 2))
 		}
 		if err := ctx.Err(); err != nil {
 			return err

@@ -78,3 +78,20 @@ func metaContent(page, name string) string {
 	}
 	return ""
 }
+
+var (
+	anyTagRE   = regexp.MustCompile(`(?s)<[^>]*>`)
+	headRE     = regexp.MustCompile(`(?is)<head\b.*?</head>|<script\b.*?</script>|<style\b.*?</style>`)
+	htmlHeadRE = regexp.MustCompile(`(?i)^\s*(<!doctype html|<html)`)
+)
+
+// htmlText returns the visible text of an HTML page (head, scripts and
+// styles left out, tags removed, entities decoded, white space collapsed)
+// and true, or "" and false when page is not HTML.
+func htmlText(page string) (string, bool) {
+	if !htmlHeadRE.MatchString(page) {
+		return "", false
+	}
+	t := anyTagRE.ReplaceAllString(headRE.ReplaceAllString(page, " "), " ")
+	return strings.Join(strings.Fields(html.UnescapeString(t)), " "), true
+}

@@ -717,10 +717,16 @@ func (p *participant) attempt(ctx context.Context, ep, method, path string, body
 	}
 }
 
+// short returns an answer's body for an error message: an HTML page's text
+// (the server's error pages say what went wrong in their <body>) or the raw
+// body, on one line, cut to 200 characters.
 func short(b []byte) string {
 	s := string(b)
-	if len(s) > 200 {
-		s = s[:200] + "…"
+	if pageText, ok := htmlText(s); ok {
+		s = pageText
+	}
+	if r := []rune(s); len(r) > 200 {
+		s = string(r[:200]) + "…"
 	}
 	return s
 }

@@ -22,6 +22,9 @@ func CheckWritable(path string) error {
 // and checks that it accepts new files.
 func CheckWritableDir(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
+		if file := fileAbove(dir); file != "" {
+			return fmt.Errorf("cannot create the folder %s: %w (%s is a file, not a folder)", dir, reason(err), file)
+		}
 		return fmt.Errorf("cannot create the folder %s: %w", dir, reason(err))
 	}
 	f, err := os.CreateTemp(dir, ".vcr-check.tmp-*") // a name generate's resume ignores
@@ -41,4 +44,21 @@ func reason(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// fileAbove returns dir itself or the nearest of its parents that exists
+// when that is not a folder (the reason a folder cannot be created there),
+// or "".
+func fileAbove(dir string) string {
+	for p := filepath.Clean(dir); ; p = filepath.Dir(p) {
+		if st, err := os.Stat(p); err == nil {
+			if st.IsDir() {
+				return ""
+			}
+			return p
+		}
+		if filepath.Dir(p) == p {
+			return ""
+		}
+	}
 }

@@ -86,7 +86,7 @@ corruption, params, dv), per corruption and per Δv bin (5 bins), with
 is the human ceiling (docs/analyze.md).
 
 Plots draw humans black and dashed and give each model a colour from a
-colour-blind-safe palette; --family resnet50=cnn,resnet18=cnn gives the
+colour-blind-safe palette; --model-family resnet50=cnn,resnet18=cnn gives the
 models of one family one colour (told apart by dash patterns).
 
 REPORT is created (with its parents) and checked to be writable before
@@ -174,7 +174,7 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	})
 	humanVIF := fs.String("human-vif-method", "", "VIF `flavour` of an ICSE 2022 per-trial --human file (which does not record it)")
 	var familyList stringList
-	fs.Var(&familyList, "family", "model families for the plots' colours: `MODEL=FAMILY`, comma-separated or repeated (e.g. resnet50=cnn,vit-b=vit)")
+	fs.Var(&familyList, "model-family", "model families for the plots' colours: `MODEL=FAMILY`, comma-separated or repeated (e.g. resnet50=cnn,vit-b=vit)")
 	allHuman := fs.Bool("all-human", false, "fit every corruption of the human data, not only the models' (for the similar-corruption classes)")
 	allowVIF := fs.Bool("allow-vif-mismatch", false, "compare with human data of another VIF flavour when the results lack its dv_<flavour> column (recorded as a warning)")
 	pos, err := parseArgs(fs, args)
@@ -196,7 +196,7 @@ func runAnalyze(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	for _, f := range splitList(familyList) {
 		m, fam, ok := strings.Cut(f, "=")
 		if !ok || m == "" || fam == "" {
-			return usagef("--family %q: want MODEL=FAMILY, e.g. --family resnet50=cnn", f)
+			return usagef("--model-family %q: want MODEL=FAMILY, e.g. --model-family resnet50=cnn", f)
 		}
 		families[m] = fam
 	}

@@ -223,7 +223,7 @@ func TestAnalyzeContract(t *testing.T) {
 	}
 	// One family, one colour.
 	out4 := filepath.Join(dir, "report4")
-	mustRun(t, "analyze", "--results", strings.Join(paths, ","), "--family", "steady=cnn,fragile=cnn", "--out", out4, "--bootstrap", "0")
+	mustRun(t, "analyze", "--results", strings.Join(paths, ","), "--model-family", "steady=cnn,fragile=cnn", "--out", out4, "--bootstrap", "0")
 	svg := string(readFile(t, filepath.Join(out4, "curves_gaussian_blur_accuracy.svg")))
 	var strokes []string
 	for _, part := range strings.Split(svg, `class="curve"`)[1:] {
@@ -232,7 +232,7 @@ func TestAnalyzeContract(t *testing.T) {
 		strokes = append(strokes, col)
 	}
 	if len(strokes) != 2 || strokes[0] != strokes[1] {
-		t.Errorf("--family: curve colours %v, want two alike", strokes)
+		t.Errorf("--model-family: curve colours %v, want two alike", strokes)
 	}
 	out3 := filepath.Join(dir, "report3")
 	mustRun(t, "analyze", "--results", paths[0], "--model-name", "A", "--out", out3, "--bootstrap", "0")
@@ -273,7 +273,7 @@ func TestAnalyzeErrors(t *testing.T) {
 		{"names count", []string{"--results", good, "--model-name", "a,b"}, exitUsage, []string{"2 --model-name values for 1"}},
 		{"bad lambda", []string{"--results", good, "--lambda", "-1"}, exitUsage, []string{"positive"}},
 		{"bad bins", []string{"--results", good, "--bins", "-1"}, exitUsage, []string{"--bins"}},
-		{"bad family", []string{"--results", good, "--family", "resnet"}, exitUsage, []string{"MODEL=FAMILY"}},
+		{"bad family", []string{"--results", good, "--model-family", "resnet"}, exitUsage, []string{"MODEL=FAMILY"}},
 	} {
 		args := append([]string{"analyze", "--out", filepath.Join(dir, "out-"+strings.ReplaceAll(tc.name, " ", "-"))}, tc.args...)
 		code, _, errOut := runCmd(t, args...)

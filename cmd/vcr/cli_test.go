@@ -163,6 +163,13 @@ func TestMistypedFlag(t *testing.T) {
 		{[]string{"synth", "--out"}, "vcr synth: flag --out needs a value\nRun 'vcr synth --help' for usage.\n"},
 		{[]string{"requirements", "check", "--requirment", "r.json"}, "vcr requirements check: unknown flag --requirment (did you mean --requirements?)\nRun 'vcr requirements check --help' for usage.\n"},
 		{[]string{"gnerate"}, "vcr: unknown command \"gnerate\" (did you mean generate?)\nRun 'vcr help' for the list of commands.\n"},
+		// A prefix (--imagenet-c) and a one-letter typo (--images) are
+		// equally near; the smaller edit distance wins.
+		{[]string{"generate", "--image", "x"}, "vcr generate: unknown flag --image (did you mean --images?)\nRun 'vcr generate --help' for usage.\n"},
+		{[]string{"generate", "--imagenet", "x"}, "vcr generate: unknown flag --imagenet (did you mean --imagenet-c?)\nRun 'vcr generate --help' for usage.\n"},
+		// Renamed flags say what they are now and why.
+		{[]string{"demo", "--images", "40"}, "vcr demo: --images is now --n-images here (--images is a dataset path in every other command; the demo makes its images, so it takes their number)\nRun 'vcr demo --help' for usage.\n"},
+		{[]string{"analyze", "--family", "a=b"}, "vcr analyze: --family is now --model-family here (--family names a corruption family in vcr corruptions; this one names model families)\nRun 'vcr analyze --help' for usage.\n"},
 	} {
 		code, out, errOut := runCLI(t, c.args...)
 		if code != exitUsage || out != "" || errOut != c.want {

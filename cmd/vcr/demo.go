@@ -33,7 +33,7 @@ func init() {
 }
 
 const demoUsage = `
-Usage: vcr demo --out DIR [--n 800] [--images 400] [--size 96] [--sampling targeted] [--quick]
+Usage: vcr demo --out DIR [--n 800] [--n-images 400] [--size 96] [--sampling targeted] [--quick]
 
 Runs the whole benchmark in one command, on data and a model built into vcr:
 
@@ -76,14 +76,14 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs := newFlagSet("demo", demoUsage, stderr)
 	out := fs.String("out", "", "output `folder` (required; must be empty or absent)")
 	n := fs.Int("n", 800, "draws per corruption (`N`)")
-	nImages := fs.Int("images", 400, "number of generated source `images`")
+	nImages := fs.Int("n-images", 400, "number of generated source `images` (a count; elsewhere --images is a dataset path)")
 	size := fs.Int("size", 96, "side of the generated images in `pixels`")
 	seed := fs.Uint64("seed", 2, "`seed` of the generated images (the demo model was fitted on seed 1)")
 	boot := fs.Int("bootstrap", 200, "bootstrap replicates of the analysis")
 	bins := fs.Int("bins", 20, "Δv `bins` of the analysis")
 	minPer := fs.Int("min-per-bin", 20, "minimum rows per bin of the analysis")
 	sampling := fs.String("sampling", "targeted", "parameter `sampling` of vcr generate: targeted or uniform")
-	quick := fs.Bool("quick", false, "a reduced run: --n 60 --images 40 --size 64 --bootstrap 20 --bins 8 --min-per-bin 5 (for tests)")
+	quick := fs.Bool("quick", false, "a reduced run: --n 60 --n-images 40 --size 64 --bootstrap 20 --bins 8 --min-per-bin 5 (for tests)")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -98,7 +98,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		*n, *nImages, *size, *boot, *bins, *minPer = 60, 40, 64, 20, 8, 5
 	}
 	if *n < 1 || *nImages < 1 || *size < 32 || *boot < 0 {
-		return usagef("--n and --images must be at least 1, --size at least 32 and --bootstrap ≥ 0 (got %d, %d, %d, %d)", *n, *nImages, *size, *boot)
+		return usagef("--n and --n-images must be at least 1, --size at least 32 and --bootstrap ≥ 0 (got %d, %d, %d, %d)", *n, *nImages, *size, *boot)
 	}
 	if entries, err := os.ReadDir(*out); err == nil && len(entries) > 0 {
 		if fileExists(filepath.Join(*out, "demo.log")) && !fileExists(filepath.Join(*out, "report.html")) {

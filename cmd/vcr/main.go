@@ -326,6 +326,9 @@ func flagError(fs *flag.FlagSet, err error) error {
 	const undefined = "flag provided but not defined: -"
 	if name, ok := strings.CutPrefix(msg, undefined); ok {
 		name = strings.TrimLeft(name, "-")
+		if r, ok := renamedFlags[fs.Name()+" --"+name]; ok {
+			return fmt.Errorf("--%s is now --%s here (%s)", name, r[0], r[1])
+		}
 		if near := nearestFlag(fs, name); near != "" {
 			return fmt.Errorf("unknown flag --%s (did you mean --%s?)", name, near)
 		}
@@ -343,17 +346,28 @@ func flagError(fs *flag.FlagSet, err error) error {
 	return err
 }
 
+// renamedFlags maps "COMMAND --OLD" (the flag set's name and a flag it no
+// longer has) to the new name and why it changed, so that a script using
+// the old name gets told rather than "unknown flag".
+var renamedFlags = map[string][2]string{
+	"vcr demo --images":    {"n-images", "--images is a dataset path in every other command; the demo makes its images, so it takes their number"},
+	"vcr analyze --family": {"model-family", "--family names a corruption family in vcr corruptions; this one names model families"},
+}
+
 // nearestFlag returns the defined flag closest to name (edit distance at
-// most 2, or name a prefix of it), or "".
+// most 2, or name a prefix of it), or "". A prefix counts as distance 1;
+// among equally near flags the smaller edit distance wins (--image:
+// --images, not --imagenet-c), then the first in alphabetical order.
 func nearestFlag(fs *flag.FlagSet, name string) string {
-	best, bestD := "", 3
+	best, bestD, bestRaw := "", 3, 0
 	fs.VisitAll(func(f *flag.Flag) {
-		d := suggest.Distance(name, f.Name)
+		raw := suggest.Distance(name, f.Name)
+		d := raw
 		if strings.HasPrefix(f.Name, name) && len(name) >= 3 {
 			d = min(d, 1)
 		}
-		if d < bestD {
-			best, bestD = f.Name, d
+		if d < bestD || (d == bestD && raw < bestRaw) {
+			best, bestD, bestRaw = f.Name, d, raw
 		}
 	})
 	return best

@@ -115,7 +115,7 @@ def main():
     if not os.path.exists(w("demo-train")):
         vcr(args, "demo", "--out", w("demo-train"), "--images", str(args.train_images), "--seed", "3", *small)
     if not os.path.exists(w("demo-eval")):
-        vcr(args, "demo", "--out", w("demo-eval"), "--images", "120", "--seed", "2", *small)
+        vcr(args, "demo", "--out", w("demo-eval"), "--n-images", "120", "--seed", "2", *small)
     if not os.path.exists(w("train-corrupted")):
         vcr(args, "generate", "--images", w("demo-train", "images"), "--corruptions", CORRUPTIONS, "--n", str(args.n),
             "--seed", "11", "--sampling", "targeted", "--vif-method", "vifvec", "--dv-methods", "vifvec",

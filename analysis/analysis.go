@@ -431,7 +431,46 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := replaceOutputList(opt.Out, res.Files); err != nil {
+		return nil, err
+	}
 	return res, nil
+}
+
+// OutputList is the file in an analysis folder that lists the files the
+// last Run wrote there, one base name a line. The next Run into the same
+// folder removes the files of that list it does not write again (plots of
+// a corruption or model no longer analysed), so that a folder never mixes
+// two analyses; files Run did not write are never touched.
+const OutputList = ".vcr-analyze-outputs"
+
+// replaceOutputList removes the files of dir's previous OutputList that are
+// not in files, then records files as the new list.
+func replaceOutputList(dir string, files []string) error {
+	keep := map[string]bool{}
+	var b strings.Builder
+	for _, f := range files {
+		name := filepath.Base(f)
+		keep[name] = true
+		b.WriteString(name + "\n")
+	}
+	list := filepath.Join(dir, OutputList)
+	if old, err := os.ReadFile(list); err == nil {
+		for _, name := range strings.Split(string(old), "\n") {
+			// Only plain names of this folder: a damaged or crafted list
+			// cannot reach outside it.
+			if name == "" || keep[name] || name != filepath.Base(name) || name == "." || name == ".." || name == OutputList {
+				continue
+			}
+			if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return fmt.Errorf("remove the earlier analysis's %s: %w", filepath.Join(dir, name), err)
+			}
+		}
+	}
+	return atomicfile.Write(list, func(w io.Writer) error {
+		_, err := io.WriteString(w, b.String())
+		return err
+	})
 }
 
 // Files of the ImageNet-C metrics, written when the results have a

@@ -520,10 +520,45 @@ func testResumeAfterCrash(t *testing.T, config func(out string) Config) {
 		}
 		cfg.Resume = true
 		cfg.Workers = 3
+		var said []string
+		cfg.Warn = func(msg string) { said = append(said, msg) }
 		if _, err := Generate(context.Background(), cfg); err != nil {
 			t.Fatalf("resume at %v: %v", frac, err)
 		}
 		sameFiles(t, whole, crash)
+		// The resume line counts what it kept of each file: the rows of
+		// the draws before the one it resumes at.
+		parsed := 0
+		for _, msg := range said {
+			var start, total, rows, failed int
+			i := strings.Index(msg, " at draw ")
+			if i < 0 {
+				continue
+			}
+			if n, _ := fmt.Sscanf(msg[i:], " at draw %d of %d (kept: %d rows of manifest.csv, %d of failures.csv)", &start, &total, &rows, &failed); n != 4 {
+				t.Errorf("resume line %q: want 'at draw S of T (kept: R rows of manifest.csv, F of failures.csv)'", msg)
+				continue
+			}
+			parsed++
+			perDraw := 1
+			if cfg.ImageNetC {
+				perDraw = 5
+			}
+			count := func(path string) (n int) {
+				for _, rec := range readCSV(t, path)[1:] {
+					if id, _ := strconv.Atoi(rec[0]); id/perDraw < start {
+						n++
+					}
+				}
+				return n
+			}
+			if want, wantF := count(filepath.Join(whole, ManifestFile)), count(filepath.Join(whole, FailuresFile)); rows != want || failed != wantF {
+				t.Errorf("resume at %v: %q; the draws before %d have %d rows and %d failures", frac, msg, start, want, wantF)
+			}
+		}
+		if frac >= 0.3 && parsed != 1 {
+			t.Errorf("resume at %v: %d resume lines in %q, want 1", frac, parsed, said)
+		}
 	}
 }
 

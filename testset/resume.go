@@ -19,6 +19,7 @@ func (st *runState) resumePoint() (int, error) {
 	shard := st.cfg.Shard
 	lastPos, lastStart := -1, int64(-1)
 	prevID := -1
+	rows, keptRows := 0, 0 // manifest rows read; those before lastPos's draw
 	headerEnd, err := scanAppendLog(mpath, st.columns, func(id int, start, end int64) bool {
 		if id <= prevID || id >= st.draws*st.perDraw {
 			return false
@@ -29,8 +30,9 @@ func (st *runState) resumePoint() (int, error) {
 		}
 		prevID = id
 		if pos := g / shard.Count; pos != lastPos {
-			lastPos, lastStart = pos, start
+			lastPos, lastStart, keptRows = pos, start, rows
 		}
+		rows++
 		return true
 	})
 	switch {
@@ -80,7 +82,7 @@ func (st *runState) resumePoint() (int, error) {
 	removeTemps(st.cfg.Out, true)
 	st.resumedRows = start * st.perDraw
 	if start > 0 {
-		st.warn("resuming %s at draw %d of %d (%d rows kept)", st.cfg.Out, start, st.shardDraws, st.resumedRows)
+		st.warn("resuming %s at draw %d of %d (kept: %d rows of %s, %d of %s)", st.cfg.Out, start, st.shardDraws, keptRows, ManifestFile, fRows, FailuresFile)
 	}
 	return start, nil
 }

@@ -634,6 +634,7 @@ func TestImageNetCMode(t *testing.T) {
 	cfg.ImageNetC = true
 	cfg.N = 6
 	cfg.Layout = LayoutImageFolder
+	cfg.Method = iqa.VCRPy // a wavelet primary: the prepared reference serves it too
 	noSev := ""
 	for _, c := range corrupt.All() {
 		if c.Severities == nil {
@@ -673,6 +674,34 @@ func TestImageNetCMode(t *testing.T) {
 		if id%5 > 0 {
 			if prev := man[1:][slices.IndexFunc(man[1:], func(r []string) bool { return r[0] == strconv.Itoa(id-1) })]; prev[1] != rec[1] {
 				t.Errorf("rows %d and %d of one draw have sources %s and %s", id-1, id, prev[1], rec[1])
+			}
+		}
+		// A draw's severities are scored against one prepared reference
+		// (iqa.Reference): every VIF and Δv column holds exactly what a
+		// Scorer gives for the source and the saved image.
+		src, err := imageio.Load(filepath.Join(data, rec[col("source")]), imageio.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := imageio.Load(filepath.Join(out, rec[col("path")]), imageio.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := iqa.NewScorer(cfg.Method).Score(iqa.GrayFrom(src), iqa.GrayFrom(got))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := strconv.FormatFloat(r.VIF, 'g', -1, 64); rec[col("vif")] != want {
+			t.Errorf("row %d: VIF %s, %s Scorer on the saved image %s", id, rec[col("vif")], cfg.Method, want)
+		}
+		for j, name := range man[0][len(Columns):] {
+			m := iqa.Methods[slices.IndexFunc(iqa.Methods, func(m iqa.Method) bool { return iqa.DVColumn(m) == name })]
+			r, err := iqa.NewScorer(m).Score(iqa.GrayFrom(src), iqa.GrayFrom(got))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := strconv.FormatFloat(r.DV, 'g', -1, 64); rec[len(Columns)+j] != want {
+				t.Errorf("row %d: %s = %s, %s Scorer on the saved image %s", id, name, rec[len(Columns)+j], m, want)
 			}
 		}
 	}

@@ -143,6 +143,11 @@ type worker struct {
 	dst       *imageio.Image
 	ref, dist *iqa.Gray
 	rgb       []byte // w.dst in 8 bit, interleaved RGB
+	// prep is w.ref prepared for multi (iqa.Reference) when a draw scores
+	// several images of one source (--imagenet-c's five severities), and
+	// prepErr what preparing it returned.
+	prep    iqa.Reference
+	prepErr error
 }
 
 func (st *runState) newWorker(ctx context.Context) *worker {
@@ -174,7 +179,7 @@ func (w *worker) drop() {
 		return
 	}
 	w.dst, w.ref, w.dist, w.rgb, w.res = nil, nil, nil, nil, nil
-	w.png = imageio.PNGEncoder{}
+	w.png, w.prep = imageio.PNGEncoder{}, iqa.Reference{}
 	w.newScorers()
 	w.st.mem.release(w.held)
 	w.held = 0
@@ -298,14 +303,30 @@ func (w *worker) corrupt(c *corrupt.Corruption, img *imageio.Image, p []float64,
 	to8RGBLuma(w.rgb, w.dist.Pix, w.dst, w.st.cfg.Rounding)
 }
 
+// prepareRef prepares w.ref (after prepare(img)) for the draw's images to
+// be scored against it with scoreCorrupted(…, true): the reference's share
+// of the wavelet VIF (its pyramid and Gaussian scale mixture model) is then
+// computed once per draw instead of once per image.
+func (w *worker) prepareRef() {
+	w.prepErr = w.multi.PrepareTo(&w.prep, w.ref)
+}
+
 // scoreCorrupted corrupts as score does (after prepare(img)) and scores
 // the result with every flavour of the run: the primary's Result, and Δv
 // per flavour of st.dvMethods (NaN where undefined). An undefined primary
-// VIF is an error.
-func (w *worker) scoreCorrupted(c *corrupt.Corruption, img *imageio.Image, p []float64, seed uint64) (iqa.Result, map[iqa.Method]float64, error) {
+// VIF is an error. With prepared (after prepareRef) it scores against
+// w.prep, bit for bit what scoring against w.ref gives.
+func (w *worker) scoreCorrupted(c *corrupt.Corruption, img *imageio.Image, p []float64, seed uint64, prepared bool) (iqa.Result, map[iqa.Method]float64, error) {
 	w.corrupt(c, img, p, seed)
 	var err error
-	w.res, err = w.multi.Score(w.res[:0], w.ref, w.dist)
+	switch {
+	case !prepared:
+		w.res, err = w.multi.Score(w.res[:0], w.ref, w.dist)
+	case w.prepErr != nil:
+		err = w.prepErr
+	default:
+		w.res, err = w.multi.ScoreRef(w.res[:0], &w.prep, w.dist)
+	}
 	if err != nil {
 		return iqa.Result{}, nil, fmt.Errorf("VIF (%s): %w", w.st.cfg.Method, err)
 	}
@@ -385,9 +406,14 @@ func (w *worker) process(t task) result {
 		return r
 	}
 	w.prepare(img)
+	// The severities of a draw (--imagenet-c) share their source image.
+	prepared := st.perDraw > 1
+	if prepared {
+		w.prepareRef()
+	}
 	for s := range st.perDraw {
 		id := firstID + s
-		res, dvs, err := w.scoreCorrupted(c, img, params[s], seeds[s])
+		res, dvs, err := w.scoreCorrupted(c, img, params[s], seeds[s], prepared)
 		if err != nil {
 			r.fails = append(r.fails, Failure{ID: id, Source: item.Source, Corruption: c.Name, Err: err.Error()})
 			continue

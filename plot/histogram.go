@@ -80,6 +80,23 @@ var palette = [][3]uint8{
 
 func seriesColour(i int) [3]uint8 { return palette[i%len(palette)] }
 
+// seriesFill is series i's bar fill: its palette colour, solid for the
+// first len(palette) series and then hatched as the grouped charts' bars are
+// (hatchFor), so that a histogram of more than six series (one per model)
+// tells every series apart.
+func seriesFill(i int) fillStyle {
+	return fillStyle{rgb(seriesColour(i)), hatchFor(i / len(palette))}
+}
+
+// histogramFills returns the fill of every series of h.
+func histogramFills(h Histogram) []fillStyle {
+	f := make([]fillStyle, len(h.Series))
+	for i := range f {
+		f[i] = seriesFill(i)
+	}
+	return f
+}
+
 // layout places a histogram in a w×h canvas; both renderers use it, so SVG
 // and PNG show the same chart.
 type layout struct {

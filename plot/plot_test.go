@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -223,6 +224,89 @@ func BenchmarkHistogramPNG(b *testing.B) {
 	for b.Loop() {
 		if err := HistogramPNG(io.Discard, h, 720, 420); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestHistogramManySeries: a histogram of 13 series (one per model) gives
+// series 7–12 their palette colour again, hatched diagonally, and series 13
+// cross-hatched, in the bars and the legend swatches of both formats; the
+// first six stay solid. The PNG's pixels follow the hatch geometry
+// (hatchPrediction): ink where the pattern puts lines, the plain colour
+// where it puts none.
+func TestHistogramManySeries(t *testing.T) {
+	const n = 13
+	h := Histogram{Title: "coverage", Edges: []float64{0, 0.25, 0.5, 0.75, 1}}
+	for i := range n {
+		h.Series = append(h.Series, Series{Name: fmt.Sprintf("model %d", i+1), Counts: []int{40 + i, 30, 20 + i, 10}})
+	}
+	var svg bytes.Buffer
+	if err := HistogramSVG(&svg, h); err != nil {
+		t.Fatal(err)
+	}
+	s := svg.String()
+	for i := range n {
+		f := seriesFill(i)
+		want := map[int]hatch{0: hatchNone, 1: hatchDiagonal, 2: hatchCross}[i/6]
+		if f.hatch != want || f.colour != rgb(palette[i%6]) {
+			t.Fatalf("series %d fill %v, want colour %v hatch %v", i+1, f, palette[i%6], want)
+		}
+		fill := fmt.Sprintf("rgb(%d,%d,%d)", f.colour[0], f.colour[1], f.colour[2])
+		if f.hatch != hatchNone {
+			fill = "url(#" + patternID(f) + ")"
+			if c := strings.Count(s, `<pattern id="`+patternID(f)+`"`); c != 1 {
+				t.Errorf("series %d: %d <pattern> definitions of %s, want 1", i+1, c, patternID(f))
+			}
+		}
+		// One group of bars and one legend swatch use the fill.
+		if c := strings.Count(s, `<g class="series" fill="`+fill+`">`); c != 1 {
+			t.Errorf("series %d: %d bar groups filled %s, want 1", i+1, c, fill)
+		}
+		if c := strings.Count(s, `width="12" height="12" fill="`+fill+`"`); c != 1 {
+			t.Errorf("series %d: %d legend swatches filled %s, want 1", i+1, c, fill)
+		}
+	}
+	if err := xml.Unmarshal(svg.Bytes(), new(any)); err != nil {
+		t.Errorf("SVG is not well-formed XML: %v", err)
+	}
+
+	const W, H = 1200, 700
+	var buf bytes.Buffer
+	if err := HistogramPNG(&buf, h, W, H); err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := newLayout(h, W, H)
+	for _, i := range []int{0, 6, 12} {
+		f := seriesFill(i)
+		base := color.RGBA{f.colour[0], f.colour[1], f.colour[2], 255}
+		ic := hatchInk(f.colour)
+		ink := color.RGBA{ic[0], ic[1], ic[2], 255}
+		kind := hatchNames[f.hatch]
+		x0, y0, x1, y1 := l.bar(i, 0)
+		inked, plain := 0, 0
+		for y := round(y0) + 1; y < round(y1)-1; y++ {
+			for x := round(x0) + 1; x < round(x1)-1; x++ {
+				c := color.RGBAModel.Convert(img.At(x, y)).(color.RGBA)
+				switch hatchPrediction(kind, x, y) {
+				case 1:
+					if c != ink {
+						t.Fatalf("series %d (%s): pixel (%d,%d) %v, want ink %v", i+1, kind, x, y, c, ink)
+					}
+					inked++
+				case -1:
+					if c != base {
+						t.Fatalf("series %d (%s): pixel (%d,%d) %v, want %v", i+1, kind, x, y, c, base)
+					}
+					plain++
+				}
+			}
+		}
+		if plain == 0 || (f.hatch != hatchNone && inked == 0) {
+			t.Errorf("series %d (%s): %d ink and %d plain pixels checked", i+1, kind, inked, plain)
 		}
 	}
 }

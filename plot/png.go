@@ -42,13 +42,22 @@ func HistogramPNG(w io.Writer, h Histogram, width, height int) error {
 		hline(img, l.left, l.right, l.y(v), grid, 1, 0)
 		text(img, formatTick(v), l.left-6, l.y(v)+4, alignRight, black)
 	}
+	fills := histogramFills(h)
+	hp := &pngPainter{img: img} // hatched bars and swatches
+	// fillRect fills r with f: solid, or hatched with pngPainter's
+	// rasteriser (the geometry the SVG's <pattern> has).
+	fillRect := func(r image.Rectangle, f fillStyle) {
+		if f.hatch == hatchNone {
+			draw.Draw(img, r, image.NewUniform(color.RGBA{f.colour[0], f.colour[1], f.colour[2], 255}), image.Point{}, draw.Src)
+			return
+		}
+		hp.hatchRect(float64(r.Min.X), float64(r.Min.Y), float64(r.Max.X), float64(r.Max.Y), f, 1)
+	}
 	for s, ser := range h.Series {
-		c := seriesColour(s)
-		col := color.RGBA{c[0], c[1], c[2], 255}
 		for k := range ser.Counts {
 			x0, y0, x1, y1 := l.bar(s, k)
 			r := image.Rect(round(x0), round(y0), max(round(x1), round(x0)+1), round(y1))
-			draw.Draw(img, r, image.NewUniform(col), image.Point{}, draw.Src)
+			fillRect(r, fills[s])
 		}
 	}
 	hline(img, l.left, l.right, l.bot, black, 1, 0)
@@ -82,10 +91,9 @@ func HistogramPNG(w io.Writer, h Histogram, width, height int) error {
 		draw.Draw(img, box, image.White, image.Point{}, draw.Src)
 		outline(img, box, color.RGBA{153, 153, 153, 255})
 		for s, ser := range h.Series {
-			c := seriesColour(s)
 			y := y0 + 6 + 18*float64(s)
 			sw := image.Rect(round(x0+6), round(y), round(x0+18), round(y+12))
-			draw.Draw(img, sw, image.NewUniform(color.RGBA{c[0], c[1], c[2], 255}), image.Point{}, draw.Src)
+			fillRect(sw, fills[s])
 			text(img, ser.Name, x0+24, y+10, alignLeft, black)
 		}
 	}

@@ -37,6 +37,8 @@ func HistogramSVG(w io.Writer, h Histogram) error {
 	p(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
 	p(svgRoot, SVGWidth, SVGHeight, SVGWidth, SVGHeight, FontSize)
 	p(`<rect width="100%%" height="100%%" fill="white"/>` + "\n")
+	fills := histogramFills(h)
+	svgPainter{b}.patterns(fills) // the hatches of series 7 on, if any
 	if h.Title != "" {
 		p(`<text class="title" x="%.1f" y="22" text-anchor="middle" font-size="%d" font-weight="bold">%s</text>`+"\n", l.w/2, TitleSize, esc(h.Title))
 	}
@@ -53,8 +55,7 @@ func HistogramSVG(w io.Writer, h Histogram) error {
 	p(`</g>` + "\n")
 	// Bars.
 	for s, ser := range h.Series {
-		c := seriesColour(s)
-		p(`<g class="series" fill="rgb(%d,%d,%d)">`+"\n", c[0], c[1], c[2])
+		p(`<g class="series" fill="%s">`+"\n", svgFill(fills[s]))
 		for k, n := range ser.Counts {
 			x0, y0, x1, y1 := l.bar(s, k)
 			tip := fmt.Sprintf("[%s, %s): %d", formatTick(h.Edges[k]), formatTick(h.Edges[k+1]), n)
@@ -99,15 +100,23 @@ func HistogramSVG(w io.Writer, h Histogram) error {
 		p(`<g class="legend">` + "\n")
 		p(`<rect x="%.1f" y="%.1f" width="%.1f" height="%d" fill="white" fill-opacity="0.85" stroke="#999"/>`+"\n", x0, y0, bw, 18*len(h.Series)+6)
 		for s, ser := range h.Series {
-			c := seriesColour(s)
 			y := y0 + 6 + 18*float64(s)
-			p(`<rect x="%.1f" y="%.1f" width="12" height="12" fill="rgb(%d,%d,%d)"/>`+"\n", x0+6, y, c[0], c[1], c[2])
+			p(`<rect x="%.1f" y="%.1f" width="12" height="12" fill="%s"/>`+"\n", x0+6, y, svgFill(fills[s]))
 			p(`<text x="%.1f" y="%.1f">%s</text>`+"\n", x0+24, y+10, esc(ser.Name))
 		}
 		p(`</g>` + "\n")
 	}
 	p(`</svg>` + "\n")
 	return b.Flush()
+}
+
+// svgFill is an SVG fill attribute's value for f: its colour, or the
+// <pattern> of its hatch (svgPainter.patterns defines it).
+func svgFill(f fillStyle) string {
+	if f.hatch == hatchNone {
+		return svgColour(f.colour)
+	}
+	return "url(#" + patternID(f) + ")"
 }
 
 func esc(s string) string {

@@ -120,13 +120,10 @@ func applyPixelate(dst, src *imageio.Image, p []float64, _ *rand.Rand) {
 	}
 	g := pixelateGeometryFor(W, H, w, h)
 	xs, ys, uy, xinv, xidx := g.xs, g.ys, g.uy, g.xinv, g.xidx
-	// small has pixelateSlack zeroed samples of slack for the vector
-	// kernels' whole-vector loads.
-	bufp := getF32(w*h + pixelateSlack + W)
+	bufp := getF32(w*h + W)
 	defer putF32(bufp)
 	buf := *bufp
-	small, acc := buf[:w*h+pixelateSlack], buf[w*h+pixelateSlack:]
-	clear(small[w*h:])
+	small, acc := buf[:w*h], buf[w*h:]
 	for c := range 3 {
 		s, d := src.Ch[c], dst.Ch[c]
 		for y, sp := range ys {
@@ -136,7 +133,7 @@ func applyPixelate(dst, src *imageio.Image, p []float64, _ *rand.Rand) {
 				clear(out)
 				continue
 			}
-			pixelateDownRow(out, s[int(sp.lo)*W:int(sp.hi)*W], W, acc, xs, xinv, 1/float32(n), &g.plan)
+			pixelateDownRow(out, s[int(sp.lo)*W:int(sp.hi)*W], W, acc, xs, xinv, 1/float32(n))
 		}
 		prev := int32(-1)
 		for y, sp := range uy {
@@ -146,7 +143,7 @@ func applyPixelate(dst, src *imageio.Image, p []float64, _ *rand.Rand) {
 				continue
 			}
 			prev = sp.lo
-			pixelateUpRow(row, small[int(sp.lo)*w:], xidx, &g.plan)
+			pixelateUpRow(row, small[int(sp.lo)*w:], xidx)
 		}
 	}
 }
@@ -159,7 +156,6 @@ type pixelateGeometry struct {
 	uy         []pixelateSpan // up: the reduced row each output row copies
 	xinv       []float32      // 1/|xs[x]| (0 for an empty span)
 	xidx       []int32        // up: the reduced column each output column copies
-	plan       pixelatePlan
 }
 
 // pixelateLast caches the most recent geometry: datasets repeat sizes.
@@ -186,18 +182,14 @@ func pixelateGeometryFor(W, H, w, h int) *pixelateGeometry {
 			g.xinv[i] = 1 / float32(sp.hi-sp.lo)
 		}
 	}
-	g.plan = newPixelatePlan(g.xs, g.xidx)
 	pixelateLast.Store(g)
 	return g
 }
 
-// pixelateSlack is the zeroed slack after pixelate's reduced image.
-const pixelateSlack = 16
-
-// pixelateDownRowGo writes one row of the reduced image: acc (W samples) is
+// pixelateDownRow writes one row of the reduced image: acc (W samples) is
 // set to the sum of the input rows (rows holds them, W samples each, added
 // in order), then out holds its BOX means (pixelateBoxRowGo).
-func pixelateDownRowGo(out, rows []float32, W int, acc []float32, xs []pixelateSpan, xinv []float32, yinv float32) {
+func pixelateDownRow(out, rows []float32, W int, acc []float32, xs []pixelateSpan, xinv []float32, yinv float32) {
 	pixelateSumCols(acc, rows, W, 0, W)
 	pixelateBoxRowGo(out, acc, xs, xinv, yinv)
 }
@@ -241,8 +233,8 @@ func pixelateBoxRowGo(out, acc []float32, xs []pixelateSpan, xinv []float32, yin
 	}
 }
 
-// pixelateUpRowGo writes row[x] = in[xidx[x]] (nearest-neighbour enlarging).
-func pixelateUpRowGo(row, in []float32, xidx []int32) {
+// pixelateUpRow writes row[x] = in[xidx[x]] (nearest-neighbour enlarging).
+func pixelateUpRow(row, in []float32, xidx []int32) {
 	for x, xi := range xidx[:len(row)] {
 		row[x] = in[xi]
 	}

@@ -359,8 +359,7 @@ func elasticSymAccumulate(out, k []float32, at func(d int) []float32) {
 		g1, g2 := k[r+2], k[r+3]
 		a1, b1 := at(2)[:len(out)], at(-2)[:len(out)]
 		a2, b2 := at(3)[:len(out)], at(-3)[:len(out)]
-		x0 := elasticSym3Vec(out, [7][]float32{mid, a, b, a1, b1, a2, b2}, [4]float32{k0, g, g1, g2})
-		for x := x0; x < len(out); x++ {
+		for x := range out {
 			t := k0*mid[x] + g*(a[x]+b[x])
 			out[x] = t + (g1*(a1[x]+b1[x]) + g2*(a2[x]+b2[x]))
 		}
@@ -376,8 +375,7 @@ func elasticSymAccumulate(out, k []float32, at func(d int) []float32) {
 		a2, b2 := at(d + 1)[:len(out)], at(-d - 1)[:len(out)]
 		a3, b3 := at(d + 2)[:len(out)], at(-d - 2)[:len(out)]
 		a4, b4 := at(d + 3)[:len(out)], at(-d - 3)[:len(out)]
-		x0 := elasticPair2Vec(out, [8][]float32{a1, b1, a2, b2, a3, b3, a4, b4}, [4]float32{g1, g2, g3, g4})
-		for x := x0; x < len(out); x++ {
+		for x := range out {
 			t := out[x] + (g1*(a1[x]+b1[x]) + g2*(a2[x]+b2[x]))
 			out[x] = t + (g3*(a3[x]+b3[x]) + g4*(a4[x]+b4[x]))
 		}

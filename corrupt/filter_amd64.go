@@ -1,4 +1,4 @@
-//go:build amd64 && !purego && !goexperiment.simd
+//go:build amd64 && !purego
 
 package corrupt
 
@@ -6,25 +6,21 @@ import "golang.org/x/sys/cpu"
 
 //go:generate go -C ../internal/asmgen run ./corrupt -out ../../corrupt/filter_amd64.s -stubs ../../corrupt/filter_amd64_decl.go -pkg corrupt
 
-// This file is the default amd64 build's kernel dispatch: the vector loops
+// This file is the amd64 kernel dispatch (the default build and
+// GOEXPERIMENT=simd alike): the vector loops
 // of the separable filters (corrRow, combineRows, combineRowsSym2), of the
 // disk blur's rows, of glass blur's 8-bit truncation, of the noise mix and
 // of the clamp are AVX2 assembly (filter_amd64.s, generated
 // by internal/asmgen/corrupt with avo), used when the CPU has AVX2; every
 // lane does exactly the float32 operations of the pure-Go kernel in the
 // same order, so the results are bit-identical (filter_amd64_test.go). The
-// other kernels are pure Go here; GOEXPERIMENT=simd selects
-// filter_simd_amd64.go instead, which also vectorises pixelate, elastic and
-// fog and has AVX-512 variants. The
-// build tag purego selects filter_nosimd.go.
+// other kernels are pure Go. The build tag purego selects filter_nosimd.go.
+// (Until 2026-11-26 GOEXPERIMENT=simd selected archsimd kernels instead;
+// they had become 30 % slower than this assembly and were removed.)
 
 // simdKernels reports whether the assembly kernels are in use. Tests switch
 // it off to compare both paths in one binary.
 var simdKernels = cpu.X86.HasAVX2
-
-// simd512 is always false in this build: the assembly has no AVX-512
-// variants. (The GOEXPERIMENT=simd build's tests switch it.)
-var simd512 = false
 
 // corrRow writes out[x] = Σ_k k[i]·pad[x+i] for x < len(out); pad must hold
 // len(out)+len(k)−1 samples.
@@ -198,22 +194,3 @@ func noiseMix(d, s, z []float32, a, b float32) {
 	}
 	noiseMixGo(d[x:], s[x:], z[x:], a, b)
 }
-
-// pixelatePlan holds what the vector pixelate kernels precompute; the pure-Go
-// kernels need nothing.
-type pixelatePlan struct{}
-
-func newPixelatePlan([]pixelateSpan, []int32) pixelatePlan { return pixelatePlan{} }
-
-// pixelateDownRow is pixelateDownRowGo.
-func pixelateDownRow(out, rows []float32, W int, acc []float32, xs []pixelateSpan, xinv []float32, yinv float32, _ *pixelatePlan) {
-	pixelateDownRowGo(out, rows, W, acc, xs, xinv, yinv)
-}
-
-// pixelateUpRow is pixelateUpRowGo.
-func pixelateUpRow(row, in []float32, xidx []int32, _ *pixelatePlan) { pixelateUpRowGo(row, in, xidx) }
-
-// cleanVectorState is a no-op in this build: every assembly routine ends
-// with VZEROUPPER, and the dirty upper halves that filter_simd_amd64.go's
-// version clears come from the GOEXPERIMENT=simd runtime.
-func cleanVectorState() {}

@@ -2,10 +2,8 @@
 
 package corrupt
 
-// The vector kernels of the default amd64 build (filter_amd64.go, assembly)
-// and of the GOEXPERIMENT=simd build (filter_simd_amd64.go, archsimd) must
-// give the pure-Go kernels' bits; kernels that only the latter vectorises
-// are tested in filter_simd_amd64_test.go.
+// The vector kernels of amd64 (filter_amd64.go, assembly) must give the
+// pure-Go kernels' bits.
 
 import (
 	"math"
@@ -13,20 +11,13 @@ import (
 	"testing"
 )
 
-// simdModes runs f once per vector kernel width the CPU supports, setting the
-// dispatch flags accordingly, and restores them afterwards.
+// simdModes runs f with the assembly kernels (AVX2), or skips when the
+// CPU lacks AVX2.
 func simdModes(t testing.TB, f func(name string)) {
 	if !simdKernels {
 		t.Skip("CPU lacks AVX2: the vectorised kernels are not used")
 	}
-	defer func(s512 bool) { simd512 = s512 }(simd512)
-	hw512 := simd512
-	simd512 = false
 	f("avx2")
-	if hw512 {
-		simd512 = true
-		f("avx512")
-	}
 }
 
 func randPlane(rng *rand.Rand, n int) []float32 {
@@ -142,10 +133,10 @@ func TestSIMDSeparableExact(t *testing.T) {
 						got, want := make([]float32, w*h), make([]float32, w*h)
 						tmp, line := make([]float32, w*h), make([]float32, max(w, h)+len(k[0]))
 						separable(got, src, w, h, k[0], k[1], b, tmp, line)
-						s, s512 := simdKernels, simd512
-						simdKernels, simd512 = false, false
+						s := simdKernels
+						simdKernels = false
 						separable(want, src, w, h, k[0], k[1], b, tmp, line)
-						simdKernels, simd512 = s, s512
+						simdKernels = s
 						sameBits(t, mode+" separable", got, want)
 					}
 				}

@@ -4,9 +4,8 @@ package corrupt
 
 // This file is the pure-Go kernel dispatch (every architecture but amd64,
 // or the build tag purego): every kernel is the pure-Go version. On amd64
-// the default build selects filter_amd64.go (assembly) and GOEXPERIMENT=simd
-// filter_simd_amd64.go (archsimd), whose vectorised kernels give
-// bit-identical results.
+// filter_amd64.go selects assembly kernels, which give bit-identical
+// results.
 
 // corrRow writes out[x] = Σ_k k[i]·pad[x+i] for x < len(out); pad must hold
 // len(out)+len(k)−1 samples.
@@ -36,20 +35,3 @@ func combineRowsSym2(out0, out1 []float32, rows [][]float32, wts []float32) {
 
 // noiseMix applies normal noise draws z to s (see noiseMixGo).
 func noiseMix(d, s, z []float32, a, b float32) { noiseMixGo(d, s, z, a, b) }
-
-// pixelatePlan holds what the vector pixelate kernels precompute; the pure-Go
-// kernels need nothing.
-type pixelatePlan struct{}
-
-func newPixelatePlan([]pixelateSpan, []int32) pixelatePlan { return pixelatePlan{} }
-
-// pixelateDownRow is pixelateDownRowGo.
-func pixelateDownRow(out, rows []float32, W int, acc []float32, xs []pixelateSpan, xinv []float32, yinv float32, _ *pixelatePlan) {
-	pixelateDownRowGo(out, rows, W, acc, xs, xinv, yinv)
-}
-
-// pixelateUpRow is pixelateUpRowGo.
-func pixelateUpRow(row, in []float32, xidx []int32, _ *pixelatePlan) { pixelateUpRowGo(row, in, xidx) }
-
-// cleanVectorState is a no-op in the pure-Go build (see filter_simd_amd64.go).
-func cleanVectorState() {}

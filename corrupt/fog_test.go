@@ -185,8 +185,8 @@ func BenchmarkFog224(b *testing.B) {
 }
 
 // TestFogBitExact checks fog's output bit for bit against the float32
-// expression written out plainly (in the GOEXPERIMENT=simd build this
-// compares the vector blend and maximum with scalar code): m the image's
+// expression written out plainly (on amd64 this compares the assembly blend
+// and maximum with scalar code): m the image's
 // maximum, k = m/(m+s), a = s·k·inv, out = min(u·k + a·(P − lo), 1).
 func TestFogBitExact(t *testing.T) {
 	c, err := Lookup("fog")

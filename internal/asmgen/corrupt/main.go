@@ -29,7 +29,7 @@ import (
 )
 
 func main() {
-	ConstraintExpr("amd64,!purego,!goexperiment.simd")
+	ConstraintExpr("amd64,!purego")
 	corrRow()
 	combineRows()
 	clampPlane()

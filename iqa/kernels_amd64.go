@@ -46,6 +46,14 @@ func accSym5(out, v []float64, c0, c1, c2 float64, first bool) {
 	accSym5AVX(out, v, c0, c1, c2, first)
 }
 
+func lo0Filter(dst, src []float64, w, h int, xp, tmp []float64) {
+	if !simdKernels {
+		lo0FilterGo(dst, src, w, h, xp, tmp)
+		return
+	}
+	lo0FilterAVX(dst, src, w, h, xp, tmp)
+}
+
 func bandFilters(b0, b3, src []float64, w, h, cw, ch int, xp, tmp []float64) {
 	if !simdKernels {
 		bandFiltersGo(b0, b3, src, w, h, cw, ch, xp, tmp)
@@ -292,60 +300,135 @@ func bandPairGo(oa0, ob0, oa3, ob3 []float64, x *[8][]float64, c0 int) {
 	}
 }
 
-// lowpassDownAVX is lowpassDownGo with the padded image stored with its
-// columns de-interleaved: each padded row holds its ⌈pw/2⌉ even columns,
-// then its ⌊pw/2⌋ odd ones, so the step-2 correlation reads consecutive
-// samples. The arithmetic per output is the scalar kernel's.
+// lo0Taps holds the taps lo0RowAsm reads: sp5Lo0[2+i][2 … 4], i = 0, 1, 2.
+var lo0Taps = func() (t [9]float64) {
+	for i := range 3 {
+		copy(t[3*i:3*i+3], sp5Lo0[2+i][2:5])
+	}
+	return t
+}()
+
+// lo0FilterAVX is lo0FilterGo without the padded copy of the image: per
+// output row the centre row and the two vertically folded row pairs (the
+// rows picked by reflect1) are written, each with its 2-sample reflect1
+// margins, into three rows of tmp that stay in the L1 cache, and
+// lo0RowAsm filters them in one pass, writing each output once. The
+// margins of a folded row are the folds of the reflected samples, and each
+// output is the sum of accSym5Go's three expressions in the same order, so
+// the results are lo0FilterGo's bit for bit. xp is not used.
+func lo0FilterAVX(dst, src []float64, w, h int, xp, tmp []float64) {
+	if w < 4 {
+		lo0FilterGo(dst, src, w, h, xp, tmp)
+		return
+	}
+	const p = 2
+	pw := w + 2*p
+	t := tmp[:3*pw]
+	for r := range h {
+		t0 := t[:pw]
+		copy(t0[p:p+w], src[r*w:][:w])
+		reflectMargins(t0, w, p)
+		for k := 1; k <= 2; k++ {
+			tk := t[k*pw:][:pw]
+			foldRowsAVX(tk[p:p+w], src[reflect1(r-k, h)*w:][:w], src[reflect1(r+k, h)*w:][:w], +1)
+			reflectMargins(tk, w, p)
+		}
+		lo0RowAsm(dst[r*w:][:w], t, pw, &lo0Taps)
+	}
+}
+
+// reflectMargins fills the p samples on each side of the row d[p:p+w] by
+// reflect1, as padReflect does.
+func reflectMargins(d []float64, w, p int) {
+	d = d[:w+2*p]
+	for k := 1; k <= p; k++ {
+		d[p-k] = d[p+k]
+		d[p+w-1+k] = d[p+w-1-k]
+	}
+}
+
+// lowTaps holds the taps lowRowAsm reads, each broadcast to 4 lanes:
+// sp5Lo[4+i][4 … 8] for i = 0 … 4 (entries 5i … 5i+4).
+var lowTaps = func() (t [100]float64) {
+	for i := range 5 {
+		for j := range 5 {
+			v := sp5Lo[4+i][4+j]
+			t[4*(5*i+j)], t[4*(5*i+j)+1], t[4*(5*i+j)+2], t[4*(5*i+j)+3] = v, v, v, v
+		}
+	}
+	return t
+}()
+
+// lowpassDownAVX is lowpassDownGo without the padded copy of the image and
+// with its rows de-interleaved, so that the step-2 correlation reads
+// consecutive samples: per output row the centre row and the four
+// vertically folded row pairs (rows picked by reflect1) are written into
+// five rows of tmp, each as its ⌈pw/2⌉ even padded columns then its
+// ⌊pw/2⌋ odd ones, with the 4-sample reflect1 margins, and lowRowAsm
+// filters them in one pass, writing each output once. Every folded sample
+// is the sum of the same two samples as in lowpassDownGo, and each output
+// the sum of accSym9Step2's five expressions in the same order, so the
+// results are lowpassDownGo's bit for bit. xp is not used.
 func lowpassDownAVX(dst, src []float64, w, h int, xp, tmp []float64) {
 	const p = 4
 	pw := w + 2*p
 	ne := (pw + 1) / 2
 	ow, oh := (w+1)/2, (h+1)/2
-	padReflectSplit(xp, src, w, h, p)
-	f := &sp5Lo
-	v := tmp[:pw]
+	if ow < 4 {
+		lowpassDownGo(dst, src, w, h, xp, tmp)
+		return
+	}
+	t := tmp[:5*pw]
 	for r := range oh {
-		out := dst[r*ow:][:ow]
-		ci := 2*r + p
-		accSym9Split(out, xp[ci*pw:][:pw], ne, &f[4], true)
+		ci := 2 * r // the centre row in src
+		splitPadRow(t[:pw], src[ci*w:][:w], nil, w, p)
 		for k := 1; k <= 4; k++ {
-			foldRowsAVX(v, xp[(ci-k)*pw:][:pw], xp[(ci+k)*pw:][:pw], +1)
-			accSym9Split(out, v, ne, &f[4+k], false)
+			splitPadRow(t[k*pw:][:pw], src[reflect1(ci-k, h)*w:][:w], src[reflect1(ci+k, h)*w:][:w], w, p)
 		}
+		lowRowAsm(dst[r*ow:][:ow], t, pw, ne, &lowTaps)
 	}
 }
 
-// padReflectSplit is padReflect (p even) with every padded row stored as
-// its even columns followed by its odd columns.
-func padReflectSplit(dst, src []float64, w, h, p int) {
+// splitPadRow writes the row s = a (b == nil) or s = a + b (w samples)
+// extended by p (even) samples of reflect1 on each side into d as its even
+// padded columns, then its odd ones.
+func splitPadRow(d, a, b []float64, w, p int) {
 	pw := w + 2*p
 	ne := (pw + 1) / 2
-	dst = dst[:pw*(h+2*p)]
-	for i := range h + 2*p {
-		s := src[reflect1(i-p, h)*w:][:w]
-		d := dst[i*pw:][:pw]
-		ev, od := d[:ne], d[ne:]
-		for j := range p { // left and right padding
-			put := func(j int) {
-				x := s[reflect1(j-p, w)]
-				if j%2 == 0 {
-					ev[j/2] = x
-				} else {
-					od[j/2] = x
-				}
-			}
-			put(j)
-			put(p + w + j)
+	d = d[:pw]
+	a = a[:w]
+	ev, od := d[:ne], d[ne:]
+	s := func(i int) float64 {
+		if b == nil {
+			return a[i]
 		}
-		// Interior: padded column p + i is s[i], p even.
-		e, o := ev[p/2:], od[p/2:]
-		k := (w / 8) * 4 // whole vectors: s[:2k]
-		splitEvenOddAsm(e[:k], o[:k], s[:2*k])
-		for ; 2*k < w; k++ {
-			e[k] = s[2*k]
-			if 2*k+1 < w {
-				o[k] = s[2*k+1]
+		return a[i] + b[i]
+	}
+	for j := range p { // left and right padding
+		put := func(j int) {
+			x := s(reflect1(j-p, w))
+			if j%2 == 0 {
+				ev[j/2] = x
+			} else {
+				od[j/2] = x
 			}
+		}
+		put(j)
+		put(p + w + j)
+	}
+	// Interior: padded column p + i is s[i], p even.
+	e, o := ev[p/2:], od[p/2:]
+	k := (w / 8) * 4 // whole vectors: s[:2k]
+	if b == nil {
+		splitEvenOddAsm(e[:k], o[:k], a[:2*k])
+	} else {
+		b = b[:w]
+		foldSplitAsm(e[:k], o[:k], a[:2*k], b[:2*k])
+	}
+	for ; 2*k < w; k++ {
+		e[k] = s(2 * k)
+		if 2*k+1 < w {
+			o[k] = s(2*k + 1)
 		}
 	}
 }

@@ -56,6 +56,30 @@ func accSym9SplitSetAsm(out []float64, e []float64, o []float64, t *[5]float64)
 //go:noescape
 func accSym9SplitAddAsm(out []float64, e []float64, o []float64, t *[5]float64)
 
+// lo0RowAsm writes one output row of lo0filt: out[c] is the sum, in the order
+// i = 0, 1, 2, of accSym5Go's expression on the row t[i·pw:] with the taps
+// k[3i … 3i+2] (the padded centre row, then the two vertically folded row
+// pairs). len(out) ≥ 4; the ragged end is the last 4 outputs once more.
+//
+//go:noescape
+func lo0RowAsm(out []float64, t []float64, pw int, k *[9]float64)
+
+// lowRowAsm writes one output row of the step-2 lowpass: out[c] is the sum, in
+// the order i = 0 … 4, of accSym9Split's expression on the de-interleaved row
+// t[i·pw:] (even samples, then from ne the odd ones) with the taps k[20i …
+// 20i+19] (5 taps, each broadcast to 4 lanes): the padded centre row, then the
+// four vertically folded row pairs. len(out) ≥ 4; the ragged end is the last 4
+// outputs once more.
+//
+//go:noescape
+func lowRowAsm(out []float64, t []float64, pw int, ne int, k *[100]float64)
+
+// foldSplitAsm writes a[2k] + b[2k] into e[k] and a[2k+1] + b[2k+1] into o[k]
+// for k < len(e), a multiple of 4.
+//
+//go:noescape
+func foldSplitAsm(e []float64, o []float64, a []float64, b []float64)
+
 // patchCore2Asm runs k = 0 … kn−1 of the vector loop of patchCore2 (see
 // kernels_amd64.go) and stores its eight sums a0, a1, a2, ae, b0, b1, b2, be
 // into acc.

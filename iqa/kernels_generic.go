@@ -16,6 +16,10 @@ func accSym5(out, v []float64, c0, c1, c2 float64, first bool) {
 	accSym5Go(out, v, c0, c1, c2, first)
 }
 
+func lo0Filter(dst, src []float64, w, h int, xp, tmp []float64) {
+	lo0FilterGo(dst, src, w, h, xp, tmp)
+}
+
 func bandFilters(b0, b3, src []float64, w, h, cw, ch int, xp, tmp []float64) {
 	bandFiltersGo(b0, b3, src, w, h, cw, ch, xp, tmp)
 }

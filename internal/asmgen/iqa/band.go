@@ -213,3 +213,157 @@ func lowpass() {
 		})
 	}
 }
+
+// lastVector emits body(o) for o = 8·(n−4) when n is not a multiple of 4:
+// the ragged end of a row as its last 4 outputs once more (the outputs
+// computed twice get the same values, as each is written once). nB holds
+// 8·n; it requires n ≥ 4.
+func lastVector(name string, nB GPVirtual, body func(o GPVirtual)) {
+	TESTQ(U32(31), nB)
+	JZ(LabelRef(name + "_end"))
+	o := GP64()
+	MOVQ(nB, o)
+	SUBQ(Imm(32), o)
+	body(o)
+	Label(name + "_end")
+}
+
+// lo0Row: one output row of lo0FilterAVX.
+func lo0Row() {
+	TEXT("lo0RowAsm", NOSPLIT, "func(out, t []float64, pw int, k *[9]float64)")
+	Pragma("noescape")
+	Doc("lo0RowAsm writes one output row of lo0filt: out[c] is the sum, in the order",
+		"i = 0, 1, 2, of accSym5Go's expression on the row t[i·pw:] with the taps",
+		"k[3i … 3i+2] (the padded centre row, then the two vertically folded row",
+		"pairs). len(out) ≥ 4; the ragged end is the last 4 outputs once more.")
+	out, t, kp := base("out"), base("t"), ptr("k")
+	pwB := count("pw", false)
+	SHLQ(Imm(3), pwB)
+	var rows [3]Mem
+	rows[0] = t
+	for i := 1; i < 3; i++ {
+		rows[i] = Mem{Base: GP64()}
+		LEAQ(Mem{Base: rows[i-1].Base, Index: pwB, Scale: 1}, rows[i].Base)
+	}
+	var k [9]VecVirtual
+	for i := range k {
+		k[i] = bcast(kp.Offset(8 * i))
+	}
+	n := count("out", true)
+	SHLQ(Imm(3), n)
+	body := func(o GPVirtual) {
+		var acc VecVirtual
+		for i, x := range rows {
+			s := mul(k[3*i], ld(x, o, 2))
+			s = add(s, mul(k[3*i+1], add(ld(x, o, 1), ld(x, o, 3))))
+			s = add(s, mul(k[3*i+2], add(ld(x, o, 0), ld(x, o, 4))))
+			if i == 0 {
+				acc = s
+			} else {
+				acc = add(acc, s)
+			}
+		}
+		st(acc, out, o, 0)
+	}
+	o := GP64()
+	XORQ(o, o)
+	n4 := GP64()
+	MOVQ(n, n4)
+	ANDQ(I32(-32), n4)
+	Label("lo0Row_loop")
+	CMPQ(o, n4)
+	JAE(LabelRef("lo0Row_tail"))
+	body(o)
+	ADDQ(Imm(32), o)
+	JMP(LabelRef("lo0Row_loop"))
+	Label("lo0Row_tail")
+	lastVector("lo0Row", n, body)
+	VZEROUPPER()
+	RET()
+}
+
+// lowRow: one output row of lowpassDownAVX.
+func lowRow() {
+	TEXT("lowRowAsm", NOSPLIT, "func(out, t []float64, pw, ne int, k *[100]float64)")
+	Pragma("noescape")
+	Doc("lowRowAsm writes one output row of the step-2 lowpass: out[c] is the sum, in",
+		"the order i = 0 … 4, of accSym9Split's expression on the de-interleaved row",
+		"t[i·pw:] (even samples, then from ne the odd ones) with the taps k[20i …",
+		"20i+19] (5 taps, each broadcast to 4 lanes): the padded centre row, then the",
+		"four vertically folded row pairs. len(out) ≥ 4; the ragged end is the last 4",
+		"outputs once more.")
+	out, t, kp := base("out"), base("t"), ptr("k")
+	pwB := count("pw", false)
+	SHLQ(Imm(3), pwB)
+	neB := count("ne", false)
+	SHLQ(Imm(3), neB)
+	var rows [5]Mem
+	rows[0] = t
+	for i := 1; i < 5; i++ {
+		rows[i] = Mem{Base: GP64()}
+		LEAQ(Mem{Base: rows[i-1].Base, Index: pwB, Scale: 1}, rows[i].Base)
+	}
+	n := count("out", true)
+	SHLQ(Imm(3), n)
+	tap := func(i int) Mem { return kp.Offset(32 * i) }
+	mt := func(v VecVirtual, i int) VecVirtual { d := YMM(); VMULPD(tap(i), v, d); return d }
+	body := func(o GPVirtual) {
+		oo := GP64() // the odd samples' offset
+		LEAQ(Mem{Base: o, Index: neB, Scale: 1}, oo)
+		var acc VecVirtual
+		for i, x := range rows {
+			E := func(j int) VecVirtual { return ld(x, o, j) }
+			O := func(j int) VecVirtual { return ld(x, oo, j) }
+			s := mt(E(2), 5*i)
+			s = add(s, mt(add(O(1), O(2)), 5*i+1))
+			s = add(s, mt(add(E(1), E(3)), 5*i+2))
+			s = add(s, mt(add(O(0), O(3)), 5*i+3))
+			s = add(s, mt(add(E(0), E(4)), 5*i+4))
+			if i == 0 {
+				acc = s
+			} else {
+				acc = add(acc, s)
+			}
+		}
+		st(acc, out, o, 0)
+	}
+	o := GP64()
+	XORQ(o, o)
+	n4 := GP64()
+	MOVQ(n, n4)
+	ANDQ(I32(-32), n4)
+	Label("lowRow_loop")
+	CMPQ(o, n4)
+	JAE(LabelRef("lowRow_tail"))
+	body(o)
+	ADDQ(Imm(32), o)
+	JMP(LabelRef("lowRow_loop"))
+	Label("lowRow_tail")
+	lastVector("lowRow", n, body)
+	VZEROUPPER()
+	RET()
+}
+
+// foldSplit: the vertical fold and de-interleaving of lowpassDownAVX.
+func foldSplit() {
+	TEXT("foldSplitAsm", NOSPLIT, "func(e, o, a, b []float64)")
+	Pragma("noescape")
+	Doc("foldSplitAsm writes a[2k] + b[2k] into e[k] and a[2k+1] + b[2k+1] into o[k]",
+		"for k < len(e), a multiple of 4.")
+	e, od, a, b := base("e"), base("o"), base("a"), base("b")
+	n := count("e", true)
+	loop("foldSplit", n, 4, func(o GPVirtual) {
+		o2 := GP64()
+		LEAQ(Mem{Base: o, Index: o, Scale: 1}, o2)
+		x := add(ld(a, o2, 0), ld(b, o2, 0)) // s0 s1 s2 s3
+		y := add(ld(a, o2, 4), ld(b, o2, 4)) // s4 s5 s6 s7
+		lo, hi := YMM(), YMM()
+		VPERM2F128(Imm(0x20), y, x, lo) // s0 s1 s4 s5
+		VPERM2F128(Imm(0x31), y, x, hi) // s2 s3 s6 s7
+		ev, ov := YMM(), YMM()
+		VUNPCKLPD(hi, lo, ev) // s0 s2 s4 s6
+		VUNPCKHPD(hi, lo, ov) // s1 s3 s5 s7
+		st(ev, e, o, 0)
+		st(ov, od, o, 0)
+	})
+}

@@ -306,40 +306,42 @@ func lowRow() {
 	n := count("out", true)
 	SHLQ(Imm(3), n)
 	tap := func(i int) Mem { return kp.Offset(32 * i) }
-	mt := func(v VecVirtual, i int) VecVirtual { d := YMM(); VMULPD(tap(i), v, d); return d }
-	body := func(o GPVirtual) {
+	// body computes nv output vectors from offset o, row by row,
+	// each row's 5 taps loaded once for all of them.
+	body := func(o GPVirtual, nv int) {
 		oo := GP64() // the odd samples' offset
 		LEAQ(Mem{Base: o, Index: neB, Scale: 1}, oo)
-		var acc VecVirtual
+		acc := make([]VecVirtual, nv)
 		for i, x := range rows {
-			E := func(j int) VecVirtual { return ld(x, o, j) }
-			O := func(j int) VecVirtual { return ld(x, oo, j) }
-			s := mt(E(2), 5*i)
-			s = add(s, mt(add(O(1), O(2)), 5*i+1))
-			s = add(s, mt(add(E(1), E(3)), 5*i+2))
-			s = add(s, mt(add(O(0), O(3)), 5*i+3))
-			s = add(s, mt(add(E(0), E(4)), 5*i+4))
-			if i == 0 {
-				acc = s
-			} else {
-				acc = add(acc, s)
+			var T [5]VecVirtual
+			for m := range T {
+				T[m] = YMM()
+				VMOVUPD(tap(5*i+m), T[m])
+			}
+			for v := range nv {
+				E := func(j int) VecVirtual { return ld(x, o, 4*v+j) }
+				O := func(j int) VecVirtual { return ld(x, oo, 4*v+j) }
+				s := mul(E(2), T[0])
+				s = add(s, mul(add(O(1), O(2)), T[1]))
+				s = add(s, mul(add(E(1), E(3)), T[2]))
+				s = add(s, mul(add(O(0), O(3)), T[3]))
+				s = add(s, mul(add(E(0), E(4)), T[4]))
+				if i == 0 {
+					acc[v] = s
+				} else {
+					acc[v] = add(acc[v], s)
+				}
 			}
 		}
-		st(acc, out, o, 0)
+		for v := range nv {
+			st(acc[v], out, o, 4*v)
+		}
 	}
 	o := GP64()
 	XORQ(o, o)
-	n4 := GP64()
-	MOVQ(n, n4)
-	ANDQ(I32(-32), n4)
-	Label("lowRow_loop")
-	CMPQ(o, n4)
-	JAE(LabelRef("lowRow_tail"))
-	body(o)
-	ADDQ(Imm(32), o)
-	JMP(LabelRef("lowRow_loop"))
+	vectors("lowRow", o, n, lowRowVectors, body)
 	Label("lowRow_tail")
-	lastVector("lowRow", n, body)
+	lastVector("lowRow", n, func(o GPVirtual) { body(o, 1) })
 	VZEROUPPER()
 	RET()
 }
@@ -366,4 +368,29 @@ func foldSplit() {
 		st(ev, e, o, 0)
 		st(ov, od, o, 0)
 	})
+}
+
+// lowRowVectors is the number of output vectors lowRowAsm computes per
+// iteration, sharing the loads of the taps.
+const lowRowVectors = 3
+
+// vectors emits "for ; o+32·nv ≤ nB; o += 32·nv { body(o, nv) }", then the
+// same one vector at a time: the whole vectors of a row of nB bytes.
+func vectors(name string, o, nB GPVirtual, nv int, body func(o GPVirtual, nv int)) {
+	for _, k := range []int{nv, 1} {
+		lim := GP64()
+		MOVQ(nB, lim)
+		SUBQ(U32(32*k), lim)
+		l := fmt.Sprintf("%s_loop%d", name, k)
+		Label(l)
+		CMPQ(o, lim)
+		JG(LabelRef(l + "_done"))
+		body(o, k)
+		ADDQ(U32(32*k), o)
+		JMP(LabelRef(l))
+		Label(l + "_done")
+		if nv == 1 {
+			break
+		}
+	}
 }

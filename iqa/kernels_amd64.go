@@ -381,55 +381,48 @@ func lowpassDownAVX(dst, src []float64, w, h int, xp, tmp []float64) {
 	t := tmp[:5*pw]
 	for r := range oh {
 		ci := 2 * r // the centre row in src
-		splitPadRow(t[:pw], src[ci*w:][:w], nil, w, p)
+		splitPadRow(t[:pw], src[ci*w:][:w], nil, w)
 		for k := 1; k <= 4; k++ {
-			splitPadRow(t[k*pw:][:pw], src[reflect1(ci-k, h)*w:][:w], src[reflect1(ci+k, h)*w:][:w], w, p)
+			splitPadRow(t[k*pw:][:pw], src[reflect1(ci-k, h)*w:][:w], src[reflect1(ci+k, h)*w:][:w], w)
 		}
 		lowRowAsm(dst[r*ow:][:ow], t, pw, ne, &lowTaps)
 	}
 }
 
-// splitPadRow writes the row s = a (b == nil) or s = a + b (w samples)
-// extended by p (even) samples of reflect1 on each side into d as its even
-// padded columns, then its odd ones.
-func splitPadRow(d, a, b []float64, w, p int) {
+// splitPadRow writes the row s = a (b == nil) or s = a + b (w > 4 samples)
+// extended by 4 samples of reflect1 on each side into d as its even padded
+// columns, then its odd ones.
+func splitPadRow(d, a, b []float64, w int) {
+	const p = 4
 	pw := w + 2*p
 	ne := (pw + 1) / 2
 	d = d[:pw]
 	a = a[:w]
+	if b != nil {
+		b = b[:w]
+	}
 	ev, od := d[:ne], d[ne:]
-	s := func(i int) float64 {
-		if b == nil {
-			return a[i]
-		}
-		return a[i] + b[i]
-	}
-	for j := range p { // left and right padding
-		put := func(j int) {
-			x := s(reflect1(j-p, w))
-			if j%2 == 0 {
-				ev[j/2] = x
-			} else {
-				od[j/2] = x
-			}
-		}
-		put(j)
-		put(p + w + j)
-	}
 	// Interior: padded column p + i is s[i], p even.
 	e, o := ev[p/2:], od[p/2:]
 	k := (w / 8) * 4 // whole vectors: s[:2k]
 	if b == nil {
 		splitEvenOddAsm(e[:k], o[:k], a[:2*k])
-	} else {
-		b = b[:w]
-		foldSplitAsm(e[:k], o[:k], a[:2*k], b[:2*k])
-	}
-	for ; 2*k < w; k++ {
-		e[k] = s(2 * k)
-		if 2*k+1 < w {
-			o[k] = s(2*k + 1)
+		for i := 2 * k; i < w; i++ {
+			d[(p+i)/2+(i%2)*ne] = a[i]
 		}
+	} else {
+		foldSplitAsm(e[:k], o[:k], a[:2*k], b[:2*k])
+		for i := 2 * k; i < w; i++ {
+			d[(p+i)/2+(i%2)*ne] = a[i] + b[i]
+		}
+	}
+	// Padding: padded column j < p is s[p−j] (padded column 2p−j), column
+	// p+w+j is s[w−2−j] (padded column p+w−2−j); each is a copy of the
+	// interior sample it reflects. Padded column c is d[c/2 + (c mod 2)·ne].
+	at := func(c int) int { return c/2 + (c%2)*ne }
+	for j := range p {
+		d[at(j)] = d[at(2*p-j)]
+		d[at(p+w+j)] = d[at(p+w-2-j)]
 	}
 }
 

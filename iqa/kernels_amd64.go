@@ -30,22 +30,6 @@ var haveAVX = cpu.X86.HasAVX
 // switch it off to compare both paths in one binary.
 var simdKernels = haveAVX
 
-func foldRows(dst, a, b []float64, sign float64) {
-	if !simdKernels {
-		foldRowsGo(dst, a, b, sign)
-		return
-	}
-	foldRowsAVX(dst, a, b, sign)
-}
-
-func accSym5(out, v []float64, c0, c1, c2 float64, first bool) {
-	if !simdKernels {
-		accSym5Go(out, v, c0, c1, c2, first)
-		return
-	}
-	accSym5AVX(out, v, c0, c1, c2, first)
-}
-
 func lo0Filter(dst, src []float64, w, h int, xp, tmp []float64) {
 	if !simdKernels {
 		lo0FilterGo(dst, src, w, h, xp, tmp)
@@ -136,20 +120,6 @@ func foldRowsAVX(dst, a, b []float64, sign float64) {
 		subRowsAsm(dst[:c], a, b)
 	}
 	foldRowsGo(dst[c:], a[c:], b[c:], sign)
-}
-
-// accSym5AVX is accSym5Go.
-func accSym5AVX(out, v []float64, c0, c1, c2 float64, first bool) {
-	n := len(out)
-	v = v[:n+4]
-	c := n &^ 3
-	k := [3]float64{c0, c1, c2}
-	if first {
-		accSym5SetAsm(out[:c], v, &k)
-	} else {
-		accSym5AddAsm(out[:c], v, &k)
-	}
-	accSym5Go(out[c:], v[c:], c0, c1, c2, first)
 }
 
 // bandTaps holds the taps bandPairAsm reads, each broadcast to 4 lanes:
@@ -423,32 +393,6 @@ func splitPadRow(d, a, b []float64, w int) {
 	for j := range p {
 		d[at(j)] = d[at(2*p-j)]
 		d[at(p+w+j)] = d[at(p+w-2-j)]
-	}
-}
-
-// accSym9Split is accSym9Step2 on a de-interleaved row: v[:ne] holds the
-// even samples E, v[ne:] the odd samples O of the original row, so x[2c+j]
-// is E[c+j/2] for even j and O[c+(j−1)/2] for odd j.
-func accSym9Split(out, v []float64, ne int, t *[9]float64, first bool) {
-	n := len(out)
-	E, O := v[:ne], v[ne:]
-	E, O = E[:n+4], O[:n+3]
-	t0, t1, t2, t3, t4 := t[4], t[5], t[6], t[7], t[8]
-	c := n &^ 3
-	taps := (*[5]float64)(t[4:])
-	if first {
-		accSym9SplitSetAsm(out[:c], E, O, taps)
-	} else {
-		accSym9SplitAddAsm(out[:c], E, O, taps)
-	}
-	for ; c < n; c++ {
-		e, o := E[c:c+5], O[c:c+4]
-		s := t0*e[2] + t1*(o[1]+o[2]) + t2*(e[1]+e[3]) + t3*(o[0]+o[3]) + t4*(e[0]+e[4])
-		if first {
-			out[c] = s
-		} else {
-			out[c] += s
-		}
 	}
 }
 

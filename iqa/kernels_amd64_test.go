@@ -46,21 +46,12 @@ func TestSIMDKernelsRows(t *testing.T) {
 	needAVX(t)
 	rng := rand.New(rand.NewPCG(1, 2))
 	for n := 1; n <= 23; n++ {
-		for _, first := range []bool{true, false} {
-			v := randSlice(rng, n+4)
-			init := randSlice(rng, n)
-			got, want := append([]float64(nil), init...), append([]float64(nil), init...)
-			accSym5AVX(got, v, 0.4, 0.16, -0.038, first)
-			accSym5Go(want, v, 0.4, 0.16, -0.038, first)
-			sameBits(t, "accSym5", got, want)
-
-			a, b := randSlice(rng, n), randSlice(rng, n)
-			for _, sign := range []float64{+1, -1} {
-				foldRowsAVX(got, a, b, sign)
-				foldRowsGo(want, a, b, sign)
-				sameBits(t, "foldRows", got, want)
-			}
-
+		got, want := make([]float64, n), make([]float64, n)
+		a, b := randSlice(rng, n), randSlice(rng, n)
+		for _, sign := range []float64{+1, -1} {
+			foldRowsAVX(got, a, b, sign)
+			foldRowsGo(want, a, b, sign)
+			sameBits(t, "foldRows", got, want)
 		}
 	}
 }

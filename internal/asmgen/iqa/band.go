@@ -1,7 +1,7 @@
 package main
 
 // The pyramid's kernels: the band 0/3 strip sweep (bandColsAsm) and the
-// step-2 lowpass (splitEvenOddAsm, accSym9Split*Asm).
+// step-2 lowpass (splitEvenOddAsm, foldSplitAsm, lowRowAsm) and lo0filt (lo0RowAsm).
 
 import (
 	"fmt"
@@ -170,7 +170,7 @@ func bandCols() {
 	RET()
 }
 
-// lowpass: the de-interleaving of padReflectSplit and accSym9Split.
+// lowpass: the de-interleaving of splitPadRow (the centre row).
 func lowpass() {
 	TEXT("splitEvenOddAsm", NOSPLIT, "func(e, o, s []float64)")
 	Pragma("noescape")
@@ -193,25 +193,6 @@ func lowpass() {
 		st(ov, od, o, 0)
 	})
 
-	for _, v := range setAdd {
-		TEXT("accSym9Split"+v.suffix+"Asm", NOSPLIT, "func(out, e, o []float64, t *[5]float64)")
-		Pragma("noescape")
-		Doc("accSym9Split"+v.suffix+"Asm is accSym9Split (first = "+fmt.Sprint(v.first)+") for len(out), a multiple of 4,",
-			"outputs: e and o are the even and odd samples, t the taps t[4 … 8].")
-		out, E, O, tp := base("out"), base("e"), base("o"), ptr("t")
-		n := count("out", true)
-		loop("accSym9Split"+v.suffix, n, 4, func(o GPVirtual) {
-			s := mul(bcast(tp), ld(E, o, 2))
-			s = add(s, mul(bcast(tp.Offset(8)), add(ld(O, o, 1), ld(O, o, 2))))
-			s = add(s, mul(bcast(tp.Offset(16)), add(ld(E, o, 1), ld(E, o, 3))))
-			s = add(s, mul(bcast(tp.Offset(24)), add(ld(O, o, 0), ld(O, o, 3))))
-			s = add(s, mul(bcast(tp.Offset(32)), add(ld(E, o, 0), ld(E, o, 4))))
-			if !v.first {
-				s = add(ld(out, o, 0), s)
-			}
-			st(s, out, o, 0)
-		})
-	}
 }
 
 // lastVector emits body(o) for o = 8·(n−4) when n is not a multiple of 4:
@@ -287,7 +268,7 @@ func lowRow() {
 	TEXT("lowRowAsm", NOSPLIT, "func(out, t []float64, pw, ne int, k *[100]float64)")
 	Pragma("noescape")
 	Doc("lowRowAsm writes one output row of the step-2 lowpass: out[c] is the sum, in",
-		"the order i = 0 … 4, of accSym9Split's expression on the de-interleaved row",
+		"the order i = 0 … 4, of accSym9Step2's expression on the de-interleaved row",
 		"t[i·pw:] (even samples, then from ne the odd ones) with the taps k[20i …",
 		"20i+19] (5 taps, each broadcast to 4 lanes): the padded centre row, then the",
 		"four vertically folded row pairs. len(out) ≥ 4; the ragged end is the last 4",

@@ -24,8 +24,6 @@
 package main
 
 import (
-	"fmt"
-
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
@@ -34,7 +32,6 @@ import (
 func main() {
 	ConstraintExpr("amd64,!purego")
 	rows()
-	accSym5()
 	bandPair()
 	bandCols()
 	lowpass()
@@ -117,27 +114,6 @@ func rows() {
 			} else {
 				st(sub(ld(a, o, 0), ld(b, o, 0)), dst, o, 0)
 			}
-		})
-	}
-}
-
-// accSym5: accSym5Go.
-func accSym5() {
-	for _, v := range setAdd {
-		TEXT("accSym5"+v.suffix+"Asm", NOSPLIT, "func(out, v []float64, c *[3]float64)")
-		Pragma("noescape")
-		Doc("accSym5" + v.suffix + "Asm is accSym5Go (first = " + fmt.Sprint(v.first) + ") for len(out), a multiple of 4, outputs.")
-		out, x, c := base("out"), base("v"), ptr("c")
-		k0, k1, k2 := bcast(c), bcast(c.Offset(8)), bcast(c.Offset(16))
-		n := count("out", true)
-		loop("accSym5"+v.suffix, n, 4, func(o GPVirtual) {
-			s := mul(k0, ld(x, o, 2))
-			s = add(s, mul(k1, add(ld(x, o, 1), ld(x, o, 3))))
-			s = add(s, mul(k2, add(ld(x, o, 0), ld(x, o, 4))))
-			if !v.first {
-				s = add(ld(out, o, 0), s)
-			}
-			st(s, out, o, 0)
 		})
 	}
 }

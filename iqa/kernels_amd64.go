@@ -30,20 +30,12 @@ var haveAVX = cpu.X86.HasAVX
 // switch it off to compare both paths in one binary.
 var simdKernels = haveAVX
 
-func foldRows(dst, a, b []float64, sign float64) {
+func lo0Filter(dst, src []float64, w, h int, xp, tmp []float64) {
 	if !simdKernels {
-		foldRowsGo(dst, a, b, sign)
+		lo0FilterGo(dst, src, w, h, xp, tmp)
 		return
 	}
-	foldRowsAVX(dst, a, b, sign)
-}
-
-func accSym5(out, v []float64, c0, c1, c2 float64, first bool) {
-	if !simdKernels {
-		accSym5Go(out, v, c0, c1, c2, first)
-		return
-	}
-	accSym5AVX(out, v, c0, c1, c2, first)
+	lo0FilterAVX(dst, src, w, h, xp, tmp)
 }
 
 func bandFilters(b0, b3, src []float64, w, h, cw, ch int, xp, tmp []float64) {
@@ -128,20 +120,6 @@ func foldRowsAVX(dst, a, b []float64, sign float64) {
 		subRowsAsm(dst[:c], a, b)
 	}
 	foldRowsGo(dst[c:], a[c:], b[c:], sign)
-}
-
-// accSym5AVX is accSym5Go.
-func accSym5AVX(out, v []float64, c0, c1, c2 float64, first bool) {
-	n := len(out)
-	v = v[:n+4]
-	c := n &^ 3
-	k := [3]float64{c0, c1, c2}
-	if first {
-		accSym5SetAsm(out[:c], v, &k)
-	} else {
-		accSym5AddAsm(out[:c], v, &k)
-	}
-	accSym5Go(out[c:], v[c:], c0, c1, c2, first)
 }
 
 // bandTaps holds the taps bandPairAsm reads, each broadcast to 4 lanes:
@@ -292,87 +270,129 @@ func bandPairGo(oa0, ob0, oa3, ob3 []float64, x *[8][]float64, c0 int) {
 	}
 }
 
-// lowpassDownAVX is lowpassDownGo with the padded image stored with its
-// columns de-interleaved: each padded row holds its ⌈pw/2⌉ even columns,
-// then its ⌊pw/2⌋ odd ones, so the step-2 correlation reads consecutive
-// samples. The arithmetic per output is the scalar kernel's.
+// lo0Taps holds the taps lo0RowAsm reads: sp5Lo0[2+i][2 … 4], i = 0, 1, 2.
+var lo0Taps = func() (t [9]float64) {
+	for i := range 3 {
+		copy(t[3*i:3*i+3], sp5Lo0[2+i][2:5])
+	}
+	return t
+}()
+
+// lo0FilterAVX is lo0FilterGo without the padded copy of the image: per
+// output row the centre row and the two vertically folded row pairs (the
+// rows picked by reflect1) are written, each with its 2-sample reflect1
+// margins, into three rows of tmp that stay in the L1 cache, and
+// lo0RowAsm filters them in one pass, writing each output once. The
+// margins of a folded row are the folds of the reflected samples, and each
+// output is the sum of accSym5Go's three expressions in the same order, so
+// the results are lo0FilterGo's bit for bit. xp is not used.
+func lo0FilterAVX(dst, src []float64, w, h int, xp, tmp []float64) {
+	if w < 4 {
+		lo0FilterGo(dst, src, w, h, xp, tmp)
+		return
+	}
+	const p = 2
+	pw := w + 2*p
+	t := tmp[:3*pw]
+	for r := range h {
+		t0 := t[:pw]
+		copy(t0[p:p+w], src[r*w:][:w])
+		reflectMargins(t0, w, p)
+		for k := 1; k <= 2; k++ {
+			tk := t[k*pw:][:pw]
+			foldRowsAVX(tk[p:p+w], src[reflect1(r-k, h)*w:][:w], src[reflect1(r+k, h)*w:][:w], +1)
+			reflectMargins(tk, w, p)
+		}
+		lo0RowAsm(dst[r*w:][:w], t, pw, &lo0Taps)
+	}
+}
+
+// reflectMargins fills the p samples on each side of the row d[p:p+w] by
+// reflect1, as padReflect does.
+func reflectMargins(d []float64, w, p int) {
+	d = d[:w+2*p]
+	for k := 1; k <= p; k++ {
+		d[p-k] = d[p+k]
+		d[p+w-1+k] = d[p+w-1-k]
+	}
+}
+
+// lowTaps holds the taps lowRowAsm reads, each broadcast to 4 lanes:
+// sp5Lo[4+i][4 … 8] for i = 0 … 4 (entries 5i … 5i+4).
+var lowTaps = func() (t [100]float64) {
+	for i := range 5 {
+		for j := range 5 {
+			v := sp5Lo[4+i][4+j]
+			t[4*(5*i+j)], t[4*(5*i+j)+1], t[4*(5*i+j)+2], t[4*(5*i+j)+3] = v, v, v, v
+		}
+	}
+	return t
+}()
+
+// lowpassDownAVX is lowpassDownGo without the padded copy of the image and
+// with its rows de-interleaved, so that the step-2 correlation reads
+// consecutive samples: per output row the centre row and the four
+// vertically folded row pairs (rows picked by reflect1) are written into
+// five rows of tmp, each as its ⌈pw/2⌉ even padded columns then its
+// ⌊pw/2⌋ odd ones, with the 4-sample reflect1 margins, and lowRowAsm
+// filters them in one pass, writing each output once. Every folded sample
+// is the sum of the same two samples as in lowpassDownGo, and each output
+// the sum of accSym9Step2's five expressions in the same order, so the
+// results are lowpassDownGo's bit for bit. xp is not used.
 func lowpassDownAVX(dst, src []float64, w, h int, xp, tmp []float64) {
 	const p = 4
 	pw := w + 2*p
 	ne := (pw + 1) / 2
 	ow, oh := (w+1)/2, (h+1)/2
-	padReflectSplit(xp, src, w, h, p)
-	f := &sp5Lo
-	v := tmp[:pw]
+	if ow < 4 {
+		lowpassDownGo(dst, src, w, h, xp, tmp)
+		return
+	}
+	t := tmp[:5*pw]
 	for r := range oh {
-		out := dst[r*ow:][:ow]
-		ci := 2*r + p
-		accSym9Split(out, xp[ci*pw:][:pw], ne, &f[4], true)
+		ci := 2 * r // the centre row in src
+		splitPadRow(t[:pw], src[ci*w:][:w], nil, w)
 		for k := 1; k <= 4; k++ {
-			foldRowsAVX(v, xp[(ci-k)*pw:][:pw], xp[(ci+k)*pw:][:pw], +1)
-			accSym9Split(out, v, ne, &f[4+k], false)
+			splitPadRow(t[k*pw:][:pw], src[reflect1(ci-k, h)*w:][:w], src[reflect1(ci+k, h)*w:][:w], w)
 		}
+		lowRowAsm(dst[r*ow:][:ow], t, pw, ne, &lowTaps)
 	}
 }
 
-// padReflectSplit is padReflect (p even) with every padded row stored as
-// its even columns followed by its odd columns.
-func padReflectSplit(dst, src []float64, w, h, p int) {
+// splitPadRow writes the row s = a (b == nil) or s = a + b (w > 4 samples)
+// extended by 4 samples of reflect1 on each side into d as its even padded
+// columns, then its odd ones.
+func splitPadRow(d, a, b []float64, w int) {
+	const p = 4
 	pw := w + 2*p
 	ne := (pw + 1) / 2
-	dst = dst[:pw*(h+2*p)]
-	for i := range h + 2*p {
-		s := src[reflect1(i-p, h)*w:][:w]
-		d := dst[i*pw:][:pw]
-		ev, od := d[:ne], d[ne:]
-		for j := range p { // left and right padding
-			put := func(j int) {
-				x := s[reflect1(j-p, w)]
-				if j%2 == 0 {
-					ev[j/2] = x
-				} else {
-					od[j/2] = x
-				}
-			}
-			put(j)
-			put(p + w + j)
-		}
-		// Interior: padded column p + i is s[i], p even.
-		e, o := ev[p/2:], od[p/2:]
-		k := (w / 8) * 4 // whole vectors: s[:2k]
-		splitEvenOddAsm(e[:k], o[:k], s[:2*k])
-		for ; 2*k < w; k++ {
-			e[k] = s[2*k]
-			if 2*k+1 < w {
-				o[k] = s[2*k+1]
-			}
-		}
+	d = d[:pw]
+	a = a[:w]
+	if b != nil {
+		b = b[:w]
 	}
-}
-
-// accSym9Split is accSym9Step2 on a de-interleaved row: v[:ne] holds the
-// even samples E, v[ne:] the odd samples O of the original row, so x[2c+j]
-// is E[c+j/2] for even j and O[c+(j−1)/2] for odd j.
-func accSym9Split(out, v []float64, ne int, t *[9]float64, first bool) {
-	n := len(out)
-	E, O := v[:ne], v[ne:]
-	E, O = E[:n+4], O[:n+3]
-	t0, t1, t2, t3, t4 := t[4], t[5], t[6], t[7], t[8]
-	c := n &^ 3
-	taps := (*[5]float64)(t[4:])
-	if first {
-		accSym9SplitSetAsm(out[:c], E, O, taps)
+	ev, od := d[:ne], d[ne:]
+	// Interior: padded column p + i is s[i], p even.
+	e, o := ev[p/2:], od[p/2:]
+	k := (w / 8) * 4 // whole vectors: s[:2k]
+	if b == nil {
+		splitEvenOddAsm(e[:k], o[:k], a[:2*k])
+		for i := 2 * k; i < w; i++ {
+			d[(p+i)/2+(i%2)*ne] = a[i]
+		}
 	} else {
-		accSym9SplitAddAsm(out[:c], E, O, taps)
-	}
-	for ; c < n; c++ {
-		e, o := E[c:c+5], O[c:c+4]
-		s := t0*e[2] + t1*(o[1]+o[2]) + t2*(e[1]+e[3]) + t3*(o[0]+o[3]) + t4*(e[0]+e[4])
-		if first {
-			out[c] = s
-		} else {
-			out[c] += s
+		foldSplitAsm(e[:k], o[:k], a[:2*k], b[:2*k])
+		for i := 2 * k; i < w; i++ {
+			d[(p+i)/2+(i%2)*ne] = a[i] + b[i]
 		}
+	}
+	// Padding: padded column j < p is s[p−j] (padded column 2p−j), column
+	// p+w+j is s[w−2−j] (padded column p+w−2−j); each is a copy of the
+	// interior sample it reflects. Padded column c is d[c/2 + (c mod 2)·ne].
+	at := func(c int) int { return c/2 + (c%2)*ne }
+	for j := range p {
+		d[at(j)] = d[at(2*p-j)]
+		d[at(p+w+j)] = d[at(p+w-2-j)]
 	}
 }
 

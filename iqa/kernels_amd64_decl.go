@@ -14,16 +14,6 @@ func addRowsAsm(dst []float64, a []float64, b []float64)
 //go:noescape
 func subRowsAsm(dst []float64, a []float64, b []float64)
 
-// accSym5SetAsm is accSym5Go (first = true) for len(out), a multiple of 4, outputs.
-//
-//go:noescape
-func accSym5SetAsm(out []float64, v []float64, c *[3]float64)
-
-// accSym5AddAsm is accSym5Go (first = false) for len(out), a multiple of 4, outputs.
-//
-//go:noescape
-func accSym5AddAsm(out []float64, v []float64, c *[3]float64)
-
 // bandPairAsm is bandPairGo for the first len(oa0), a multiple of 4, columns:
 // x holds the 8 padded rows, t the taps (bandTaps).
 //
@@ -44,17 +34,29 @@ func bandColsAsm(b0 []float64, b3 []float64, xp []float64, ring *[1792]float64, 
 //go:noescape
 func splitEvenOddAsm(e []float64, o []float64, s []float64)
 
-// accSym9SplitSetAsm is accSym9Split (first = true) for len(out), a multiple of 4,
-// outputs: e and o are the even and odd samples, t the taps t[4 … 8].
+// lo0RowAsm writes one output row of lo0filt: out[c] is the sum, in the order
+// i = 0, 1, 2, of accSym5Go's expression on the row t[i·pw:] with the taps
+// k[3i … 3i+2] (the padded centre row, then the two vertically folded row
+// pairs). len(out) ≥ 4; the ragged end is the last 4 outputs once more.
 //
 //go:noescape
-func accSym9SplitSetAsm(out []float64, e []float64, o []float64, t *[5]float64)
+func lo0RowAsm(out []float64, t []float64, pw int, k *[9]float64)
 
-// accSym9SplitAddAsm is accSym9Split (first = false) for len(out), a multiple of 4,
-// outputs: e and o are the even and odd samples, t the taps t[4 … 8].
+// lowRowAsm writes one output row of the step-2 lowpass: out[c] is the sum, in
+// the order i = 0 … 4, of accSym9Step2's expression on the de-interleaved row
+// t[i·pw:] (even samples, then from ne the odd ones) with the taps k[20i …
+// 20i+19] (5 taps, each broadcast to 4 lanes): the padded centre row, then the
+// four vertically folded row pairs. len(out) ≥ 4; the ragged end is the last 4
+// outputs once more.
 //
 //go:noescape
-func accSym9SplitAddAsm(out []float64, e []float64, o []float64, t *[5]float64)
+func lowRowAsm(out []float64, t []float64, pw int, ne int, k *[100]float64)
+
+// foldSplitAsm writes a[2k] + b[2k] into e[k] and a[2k+1] + b[2k+1] into o[k]
+// for k < len(e), a multiple of 4.
+//
+//go:noescape
+func foldSplitAsm(e []float64, o []float64, a []float64, b []float64)
 
 // patchCore2Asm runs k = 0 … kn−1 of the vector loop of patchCore2 (see
 // kernels_amd64.go) and stores its eight sums a0, a1, a2, ae, b0, b1, b2, be

@@ -10,10 +10,8 @@ package iqa
 // simdKernels reports whether the vectorised kernels are in use.
 const simdKernels = false
 
-func foldRows(dst, a, b []float64, sign float64) { foldRowsGo(dst, a, b, sign) }
-
-func accSym5(out, v []float64, c0, c1, c2 float64, first bool) {
-	accSym5Go(out, v, c0, c1, c2, first)
+func lo0Filter(dst, src []float64, w, h int, xp, tmp []float64) {
+	lo0FilterGo(dst, src, w, h, xp, tmp)
 }
 
 func bandFilters(b0, b3, src []float64, w, h, cw, ch int, xp, tmp []float64) {

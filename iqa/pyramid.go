@@ -40,9 +40,9 @@ func padReflect(dst, src []float64, w, h, p int) {
 	}
 }
 
-// lo0Filter writes corrDn(src, lo0filt) (w×h, step 1) into dst. xp and tmp
+// lo0FilterGo writes corrDn(src, lo0filt) (w×h, step 1) into dst. xp and tmp
 // are scratch of at least (w+4)(h+4) and 3·(w+4) samples.
-func lo0Filter(dst, src []float64, w, h int, xp, tmp []float64) {
+func lo0FilterGo(dst, src []float64, w, h int, xp, tmp []float64) {
 	const p = 2
 	pw := w + 2*p
 	padReflect(xp, src, w, h, p)
@@ -52,10 +52,10 @@ func lo0Filter(dst, src []float64, w, h int, xp, tmp []float64) {
 		out := dst[r*w:][:w]
 		// Padded rows r … r+4, centre r+2: fold vertically, then filter
 		// the folded row k with the symmetric taps f[2+k][2 … 4].
-		accSym5(out, xp[(r+2)*pw:][:pw], f[2][2], f[2][3], f[2][4], true)
+		accSym5Go(out, xp[(r+2)*pw:][:pw], f[2][2], f[2][3], f[2][4], true)
 		for k := 1; k <= 2; k++ {
-			foldRows(v, xp[(r+2-k)*pw:][:pw], xp[(r+2+k)*pw:][:pw], +1)
-			accSym5(out, v, f[2+k][2], f[2+k][3], f[2+k][4], false)
+			foldRowsGo(v, xp[(r+2-k)*pw:][:pw], xp[(r+2+k)*pw:][:pw], +1)
+			accSym5Go(out, v, f[2+k][2], f[2+k][3], f[2+k][4], false)
 		}
 	}
 }
@@ -282,7 +282,7 @@ func accVAnti7(out []float64, v *[7][]float64, t1, t2, t3 float64, first bool) {
 
 // lowpassDownGo writes corrDn(src, lofilt, step 2×2) into dst, which has
 // ⌈w/2⌉×⌈h/2⌉ samples. xp and tmp are scratch of at least (w+8)(h+8) and
-// w+8 samples.
+// 5·(w+8) samples.
 func lowpassDownGo(dst, src []float64, w, h int, xp, tmp []float64) {
 	const p = 4
 	pw := w + 2*p

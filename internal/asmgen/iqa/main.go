@@ -24,8 +24,6 @@
 package main
 
 import (
-	"fmt"
-
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
@@ -34,10 +32,12 @@ import (
 func main() {
 	ConstraintExpr("amd64,!purego")
 	rows()
-	accSym5()
 	bandPair()
 	bandCols()
 	lowpass()
+	lo0Row()
+	lowRow()
+	foldSplit()
 	patchCore2()
 	deinterleave3()
 	blockProducts()
@@ -118,27 +118,6 @@ func rows() {
 	}
 }
 
-// accSym5: accSym5Go.
-func accSym5() {
-	for _, v := range setAdd {
-		TEXT("accSym5"+v.suffix+"Asm", NOSPLIT, "func(out, v []float64, c *[3]float64)")
-		Pragma("noescape")
-		Doc("accSym5" + v.suffix + "Asm is accSym5Go (first = " + fmt.Sprint(v.first) + ") for len(out), a multiple of 4, outputs.")
-		out, x, c := base("out"), base("v"), ptr("c")
-		k0, k1, k2 := bcast(c), bcast(c.Offset(8)), bcast(c.Offset(16))
-		n := count("out", true)
-		loop("accSym5"+v.suffix, n, 4, func(o GPVirtual) {
-			s := mul(k0, ld(x, o, 2))
-			s = add(s, mul(k1, add(ld(x, o, 1), ld(x, o, 3))))
-			s = add(s, mul(k2, add(ld(x, o, 0), ld(x, o, 4))))
-			if !v.first {
-				s = add(ld(out, o, 0), s)
-			}
-			st(s, out, o, 0)
-		})
-	}
-}
-
 // bandPair: the vector loop of bandPair (iqa/kernels_amd64.go), the
 // fused foldBandGo and bandRows2Go.
 func bandPair() {
@@ -211,209 +190,6 @@ func bandPair() {
 		st(a, oa3, o, 0)
 		st(b, ob3, o, 0)
 	})
-}
-
-// bandCols: the strip sweep of bandFiltersAVX (iqa/kernels_amd64.go).
-// For a strip of up to 8 column vectors it walks down the rows in blocks
-// of 8: per column vector, each padded row is folded once into that
-// vector's ring of 8 slots (7 vectors each: d1, d2, d3, s1, s2, s3 and the
-// centre column), and each pair of output rows reads its 8 slots. Within a
-// block the slot indices are constants (the ring turns once per block).
-func bandCols() {
-	TEXT("bandColsAsm", NOSPLIT, "func(b0, b3, xp []float64, ring *[1792]float64, nv, nb, cw, pw int, t *[96]float64)")
-	Pragma("noescape")
-	Doc("bandColsAsm computes the first 8·nb output rows of the columns 0 … 4·nv−1",
-		"(nv ≤ 8) of bands 0 (b0) and 3 (b3), stride cw, from the padded image xp",
-		"(stride pw, from the first output column): per output the operations of",
-		"bandPairGo. ring is scratch; t holds the taps (bandTaps).")
-	tp := ptr("t")
-	pwB := count("pw", false)
-	SHLQ(Imm(3), pwB)
-	cwB := count("cw", false)
-	SHLQ(Imm(3), cwB)
-	nvB := count("nv", false)
-	SHLQ(Imm(5), nvB)
-	rv := GP64() // this column vector's ring
-	slot := func(k, j int) Mem { return Mem{Base: rv}.Offset(32 * (7*(k%8) + j)) }
-	tap := func(i int) Mem { return tp.Offset(32 * i) }
-	mt := func(v VecVirtual, i int) VecVirtual { d := YMM(); VMULPD(tap(i), v, d); return d }
-	y := GP64()
-	fold := func(k int) { // the padded row at y into slot k, then the next row
-		x := Mem{Base: y}
-		var v [7]VecVirtual
-		for i := range v {
-			v[i] = YMM()
-			VMOVUPD(x.Offset(8*i), v[i])
-		}
-		for l := 1; l <= 3; l++ {
-			VMOVUPD(sub(v[3+l], v[3-l]), slot(k, l-1))
-			VMOVUPD(add(v[3-l], v[3+l]), slot(k, 2+l))
-		}
-		VMOVUPD(v[3], slot(k, 6))
-		ADDQ(pwB, y)
-	}
-	o0, o3 := GP64(), GP64()
-	pair := func(j int) { // output rows 2j, 2j+1 of the block from slots 2j … 2j+7
-		var a, b VecVirtual
-		for l := 1; l <= 3; l++ {
-			var d [8]VecVirtual
-			for k := range d {
-				d[k] = YMM()
-				VMOVUPD(slot(2*j+k, l-1), d[k])
-			}
-			t := 4 * (l - 1)
-			sa := mt(d[3], t)
-			sa = add(sa, mt(add(d[2], d[4]), t+1))
-			sa = add(sa, mt(add(d[1], d[5]), t+2))
-			sa = add(sa, mt(add(d[0], d[6]), t+3))
-			sb := mt(d[4], t)
-			sb = add(sb, mt(add(d[3], d[5]), t+1))
-			sb = add(sb, mt(add(d[2], d[6]), t+2))
-			sb = add(sb, mt(add(d[1], d[7]), t+3))
-			if l == 1 {
-				a, b = sa, sb
-			} else {
-				a, b = add(a, sa), add(b, sb)
-			}
-		}
-		VMOVUPD(a, Mem{Base: o0})
-		VMOVUPD(b, Mem{Base: o0, Index: cwB, Scale: 1})
-		for l := range 4 {
-			var s [8]VecVirtual
-			for k := range s {
-				s[k] = YMM()
-				if l == 0 {
-					VMOVUPD(slot(2*j+k, 6), s[k])
-				} else {
-					VMOVUPD(slot(2*j+k, 2+l), s[k])
-				}
-			}
-			t := 12 + 3*l
-			sa := mt(sub(s[4], s[2]), t)
-			sa = add(sa, mt(sub(s[5], s[1]), t+1))
-			sa = add(sa, mt(sub(s[6], s[0]), t+2))
-			sb := mt(sub(s[5], s[3]), t)
-			sb = add(sb, mt(sub(s[6], s[2]), t+1))
-			sb = add(sb, mt(sub(s[7], s[1]), t+2))
-			if l == 0 {
-				a, b = sa, sb
-			} else {
-				a, b = add(a, sa), add(b, sb)
-			}
-		}
-		VMOVUPD(a, Mem{Base: o3})
-		VMOVUPD(b, Mem{Base: o3, Index: cwB, Scale: 1})
-		ADDQ(cwB, o0)
-		ADDQ(cwB, o0)
-		ADDQ(cwB, o3)
-		ADDQ(cwB, o3)
-	}
-	v := GP64()
-	// ringOf points rv at column vector v's ring (1792 bytes each).
-	ringOf := func() {
-		IMUL3Q(Imm(56), v, rv) // v counts bytes of 32
-		ADDQ(Load(Param("ring"), GP64()), rv)
-	}
-	// Prologue: padded rows 0 … 5 into slots 0 … 5 of every ring.
-	XORQ(v, v)
-	Label("bandCols_pro")
-	CMPQ(v, nvB)
-	JAE(LabelRef("bandCols_blocks"))
-	Load(Param("xp").Base(), y)
-	ADDQ(v, y)
-	ringOf()
-	for k := range 6 {
-		fold(k)
-	}
-	ADDQ(Imm(32), v)
-	JMP(LabelRef("bandCols_pro"))
-
-	Label("bandCols_blocks")
-	xb, ob0, ob3 := GP64(), GP64(), GP64() // padded row 8b+6, output row 8b
-	Load(Param("xp").Base(), xb)
-	for range 6 {
-		ADDQ(pwB, xb)
-	}
-	Load(Param("b0").Base(), ob0)
-	Load(Param("b3").Base(), ob3)
-	blk := GP64()
-	Load(Param("nb"), blk)
-	Label("bandCols_blk")
-	TESTQ(blk, blk)
-	JZ(LabelRef("bandCols_done"))
-	XORQ(v, v)
-	Label("bandCols_vec")
-	CMPQ(v, nvB)
-	JAE(LabelRef("bandCols_next"))
-	MOVQ(xb, y)
-	ADDQ(v, y)
-	ringOf()
-	MOVQ(ob0, o0)
-	ADDQ(v, o0)
-	MOVQ(ob3, o3)
-	ADDQ(v, o3)
-	for j := range 4 {
-		fold(6 + 2*j)
-		fold(7 + 2*j)
-		pair(j)
-	}
-	ADDQ(Imm(32), v)
-	JMP(LabelRef("bandCols_vec"))
-	Label("bandCols_next")
-	for range 8 {
-		ADDQ(pwB, xb)
-		ADDQ(cwB, ob0)
-		ADDQ(cwB, ob3)
-	}
-	DECQ(blk)
-	JMP(LabelRef("bandCols_blk"))
-	Label("bandCols_done")
-	VZEROUPPER()
-	RET()
-}
-
-// lowpass: the de-interleaving of padReflectSplit and accSym9Split.
-func lowpass() {
-	TEXT("splitEvenOddAsm", NOSPLIT, "func(e, o, s []float64)")
-	Pragma("noescape")
-	Doc("splitEvenOddAsm writes s[2k] into e[k] and s[2k+1] into o[k] for k < len(e),",
-		"a multiple of 4.")
-	e, od, s := base("e"), base("o"), base("s")
-	n := count("e", true)
-	loop("splitEvenOdd", n, 4, func(o GPVirtual) {
-		// s is read at twice the offset: o2 = 2·o.
-		o2 := GP64()
-		LEAQ(Mem{Base: o, Index: o, Scale: 1}, o2)
-		a, b := ld(s, o2, 0), ld(s, o2, 4)
-		lo, hi := YMM(), YMM()
-		VPERM2F128(Imm(0x20), b, a, lo) // s0 s1 s4 s5
-		VPERM2F128(Imm(0x31), b, a, hi) // s2 s3 s6 s7
-		ev, ov := YMM(), YMM()
-		VUNPCKLPD(hi, lo, ev) // s0 s2 s4 s6
-		VUNPCKHPD(hi, lo, ov) // s1 s3 s5 s7
-		st(ev, e, o, 0)
-		st(ov, od, o, 0)
-	})
-
-	for _, v := range setAdd {
-		TEXT("accSym9Split"+v.suffix+"Asm", NOSPLIT, "func(out, e, o []float64, t *[5]float64)")
-		Pragma("noescape")
-		Doc("accSym9Split"+v.suffix+"Asm is accSym9Split (first = "+fmt.Sprint(v.first)+") for len(out), a multiple of 4,",
-			"outputs: e and o are the even and odd samples, t the taps t[4 … 8].")
-		out, E, O, tp := base("out"), base("e"), base("o"), ptr("t")
-		n := count("out", true)
-		loop("accSym9Split"+v.suffix, n, 4, func(o GPVirtual) {
-			s := mul(bcast(tp), ld(E, o, 2))
-			s = add(s, mul(bcast(tp.Offset(8)), add(ld(O, o, 1), ld(O, o, 2))))
-			s = add(s, mul(bcast(tp.Offset(16)), add(ld(E, o, 1), ld(E, o, 3))))
-			s = add(s, mul(bcast(tp.Offset(24)), add(ld(O, o, 0), ld(O, o, 3))))
-			s = add(s, mul(bcast(tp.Offset(32)), add(ld(E, o, 0), ld(E, o, 4))))
-			if !v.first {
-				s = add(ld(out, o, 0), s)
-			}
-			st(s, out, o, 0)
-		})
-	}
 }
 
 // patchCore2: the vector loop of patchCore2AVX.

@@ -1,0 +1,377 @@
+package main
+
+// The pyramid's kernels: the band 0/3 strip sweep (bandColsAsm) and the
+// step-2 lowpass (splitEvenOddAsm, foldSplitAsm, lowRowAsm) and lo0filt (lo0RowAsm).
+
+import (
+	"fmt"
+
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+)
+
+// bandCols: the strip sweep of bandFiltersAVX (iqa/kernels_amd64.go).
+// For a strip of up to 8 column vectors it walks down the rows in blocks
+// of 8: per column vector, each padded row is folded once into that
+// vector's ring of 8 slots (7 vectors each: d1, d2, d3, s1, s2, s3 and the
+// centre column), and each pair of output rows reads its 8 slots. Within a
+// block the slot indices are constants (the ring turns once per block).
+func bandCols() {
+	TEXT("bandColsAsm", NOSPLIT, "func(b0, b3, xp []float64, ring *[1792]float64, nv, nb, cw, pw int, t *[96]float64)")
+	Pragma("noescape")
+	Doc("bandColsAsm computes the first 8·nb output rows of the columns 0 … 4·nv−1",
+		"(nv ≤ 8) of bands 0 (b0) and 3 (b3), stride cw, from the padded image xp",
+		"(stride pw, from the first output column): per output the operations of",
+		"bandPairGo. ring is scratch; t holds the taps (bandTaps).")
+	tp := ptr("t")
+	pwB := count("pw", false)
+	SHLQ(Imm(3), pwB)
+	cwB := count("cw", false)
+	SHLQ(Imm(3), cwB)
+	nvB := count("nv", false)
+	SHLQ(Imm(5), nvB)
+	rv := GP64() // this column vector's ring
+	slot := func(k, j int) Mem { return Mem{Base: rv}.Offset(32 * (7*(k%8) + j)) }
+	tap := func(i int) Mem { return tp.Offset(32 * i) }
+	mt := func(v VecVirtual, i int) VecVirtual { d := YMM(); VMULPD(tap(i), v, d); return d }
+	y := GP64()
+	fold := func(k int) { // the padded row at y into slot k, then the next row
+		x := Mem{Base: y}
+		var v [7]VecVirtual
+		for i := range v {
+			v[i] = YMM()
+			VMOVUPD(x.Offset(8*i), v[i])
+		}
+		for l := 1; l <= 3; l++ {
+			VMOVUPD(sub(v[3+l], v[3-l]), slot(k, l-1))
+			VMOVUPD(add(v[3-l], v[3+l]), slot(k, 2+l))
+		}
+		VMOVUPD(v[3], slot(k, 6))
+		ADDQ(pwB, y)
+	}
+	o0, o3 := GP64(), GP64()
+	pair := func(j int) { // output rows 2j, 2j+1 of the block from slots 2j … 2j+7
+		var a, b VecVirtual
+		for l := 1; l <= 3; l++ {
+			var d [8]VecVirtual
+			for k := range d {
+				d[k] = YMM()
+				VMOVUPD(slot(2*j+k, l-1), d[k])
+			}
+			t := 4 * (l - 1)
+			sa := mt(d[3], t)
+			sa = add(sa, mt(add(d[2], d[4]), t+1))
+			sa = add(sa, mt(add(d[1], d[5]), t+2))
+			sa = add(sa, mt(add(d[0], d[6]), t+3))
+			sb := mt(d[4], t)
+			sb = add(sb, mt(add(d[3], d[5]), t+1))
+			sb = add(sb, mt(add(d[2], d[6]), t+2))
+			sb = add(sb, mt(add(d[1], d[7]), t+3))
+			if l == 1 {
+				a, b = sa, sb
+			} else {
+				a, b = add(a, sa), add(b, sb)
+			}
+		}
+		VMOVUPD(a, Mem{Base: o0})
+		VMOVUPD(b, Mem{Base: o0, Index: cwB, Scale: 1})
+		for l := range 4 {
+			var s [8]VecVirtual
+			for k := range s {
+				s[k] = YMM()
+				if l == 0 {
+					VMOVUPD(slot(2*j+k, 6), s[k])
+				} else {
+					VMOVUPD(slot(2*j+k, 2+l), s[k])
+				}
+			}
+			t := 12 + 3*l
+			sa := mt(sub(s[4], s[2]), t)
+			sa = add(sa, mt(sub(s[5], s[1]), t+1))
+			sa = add(sa, mt(sub(s[6], s[0]), t+2))
+			sb := mt(sub(s[5], s[3]), t)
+			sb = add(sb, mt(sub(s[6], s[2]), t+1))
+			sb = add(sb, mt(sub(s[7], s[1]), t+2))
+			if l == 0 {
+				a, b = sa, sb
+			} else {
+				a, b = add(a, sa), add(b, sb)
+			}
+		}
+		VMOVUPD(a, Mem{Base: o3})
+		VMOVUPD(b, Mem{Base: o3, Index: cwB, Scale: 1})
+		ADDQ(cwB, o0)
+		ADDQ(cwB, o0)
+		ADDQ(cwB, o3)
+		ADDQ(cwB, o3)
+	}
+	v := GP64()
+	// ringOf points rv at column vector v's ring (1792 bytes each).
+	ringOf := func() {
+		IMUL3Q(Imm(56), v, rv) // v counts bytes of 32
+		ADDQ(Load(Param("ring"), GP64()), rv)
+	}
+	// Prologue: padded rows 0 … 5 into slots 0 … 5 of every ring.
+	XORQ(v, v)
+	Label("bandCols_pro")
+	CMPQ(v, nvB)
+	JAE(LabelRef("bandCols_blocks"))
+	Load(Param("xp").Base(), y)
+	ADDQ(v, y)
+	ringOf()
+	for k := range 6 {
+		fold(k)
+	}
+	ADDQ(Imm(32), v)
+	JMP(LabelRef("bandCols_pro"))
+
+	Label("bandCols_blocks")
+	xb, ob0, ob3 := GP64(), GP64(), GP64() // padded row 8b+6, output row 8b
+	Load(Param("xp").Base(), xb)
+	for range 6 {
+		ADDQ(pwB, xb)
+	}
+	Load(Param("b0").Base(), ob0)
+	Load(Param("b3").Base(), ob3)
+	blk := GP64()
+	Load(Param("nb"), blk)
+	Label("bandCols_blk")
+	TESTQ(blk, blk)
+	JZ(LabelRef("bandCols_done"))
+	XORQ(v, v)
+	Label("bandCols_vec")
+	CMPQ(v, nvB)
+	JAE(LabelRef("bandCols_next"))
+	MOVQ(xb, y)
+	ADDQ(v, y)
+	ringOf()
+	MOVQ(ob0, o0)
+	ADDQ(v, o0)
+	MOVQ(ob3, o3)
+	ADDQ(v, o3)
+	for j := range 4 {
+		fold(6 + 2*j)
+		fold(7 + 2*j)
+		pair(j)
+	}
+	ADDQ(Imm(32), v)
+	JMP(LabelRef("bandCols_vec"))
+	Label("bandCols_next")
+	for range 8 {
+		ADDQ(pwB, xb)
+		ADDQ(cwB, ob0)
+		ADDQ(cwB, ob3)
+	}
+	DECQ(blk)
+	JMP(LabelRef("bandCols_blk"))
+	Label("bandCols_done")
+	VZEROUPPER()
+	RET()
+}
+
+// lowpass: the de-interleaving of splitPadRow (the centre row).
+func lowpass() {
+	TEXT("splitEvenOddAsm", NOSPLIT, "func(e, o, s []float64)")
+	Pragma("noescape")
+	Doc("splitEvenOddAsm writes s[2k] into e[k] and s[2k+1] into o[k] for k < len(e),",
+		"a multiple of 4.")
+	e, od, s := base("e"), base("o"), base("s")
+	n := count("e", true)
+	loop("splitEvenOdd", n, 4, func(o GPVirtual) {
+		// s is read at twice the offset: o2 = 2·o.
+		o2 := GP64()
+		LEAQ(Mem{Base: o, Index: o, Scale: 1}, o2)
+		a, b := ld(s, o2, 0), ld(s, o2, 4)
+		lo, hi := YMM(), YMM()
+		VPERM2F128(Imm(0x20), b, a, lo) // s0 s1 s4 s5
+		VPERM2F128(Imm(0x31), b, a, hi) // s2 s3 s6 s7
+		ev, ov := YMM(), YMM()
+		VUNPCKLPD(hi, lo, ev) // s0 s2 s4 s6
+		VUNPCKHPD(hi, lo, ov) // s1 s3 s5 s7
+		st(ev, e, o, 0)
+		st(ov, od, o, 0)
+	})
+
+}
+
+// lastVector emits body(o) for o = 8·(n−4) when n is not a multiple of 4:
+// the ragged end of a row as its last 4 outputs once more (the outputs
+// computed twice get the same values, as each is written once). nB holds
+// 8·n; it requires n ≥ 4.
+func lastVector(name string, nB GPVirtual, body func(o GPVirtual)) {
+	TESTQ(U32(31), nB)
+	JZ(LabelRef(name + "_end"))
+	o := GP64()
+	MOVQ(nB, o)
+	SUBQ(Imm(32), o)
+	body(o)
+	Label(name + "_end")
+}
+
+// lo0Row: one output row of lo0FilterAVX.
+func lo0Row() {
+	TEXT("lo0RowAsm", NOSPLIT, "func(out, t []float64, pw int, k *[9]float64)")
+	Pragma("noescape")
+	Doc("lo0RowAsm writes one output row of lo0filt: out[c] is the sum, in the order",
+		"i = 0, 1, 2, of accSym5Go's expression on the row t[i·pw:] with the taps",
+		"k[3i … 3i+2] (the padded centre row, then the two vertically folded row",
+		"pairs). len(out) ≥ 4; the ragged end is the last 4 outputs once more.")
+	out, t, kp := base("out"), base("t"), ptr("k")
+	pwB := count("pw", false)
+	SHLQ(Imm(3), pwB)
+	var rows [3]Mem
+	rows[0] = t
+	for i := 1; i < 3; i++ {
+		rows[i] = Mem{Base: GP64()}
+		LEAQ(Mem{Base: rows[i-1].Base, Index: pwB, Scale: 1}, rows[i].Base)
+	}
+	var k [9]VecVirtual
+	for i := range k {
+		k[i] = bcast(kp.Offset(8 * i))
+	}
+	n := count("out", true)
+	SHLQ(Imm(3), n)
+	body := func(o GPVirtual) {
+		var acc VecVirtual
+		for i, x := range rows {
+			s := mul(k[3*i], ld(x, o, 2))
+			s = add(s, mul(k[3*i+1], add(ld(x, o, 1), ld(x, o, 3))))
+			s = add(s, mul(k[3*i+2], add(ld(x, o, 0), ld(x, o, 4))))
+			if i == 0 {
+				acc = s
+			} else {
+				acc = add(acc, s)
+			}
+		}
+		st(acc, out, o, 0)
+	}
+	o := GP64()
+	XORQ(o, o)
+	n4 := GP64()
+	MOVQ(n, n4)
+	ANDQ(I32(-32), n4)
+	Label("lo0Row_loop")
+	CMPQ(o, n4)
+	JAE(LabelRef("lo0Row_tail"))
+	body(o)
+	ADDQ(Imm(32), o)
+	JMP(LabelRef("lo0Row_loop"))
+	Label("lo0Row_tail")
+	lastVector("lo0Row", n, body)
+	VZEROUPPER()
+	RET()
+}
+
+// lowRow: one output row of lowpassDownAVX.
+func lowRow() {
+	TEXT("lowRowAsm", NOSPLIT, "func(out, t []float64, pw, ne int, k *[100]float64)")
+	Pragma("noescape")
+	Doc("lowRowAsm writes one output row of the step-2 lowpass: out[c] is the sum, in",
+		"the order i = 0 … 4, of accSym9Step2's expression on the de-interleaved row",
+		"t[i·pw:] (even samples, then from ne the odd ones) with the taps k[20i …",
+		"20i+19] (5 taps, each broadcast to 4 lanes): the padded centre row, then the",
+		"four vertically folded row pairs. len(out) ≥ 4; the ragged end is the last 4",
+		"outputs once more.")
+	out, t, kp := base("out"), base("t"), ptr("k")
+	pwB := count("pw", false)
+	SHLQ(Imm(3), pwB)
+	neB := count("ne", false)
+	SHLQ(Imm(3), neB)
+	var rows [5]Mem
+	rows[0] = t
+	for i := 1; i < 5; i++ {
+		rows[i] = Mem{Base: GP64()}
+		LEAQ(Mem{Base: rows[i-1].Base, Index: pwB, Scale: 1}, rows[i].Base)
+	}
+	n := count("out", true)
+	SHLQ(Imm(3), n)
+	tap := func(i int) Mem { return kp.Offset(32 * i) }
+	// body computes nv output vectors from offset o, row by row,
+	// each row's 5 taps loaded once for all of them.
+	body := func(o GPVirtual, nv int) {
+		oo := GP64() // the odd samples' offset
+		LEAQ(Mem{Base: o, Index: neB, Scale: 1}, oo)
+		acc := make([]VecVirtual, nv)
+		for i, x := range rows {
+			var T [5]VecVirtual
+			for m := range T {
+				T[m] = YMM()
+				VMOVUPD(tap(5*i+m), T[m])
+			}
+			for v := range nv {
+				E := func(j int) VecVirtual { return ld(x, o, 4*v+j) }
+				O := func(j int) VecVirtual { return ld(x, oo, 4*v+j) }
+				s := mul(E(2), T[0])
+				s = add(s, mul(add(O(1), O(2)), T[1]))
+				s = add(s, mul(add(E(1), E(3)), T[2]))
+				s = add(s, mul(add(O(0), O(3)), T[3]))
+				s = add(s, mul(add(E(0), E(4)), T[4]))
+				if i == 0 {
+					acc[v] = s
+				} else {
+					acc[v] = add(acc[v], s)
+				}
+			}
+		}
+		for v := range nv {
+			st(acc[v], out, o, 4*v)
+		}
+	}
+	o := GP64()
+	XORQ(o, o)
+	vectors("lowRow", o, n, lowRowVectors, body)
+	Label("lowRow_tail")
+	lastVector("lowRow", n, func(o GPVirtual) { body(o, 1) })
+	VZEROUPPER()
+	RET()
+}
+
+// foldSplit: the vertical fold and de-interleaving of lowpassDownAVX.
+func foldSplit() {
+	TEXT("foldSplitAsm", NOSPLIT, "func(e, o, a, b []float64)")
+	Pragma("noescape")
+	Doc("foldSplitAsm writes a[2k] + b[2k] into e[k] and a[2k+1] + b[2k+1] into o[k]",
+		"for k < len(e), a multiple of 4.")
+	e, od, a, b := base("e"), base("o"), base("a"), base("b")
+	n := count("e", true)
+	loop("foldSplit", n, 4, func(o GPVirtual) {
+		o2 := GP64()
+		LEAQ(Mem{Base: o, Index: o, Scale: 1}, o2)
+		x := add(ld(a, o2, 0), ld(b, o2, 0)) // s0 s1 s2 s3
+		y := add(ld(a, o2, 4), ld(b, o2, 4)) // s4 s5 s6 s7
+		lo, hi := YMM(), YMM()
+		VPERM2F128(Imm(0x20), y, x, lo) // s0 s1 s4 s5
+		VPERM2F128(Imm(0x31), y, x, hi) // s2 s3 s6 s7
+		ev, ov := YMM(), YMM()
+		VUNPCKLPD(hi, lo, ev) // s0 s2 s4 s6
+		VUNPCKHPD(hi, lo, ov) // s1 s3 s5 s7
+		st(ev, e, o, 0)
+		st(ov, od, o, 0)
+	})
+}
+
+// lowRowVectors is the number of output vectors lowRowAsm computes per
+// iteration, sharing the loads of the taps.
+const lowRowVectors = 3
+
+// vectors emits "for ; o+32·nv ≤ nB; o += 32·nv { body(o, nv) }", then the
+// same one vector at a time: the whole vectors of a row of nB bytes.
+func vectors(name string, o, nB GPVirtual, nv int, body func(o GPVirtual, nv int)) {
+	for _, k := range []int{nv, 1} {
+		lim := GP64()
+		MOVQ(nB, lim)
+		SUBQ(U32(32*k), lim)
+		l := fmt.Sprintf("%s_loop%d", name, k)
+		Label(l)
+		CMPQ(o, lim)
+		JG(LabelRef(l + "_done"))
+		body(o, k)
+		ADDQ(U32(32*k), o)
+		JMP(LabelRef(l))
+		Label(l + "_done")
+		if nv == 1 {
+			break
+		}
+	}
+}

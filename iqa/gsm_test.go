@@ -78,7 +78,6 @@ func eigJacobiSlow(a *[9][9]float64, lam *[9]float64, V *[9][9]float64) {
 	}
 }
 
-
 // TestEigSym9MatchesJacobi compares eigSym9 with the Jacobi method on
 // degenerate matrices (zero, as a flat band's Cu; diagonal with repeated
 // and zero entries; rank one) and on the Cu of every subband of natural test

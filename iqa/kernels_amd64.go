@@ -69,28 +69,38 @@ func patchCore2(coreA, coreB *[13]float64, r0, r1, r2, r3 []float64) (sA, sB flo
 	return patchCore2AVX(coreA, coreB, r0, r1, r2, r3)
 }
 
-func blockProducts(pn, pd, r0, r1, r2 []float64, col0 int, g, sv []float64, inv *[9][9]float64, lam *[9]float64, sigmaNSq float64, buf []float64) {
+// blockTable is the table of constants the vector block kernels read
+// (blockTab), filled once per subband by setBlockTable.
+type blockTable [232]float64
+
+func setBlockTable(tab *blockTable, inv *[9][9]float64, lam *[9]float64, sigmaNSq float64) {
+	if simdKernels {
+		blockTab((*[232]float64)(tab), inv, lam, sigmaNSq)
+	}
+}
+
+func blockProducts(pn, pd, r0, r1, r2 []float64, col0 int, g, sv []float64, inv *[9][9]float64, lam *[9]float64, sigmaNSq float64, tab *blockTable, buf []float64) {
 	if !simdKernels {
 		blockProductsGo(pn, pd, r0, r1, r2, col0, g, sv, inv, lam, sigmaNSq, buf)
 		return
 	}
-	blockProductsAVX(pn, pd, r0, r1, r2, col0, g, sv, inv, lam, sigmaNSq, buf)
+	blockProductsAVX(pn, pd, r0, r1, r2, col0, g, sv, inv, lam, sigmaNSq, (*[232]float64)(tab), buf)
 }
 
-func blockS(s, r0, r1, r2 []float64, col0 int, inv *[9][9]float64, buf []float64) {
+func blockS(s, r0, r1, r2 []float64, col0 int, inv *[9][9]float64, tab *blockTable, buf []float64) {
 	if !simdKernels {
 		blockSGo(s, r0, r1, r2, col0, inv, buf)
 		return
 	}
-	blockSAVX(s, r0, r1, r2, col0, inv, buf)
+	blockSAVX(s, r0, r1, r2, col0, inv, (*[232]float64)(tab), buf)
 }
 
-func blockProductsS(pn, pd, s, g, sv []float64, lam *[9]float64, sigmaNSq float64) {
+func blockProductsS(pn, pd, s, g, sv []float64, lam *[9]float64, sigmaNSq float64, tab *blockTable) {
 	if !simdKernels {
 		blockProductsSGo(pn, pd, s, g, sv, lam, sigmaNSq)
 		return
 	}
-	blockProductsSAVX(pn, pd, s, g, sv, lam, sigmaNSq)
+	blockProductsSAVX(pn, pd, s, g, sv, lam, sigmaNSq, (*[232]float64)(tab))
 }
 
 func windowRows(vert, x, y []float64, xoff, cw, n, cols, m int, two bool, p3, p2, buf []float64) {
@@ -439,9 +449,10 @@ func patchCoreTail(core *[13]float64, q *[6][4]float64, c, r0, r1, r2 []float64,
 
 // blockProductsAVX is blockProductsGo for four blocks per vector. The
 // blocks' samples are first copied into nine planes (buf[i·n4 + c] = y_i of
-// block c), and Cu⁻¹, λ and the constants into broadcast tables, so the
-// vector loop reads only whole vectors.
-func blockProductsAVX(pn, pd, r0, r1, r2 []float64, col0 int, g, sv []float64, inv *[9][9]float64, lam *[9]float64, sigmaNSq float64, buf []float64) {
+// block c); tab holds Cu⁻¹, λ and the constants as broadcast tables
+// (blockTab of inv, lam and σn², filled once per subband), so the vector
+// loop reads only whole vectors.
+func blockProductsAVX(pn, pd, r0, r1, r2 []float64, col0 int, g, sv []float64, inv *[9][9]float64, lam *[9]float64, sigmaNSq float64, tab *[232]float64, buf []float64) {
 	n := len(pn)
 	n4 := n &^ 3
 	pd, g, sv = pd[:n], g[:n], sv[:n]
@@ -453,9 +464,7 @@ func blockProductsAVX(pn, pd, r0, r1, r2 []float64, col0 int, g, sv []float64, i
 			p2 := buf[(3*ri+2)*n4:][:n4]
 			deinterleave3Asm(p0, p1, p2, r[col0:][:blockM*n4])
 		}
-		var tab [232]float64
-		blockTab(&tab, inv, lam, sigmaNSq)
-		blockProductsAsm(pn[:n4], pd[:n4], g[:n4], sv[:n4], buf, &tab)
+		blockProductsAsm(pn[:n4], pd[:n4], g[:n4], sv[:n4], buf, tab)
 	}
 	if n4 < n {
 		blockProductsGo(pn[n4:], pd[n4:], r0, r1, r2, col0+blockM*n4, g[n4:], sv[n4:], inv, lam, sigmaNSq, buf)
@@ -493,8 +502,9 @@ func blockTab(tab *[232]float64, inv *[9][9]float64, lam *[9]float64, sigmaNSq f
 }
 
 // blockSAVX is blockSGo: the samples de-interleaved into planes as in
-// blockProductsAVX, then blockSAsm.
-func blockSAVX(s, r0, r1, r2 []float64, col0 int, inv *[9][9]float64, buf []float64) {
+// blockProductsAVX, then blockSAsm, which reads the Cu⁻¹ entries of tab
+// (blockTab of inv).
+func blockSAVX(s, r0, r1, r2 []float64, col0 int, inv *[9][9]float64, tab *[232]float64, buf []float64) {
 	n := len(s)
 	n4 := n &^ 3
 	if n4 > 0 {
@@ -505,24 +515,21 @@ func blockSAVX(s, r0, r1, r2 []float64, col0 int, inv *[9][9]float64, buf []floa
 			p2 := buf[(3*ri+2)*n4:][:n4]
 			deinterleave3Asm(p0, p1, p2, r[col0:][:blockM*n4])
 		}
-		var tab [232]float64
-		blockTab(&tab, inv, nil, 0)
-		blockSAsm(s[:n4], buf, &tab)
+		blockSAsm(s[:n4], buf, tab)
 	}
 	if n4 < n {
 		blockSGo(s[n4:], r0, r1, r2, col0+blockM*n4, inv, buf)
 	}
 }
 
-// blockProductsSAVX is blockProductsSGo.
-func blockProductsSAVX(pn, pd, s, g, sv []float64, lam *[9]float64, sigmaNSq float64) {
+// blockProductsSAVX is blockProductsSGo; blockProductsSAsm reads the λ and
+// constant entries of tab (blockTab of lam and σn²).
+func blockProductsSAVX(pn, pd, s, g, sv []float64, lam *[9]float64, sigmaNSq float64, tab *[232]float64) {
 	n := len(pn)
 	n4 := n &^ 3
 	pd, s, g, sv = pd[:n], s[:n], g[:n], sv[:n]
 	if n4 > 0 {
-		var tab [232]float64
-		blockTab(&tab, nil, lam, sigmaNSq)
-		blockProductsSAsm(pn[:n4], pd[:n4], g[:n4], sv[:n4], s[:n4], &tab)
+		blockProductsSAsm(pn[:n4], pd[:n4], g[:n4], sv[:n4], s[:n4], tab)
 	}
 	if n4 < n {
 		blockProductsSGo(pn[n4:], pd[n4:], s[n4:], g[n4:], sv[n4:], lam, sigmaNSq)

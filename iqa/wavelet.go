@@ -70,13 +70,14 @@ type waveWorkspace struct {
 	// scores pairs (vifs); a Reference brings its own.
 	ref *waveRef
 
-	pre  []float64 // per-row prefix sums at j = 3t, 5 interleaved quantities (×4 rows)
-	pre2 []float64 // the same at j = 3t+2
-	vert []float64 // vertical prefix of window row sums, 5 interleaved
-	g    []float64 // per kept block gain
-	sv   []float64 // per kept block σv²
-	pn   []float64 // per block of a row: the product Π_j (1 + g²·s·λj/(σv²+σn²))
-	pd   []float64 // per block of a row: the product Π_j (1 + s·λj/σn²)
+	pre  []float64  // per-row prefix sums at j = 3t, 5 interleaved quantities (×4 rows)
+	pre2 []float64  // the same at j = 3t+2
+	vert []float64  // vertical prefix of window row sums, 5 interleaved
+	g    []float64  // per kept block gain
+	sv   []float64  // per kept block σv²
+	pn   []float64  // per block of a row: the product Π_j (1 + g²·s·λj/(σv²+σn²))
+	pd   []float64  // per block of a row: the product Π_j (1 + s·λj/σn²)
+	tab  blockTable // the block kernels' constants for the current subband
 }
 
 func newWaveWorkspace(w, h, height int) *waveWorkspace {
@@ -276,9 +277,10 @@ func (ws *waveWorkspace) refLevel(r *waveRef, lev int, lo []float64, lw, lh int)
 			if s := r.s[lev][b][k]; s != nil {
 				// s of every block, for scoring many distorted images.
 				nb := cw / blockM
+				setBlockTable(&ws.tab, &g.inv, &g.lam, p.sigmaNSq)
 				for R := range ch / blockM {
 					row := x[R*blockM*cw:]
-					blockS(s[R*nb:][:nb], row[:cw], row[cw:][:cw], row[2*cw:][:cw], 0, &g.inv, ws.tmp)
+					blockS(s[R*nb:][:nb], row[:cw], row[cw:][:cw], row[2*cw:][:cw], 0, &g.inv, &ws.tab, ws.tmp)
 				}
 			}
 		}
@@ -321,6 +323,7 @@ func (ws *waveWorkspace) subband(x []float64, cw, ch, win int, g *gsmModel, sAll
 	ws.channel(cw, ch, win, p)
 
 	lam, inv := &g.lam, &g.inv
+	setBlockTable(&ws.tab, inv, lam, p.sigmaNSq)
 
 	var logNum, logDen float64
 	prodNum, prodDen := 1.0, 1.0
@@ -334,9 +337,9 @@ func (ws *waveWorkspace) subband(x []float64, cw, ch, win int, g *gsmModel, sAll
 		r2 := x[(row+2)*cw:][:cw]
 		pns, pds := ws.pn[:nc], ws.pd[:nc]
 		if sAll != nil {
-			blockProductsS(pns, pds, sAll[(r+off)*b+off:][:nc], gr, vr, lam, p.sigmaNSq)
+			blockProductsS(pns, pds, sAll[(r+off)*b+off:][:nc], gr, vr, lam, p.sigmaNSq, &ws.tab)
 		} else {
-			blockProducts(pns, pds, r0, r1, r2, off*blockM, gr, vr, inv, lam, p.sigmaNSq, ws.tmp)
+			blockProducts(pns, pds, r0, r1, r2, off*blockM, gr, vr, inv, lam, p.sigmaNSq, &ws.tab, ws.tmp)
 		}
 		for c := range nc {
 			pn, pd := pns[c], pds[c]

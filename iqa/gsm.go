@@ -67,37 +67,17 @@ func patchMoments(x []float64, A, B int, S *[9][9]float64, m *[9]float64) (N int
 		t[0] += s + r0[0] + r0[1]
 		t[1] += s + r0[1] + r0[B-2]
 		t[2] += s + r0[B-2] + r0[B-1]
-		// Add the edge samples for each valid column shift uc: the core
-		// plus the products at columns 0, 1 (uc = 0), 1, B−2 (uc = 1) or
-		// B−2, B−1 (uc = 2), for uc ∈ [max(0, −dc), min(2, 2−dc)].
+		// Add the core and edge products for each displacement and valid
+		// column shift uc: displacements 0…2 (patchDisp) pair the row with
+		// itself, 3…7 with the next row and 8…12 with the one after.
 		x0, x1, xm2, xm1 := r0[0], r0[1], r0[B-2], r0[B-1]
-		for d, dd := range patchDisp {
-			dr, dc := dd[0], dd[1]
-			if i+dr >= A {
-				continue
-			}
-			rn := x[(i+dr)*B:][:B]
-			a := &acc[cls][d]
-			cd := core[d]
-			switch dc {
-			case -2: // uc = 2 only
-				a[2] += cd + (xm2*rn[B-4] + xm1*rn[B-3])
-			case -1: // uc = 1, 2
-				e1, em2 := x1*rn[0], xm2*rn[B-3]
-				a[1] += cd + (e1 + em2)
-				a[2] += cd + (em2 + xm1*rn[B-2])
-			case 0: // uc = 0, 1, 2
-				e1, em2 := x1*rn[1], xm2*rn[B-2]
-				a[0] += cd + (x0*rn[0] + e1)
-				a[1] += cd + (e1 + em2)
-				a[2] += cd + (em2 + xm1*rn[B-1])
-			case 1: // uc = 0, 1
-				e1 := x1 * rn[2]
-				a[0] += cd + (x0*rn[1] + e1)
-				a[1] += cd + (e1 + xm2*rn[B-1])
-			case 2: // uc = 0 only
-				a[0] += cd + (x0*rn[2] + x1*rn[3])
-			}
+		a := &acc[cls]
+		edgeRow3((*[3][3]float64)(a[0:3]), (*[3]float64)(core[0:3]), r0, x0, x1, xm2, xm1)
+		if i+1 < A {
+			edgeRow5((*[5][3]float64)(a[3:8]), (*[5]float64)(core[3:8]), x[(i+1)*B:][:B], x0, x1, xm2, xm1)
+		}
+		if i+2 < A {
+			edgeRow5((*[5][3]float64)(a[8:13]), (*[5]float64)(core[8:13]), x[(i+2)*B:][:B], x0, x1, xm2, xm1)
 		}
 	}
 	// Row classes covered by a patch-origin rectangle shifted down by ur.
@@ -126,6 +106,43 @@ func patchMoments(x []float64, A, B int, S *[9][9]float64, m *[9]float64) (N int
 		}
 	}
 	return (A - 2) * (B - 2)
+}
+
+// edgeRow5 adds, for the displacements (dr, dc), dc = −2 … 2, between a
+// row with edge samples x0, x1 (columns 0, 1), xm2, xm1 (columns B−2, B−1)
+// and the row rn dr rows below it, the core sums cd[dc+2] plus the edge
+// products to a[dc+2][uc] for each valid column shift uc of u: the core
+// plus the products at columns 0, 1 (uc = 0), 1, B−2 (uc = 1) or B−2, B−1
+// (uc = 2), for uc ∈ [max(0, −dc), min(2, 2−dc)].
+func edgeRow5(a *[5][3]float64, cd *[5]float64, rn []float64, x0, x1, xm2, xm1 float64) {
+	B := len(rn)
+	h := (*[4]float64)(rn[:4]) // B ≥ 5
+	t := (*[4]float64)(rn[B-4:])
+	// dc = −2: uc = 2 only; t[k] is rn[B−4+k].
+	a[0][2] += cd[0] + (xm2*t[0] + xm1*t[1])
+	// dc = −1: uc = 1, 2.
+	e1, em2 := x1*h[0], xm2*t[1]
+	a[1][1] += cd[1] + (e1 + em2)
+	a[1][2] += cd[1] + (em2 + xm1*t[2])
+	edgeRow3((*[3][3]float64)(a[2:5]), (*[3]float64)(cd[2:5]), rn, x0, x1, xm2, xm1)
+}
+
+// edgeRow3 is edgeRow5 for dc = 0, 1, 2 only (as for dr = 0).
+func edgeRow3(a *[3][3]float64, cd *[3]float64, rn []float64, x0, x1, xm2, xm1 float64) {
+	B := len(rn)
+	h := (*[4]float64)(rn[:4])
+	t := (*[4]float64)(rn[B-4:])
+	// dc = 0: uc = 0, 1, 2.
+	e1, em2 := x1*h[1], xm2*t[2]
+	a[0][0] += cd[0] + (x0*h[0] + e1)
+	a[0][1] += cd[0] + (e1 + em2)
+	a[0][2] += cd[0] + (em2 + xm1*t[3])
+	// dc = 1: uc = 0, 1.
+	e1 = x1 * h[2]
+	a[1][0] += cd[1] + (x0*h[1] + e1)
+	a[1][1] += cd[1] + (e1 + xm2*t[3])
+	// dc = 2: uc = 0 only.
+	a[2][0] += cd[2] + (x0*h[2] + x1*h[3])
 }
 
 // patchCoreGo returns the sum of the core samples c = r0[2 … B−3] of a row

@@ -148,48 +148,108 @@ func edgeRow3(a *[3][3]float64, cd *[3]float64, rn []float64, x0, x1, xm2, xm1 f
 // patchCoreGo returns the sum of the core samples c = r0[2 … B−3] of a row
 // (B = len(r0) ≥ 5) and writes the core products of patchMoments into core:
 // core[dc] = Σ_k c[k]·r0[2+k+dc] for dc = 0…2, and, for the next rows r1
-// and r2 (nil past the band's last row), core[5·dr−2+j] = Σ_k c[k]·r_dr[k+j]
-// for j = 0…4 (column displacement j − 2). Every sum runs over k in order.
+// and r2 (nil past the band's last row, whose entries are 0),
+// core[5·dr−2+j] = Σ_k c[k]·r_dr[k+j] for j = 0…4 (column displacement
+// j − 2). Every sum is formed as the vector kernel forms it, in four
+// interleaved partial sums (patchLanesGo) combined by patchCoreFinish.
 func patchCoreGo(core *[13]float64, r0, r1, r2 []float64) (s float64) {
+	var q [14][4]float64
+	n4 := (len(r0) - 4) &^ 3
+	patchLanesGo(&q, r0, orRow(r1, r0), orRow(r2, r0), n4)
+	return patchCoreFinish(core, &q, r0, r1, r2, n4)
+}
+
+// orRow returns r, or alt where r is nil: a stand-in row whose sums are
+// computed and then discarded.
+func orRow(r, alt []float64) []float64 {
+	if r == nil {
+		return alt
+	}
+	return r
+}
+
+// patchLanesGo forms the lane sums of patchCoreGo for k < n4 (a multiple
+// of 4, ≤ len(r0) − 4): q[i][l] sums the terms k ≡ l (mod 4) in increasing
+// k, for i = 0 the core samples c[k] = r0[2+k], for i = 1 + dc the products
+// c[k]·r0[2+k+dc] (dc = 0…2), for i = 4 + j and 9 + j the products
+// c[k]·r1[k+j] and c[k]·r2[k+j] (j = 0…4). patchLanesAsm computes the same
+// with one lane per l.
+func patchLanesGo(q *[14][4]float64, r0, r1, r2 []float64, n4 int) {
+	B := len(r0)
+	r1, r2 = r1[:B], r2[:B]
+	c := r0[2:][:n4]
+	for l := range 4 {
+		var s, a0, a1, a2 float64
+		for k := l; k < n4; k += 4 {
+			v := c[k]
+			s += v
+			a0 += v * r0[2+k]
+			a1 += v * r0[3+k]
+			a2 += v * r0[4+k]
+		}
+		q[0][l], q[1][l], q[2][l], q[3][l] = s, a0, a1, a2
+		for dr, rn := range [2][]float64{r1, r2} {
+			var a0, a1, a2, a3, a4 float64
+			for k := l; k < n4; k += 4 {
+				v := c[k]
+				p := rn[k : k+5 : k+5]
+				a0 += v * p[0]
+				a1 += v * p[1]
+				a2 += v * p[2]
+				a3 += v * p[3]
+				a4 += v * p[4]
+			}
+			o := 4 + 5*dr
+			q[o][l], q[o+1][l], q[o+2][l], q[o+3][l], q[o+4][l] = a0, a1, a2, a3, a4
+		}
+	}
+}
+
+// patchCoreFinish completes patchCoreGo from the lane sums q of the first
+// n4 terms: each sum is (q[i][0] + q[i][1]) + (q[i][2] + q[i][3]) plus the
+// terms k = n4 … B−5 in order. It writes core (0 for the entries of nil
+// rows) and returns the sum of the core samples.
+func patchCoreFinish(core *[13]float64, q *[14][4]float64, r0, r1, r2 []float64, n4 int) (s float64) {
+	var t [14]float64
+	for i := range t {
+		t[i] = (q[i][0] + q[i][1]) + (q[i][2] + q[i][3])
+	}
 	B := len(r0)
 	n := B - 4
 	c := r0[2:][:n]
-	c1, c2 := r0[3:][:n], r0[4:][:n]
-	var a0, a1, a2 float64
-	for k, v := range c {
-		s += v
-		a0 += v * v
-		a1 += v * c1[k]
-		a2 += v * c2[k]
-	}
-	core[0], core[1], core[2] = a0, a1, a2
-	for dr, rn := range [2][]float64{r1, r2} {
-		if rn == nil {
-			break
+	rows := [2][]float64{orRow(r1, r0)[:B], orRow(r2, r0)[:B]}
+	for k := n4; k < n; k++ {
+		v := c[k]
+		t[0] += v
+		t[1] += v * r0[2+k]
+		t[2] += v * r0[3+k]
+		t[3] += v * r0[4+k]
+		for dr, rn := range rows {
+			p := rn[k : k+5 : k+5]
+			o := 4 + 5*dr
+			t[o] += v * p[0]
+			t[o+1] += v * p[1]
+			t[o+2] += v * p[2]
+			t[o+3] += v * p[3]
+			t[o+4] += v * p[4]
 		}
-		rn = rn[:B]
-		p0, p1, p2, p3, p4 := rn[0:n], rn[1:1+n], rn[2:2+n], rn[3:3+n], rn[4:4+n]
-		var a0, a1, a2, a3, a4 float64
-		for k, v := range c {
-			a0 += v * p0[k]
-			a1 += v * p1[k]
-			a2 += v * p2[k]
-			a3 += v * p3[k]
-			a4 += v * p4[k]
-		}
-		o := core[5*dr+3:][:5]
-		o[0], o[1], o[2], o[3], o[4] = a0, a1, a2, a3, a4
 	}
-	return s
+	copy(core[:], t[1:])
+	if r1 == nil {
+		clear(core[3:8])
+	}
+	if r2 == nil {
+		clear(core[8:13])
+	}
+	return t[0]
 }
 
 // patchCore2Go is patchCoreGo for two consecutive rows: row r0 (next rows
 // r1, r2) into coreA and, unless r1 is nil, row r1 (next rows r2, r3) into
-// coreB.
+// coreB (0 otherwise, with sB = 0).
 func patchCore2Go(coreA, coreB *[13]float64, r0, r1, r2, r3 []float64) (sA, sB float64) {
-	*coreA = [13]float64{}
-	*coreB = [13]float64{}
 	sA = patchCoreGo(coreA, r0, r1, r2)
+	*coreB = [13]float64{}
 	if r1 != nil {
 		sB = patchCoreGo(coreB, r1, r2, r3)
 	}

@@ -386,65 +386,27 @@ func accSym9Split(out, v []float64, ne int, t *[9]float64, first bool) {
 	}
 }
 
-// patchCore2AVX is patchCore2Go. Lanes are displacements, not pixels: per
-// core sample v = c[k], one broadcast times four consecutive samples of a
-// row updates four of the sums, each still accumulated over k in order.
-// Per row four sums: x0 = core[0…2] (lane 3 unused), x1 = core[3…6],
-// x2 = core[8…11], and xe = (core[7], core[12], s, s), fed by (r1[k+4],
-// r2[k+4], 1, 1) blended from two loads (s + v·1 = s + v exactly). The
-// last three k, whose loads would pass the row's end, are finished in
-// scalar code, lane by lane, continuing the same sums.
+// patchCore2AVX is patchCore2Go with the lane sums of each row formed by
+// patchLanesAsm: lanes are the residues of k mod 4, so each lane holds
+// exactly the partial sum patchLanesGo forms, and patchCoreFinish combines
+// them and adds the remaining terms as for the scalar kernel.
 func patchCore2AVX(coreA, coreB *[13]float64, r0, r1, r2, r3 []float64) (sA, sB float64) {
-	B := len(r0)
-	n := B - 4
-	if r3 == nil || n < 4 {
-		*coreA = [13]float64{}
-		*coreB = [13]float64{}
-		sA = patchCoreGo(coreA, r0, r1, r2)
-		if r1 != nil {
-			sB = patchCoreGo(coreB, r1, r2, r3)
-		}
-		return sA, sB
+	sA = patchCoreAVX(coreA, r0, r1, r2)
+	*coreB = [13]float64{}
+	if r1 != nil {
+		sB = patchCoreAVX(coreB, r1, r2, r3)
 	}
-	r1, r2, r3 = r1[:B], r2[:B], r3[:B]
-	// The loop reads r_i[k … k+7] for k < n−3 = B−7.
-	var acc [8][4]float64
-	patchCore2Asm(r0, r1, r2, r3, n-3, &acc)
-	var A, Bv [6][4]float64
-	A[0], A[1], A[3] = acc[0], acc[1], acc[2]
-	Bv[0], Bv[1], Bv[3] = acc[4], acc[5], acc[6]
-	ea, eb := acc[3], acc[7]
-	A[2][0], A[4][0], A[5][0] = ea[0], ea[1], ea[2]
-	Bv[2][0], Bv[4][0], Bv[5][0] = eb[0], eb[1], eb[2]
-	sA = patchCoreTail(coreA, &A, r0[2:][:n], r0, r1, r2, n-3)
-	sB = patchCoreTail(coreB, &Bv, r1[2:][:n], r1, r2, r3, n-3)
 	return sA, sB
 }
 
-// patchCoreTail continues the lane sums q (core[0…2], core[3…6],
-// core[7], core[8…11], core[12] and s, as patchCore2AVX lays them out)
-// over k … len(c)−1 in scalar code and writes core.
-func patchCoreTail(core *[13]float64, q *[6][4]float64, c, r0, r1, r2 []float64, k int) float64 {
-	s := q[5][0]
-	for ; k < len(c); k++ {
-		v := c[k]
-		s += v
-		q[0][0] += v * r0[2+k]
-		q[0][1] += v * r0[3+k]
-		q[0][2] += v * r0[4+k]
-		for j := range 4 {
-			q[1][j] += v * r1[k+j]
-			q[3][j] += v * r2[k+j]
-		}
-		q[2][0] += v * r1[k+4]
-		q[4][0] += v * r2[k+4]
-	}
-	core[0], core[1], core[2] = q[0][0], q[0][1], q[0][2]
-	copy(core[3:7], q[1][:])
-	core[7] = q[2][0]
-	copy(core[8:12], q[3][:])
-	core[12] = q[4][0]
-	return s
+// patchCoreAVX is patchCoreGo.
+func patchCoreAVX(core *[13]float64, r0, r1, r2 []float64) float64 {
+	B := len(r0)
+	n4 := (B - 4) &^ 3
+	var q [14][4]float64
+	// The loop reads r_i[0 … n4+3], n4+3 ≤ B−1.
+	patchLanesAsm(r0, orRow(r1, r0)[:B], orRow(r2, r0)[:B], n4, &q)
+	return patchCoreFinish(core, &q, r0, r1, r2, n4)
 }
 
 // blockProductsAVX is blockProductsGo for four blocks per vector. The

@@ -1749,76 +1749,80 @@ accSym9SplitAdd_done:
 	VZEROUPPER
 	RET
 
-DATA one64<>+0(SB)/8, $(1.0)
-GLOBL one64<>(SB), RODATA|NOPTR, $8
-
-// func patchCore2Asm(r0 []float64, r1 []float64, r2 []float64, r3 []float64, kn int, acc *[8][4]float64)
+// func patchLanesAsm(r0 []float64, r1 []float64, r2 []float64, kn int, q *[14][4]float64)
 // Requires: AVX
-TEXT ·patchCore2Asm(SB), NOSPLIT, $0-112
-	MOVQ         r0_base+0(FP), AX
-	MOVQ         r1_base+24(FP), CX
-	MOVQ         r2_base+48(FP), DX
-	MOVQ         r3_base+72(FP), BX
-	MOVQ         acc+104(FP), SI
-	MOVQ         kn+96(FP), DI
-	VXORPD       Y0, Y0, Y0
-	VXORPD       Y1, Y1, Y1
-	VXORPD       Y2, Y2, Y2
-	VXORPD       Y3, Y3, Y3
-	VXORPD       Y4, Y4, Y4
-	VXORPD       Y5, Y5, Y5
-	VXORPD       Y6, Y6, Y6
-	VXORPD       Y7, Y7, Y7
-	VBROADCASTSD one64<>+0(SB), Y8
-	XORQ         R8, R8
-	SHLQ         $0x03, DI
+TEXT ·patchLanesAsm(SB), NOSPLIT, $0-88
+	MOVQ   r0_base+0(FP), AX
+	MOVQ   r1_base+24(FP), CX
+	MOVQ   r2_base+48(FP), DX
+	MOVQ   q+80(FP), BX
+	MOVQ   kn+72(FP), SI
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	VXORPD Y8, Y8, Y8
+	VXORPD Y9, Y9, Y9
+	VXORPD Y10, Y10, Y10
+	VXORPD Y11, Y11, Y11
+	VXORPD Y12, Y12, Y12
+	VXORPD Y13, Y13, Y13
+	XORQ   DI, DI
+	SHLQ   $0x03, SI
 
-patchCore2_loop:
-	CMPQ         R8, DI
-	JAE          patchCore2_done
-	VBROADCASTSD 16(AX)(R8*1), Y9
-	VBROADCASTSD 16(CX)(R8*1), Y10
-	VMOVUPD      (DX)(R8*1), Y11
-	VMOVUPD      16(AX)(R8*1), Y12
-	VMULPD       Y12, Y9, Y12
-	VADDPD       Y12, Y0, Y0
-	VMOVUPD      (CX)(R8*1), Y12
-	VMULPD       Y12, Y9, Y12
-	VADDPD       Y12, Y1, Y1
-	VMULPD       Y11, Y9, Y12
-	VADDPD       Y12, Y2, Y2
-	VMOVUPD      32(CX)(R8*1), Y12
-	VMOVUPD      24(DX)(R8*1), Y13
-	VBLENDPD     $0x02, Y13, Y12, Y12
-	VBLENDPD     $0x0c, Y8, Y12, Y12
-	VMULPD       Y12, Y9, Y9
-	VADDPD       Y9, Y3, Y3
-	VMOVUPD      16(CX)(R8*1), Y9
-	VMULPD       Y9, Y10, Y9
-	VADDPD       Y9, Y4, Y4
-	VMULPD       Y11, Y10, Y9
-	VADDPD       Y9, Y5, Y5
-	VMOVUPD      (BX)(R8*1), Y9
-	VMULPD       Y9, Y10, Y9
-	VADDPD       Y9, Y6, Y6
-	VMOVUPD      32(DX)(R8*1), Y9
-	VMOVUPD      24(BX)(R8*1), Y11
-	VBLENDPD     $0x02, Y11, Y9, Y9
-	VBLENDPD     $0x0c, Y8, Y9, Y9
-	VMULPD       Y9, Y10, Y9
-	VADDPD       Y9, Y7, Y7
-	ADDQ         $0x08, R8
-	JMP          patchCore2_loop
+patchLanes_loop:
+	CMPQ    DI, SI
+	JAE     patchLanes_done
+	VMOVUPD 16(AX)(DI*1), Y14
+	VADDPD  Y14, Y0, Y0
+	VMULPD  16(AX)(DI*1), Y14, Y15
+	VADDPD  Y15, Y1, Y1
+	VMULPD  24(AX)(DI*1), Y14, Y15
+	VADDPD  Y15, Y2, Y2
+	VMULPD  32(AX)(DI*1), Y14, Y15
+	VADDPD  Y15, Y3, Y3
+	VMULPD  (CX)(DI*1), Y14, Y15
+	VADDPD  Y15, Y4, Y4
+	VMULPD  8(CX)(DI*1), Y14, Y15
+	VADDPD  Y15, Y5, Y5
+	VMULPD  16(CX)(DI*1), Y14, Y15
+	VADDPD  Y15, Y6, Y6
+	VMULPD  24(CX)(DI*1), Y14, Y15
+	VADDPD  Y15, Y7, Y7
+	VMULPD  32(CX)(DI*1), Y14, Y15
+	VADDPD  Y15, Y8, Y8
+	VMULPD  (DX)(DI*1), Y14, Y15
+	VADDPD  Y15, Y9, Y9
+	VMULPD  8(DX)(DI*1), Y14, Y15
+	VADDPD  Y15, Y10, Y10
+	VMULPD  16(DX)(DI*1), Y14, Y15
+	VADDPD  Y15, Y11, Y11
+	VMULPD  24(DX)(DI*1), Y14, Y15
+	VADDPD  Y15, Y12, Y12
+	VMULPD  32(DX)(DI*1), Y14, Y15
+	VADDPD  Y15, Y13, Y13
+	ADDQ    $0x20, DI
+	JMP     patchLanes_loop
 
-patchCore2_done:
-	VMOVUPD Y0, (SI)
-	VMOVUPD Y1, 32(SI)
-	VMOVUPD Y2, 64(SI)
-	VMOVUPD Y3, 96(SI)
-	VMOVUPD Y4, 128(SI)
-	VMOVUPD Y5, 160(SI)
-	VMOVUPD Y6, 192(SI)
-	VMOVUPD Y7, 224(SI)
+patchLanes_done:
+	VMOVUPD Y0, (BX)
+	VMOVUPD Y1, 32(BX)
+	VMOVUPD Y2, 64(BX)
+	VMOVUPD Y3, 96(BX)
+	VMOVUPD Y4, 128(BX)
+	VMOVUPD Y5, 160(BX)
+	VMOVUPD Y6, 192(BX)
+	VMOVUPD Y7, 224(BX)
+	VMOVUPD Y8, 256(BX)
+	VMOVUPD Y9, 288(BX)
+	VMOVUPD Y10, 320(BX)
+	VMOVUPD Y11, 352(BX)
+	VMOVUPD Y12, 384(BX)
+	VMOVUPD Y13, 416(BX)
 	VZEROUPPER
 	RET
 

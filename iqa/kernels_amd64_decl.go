@@ -56,12 +56,12 @@ func accSym9SplitSetAsm(out []float64, e []float64, o []float64, t *[5]float64)
 //go:noescape
 func accSym9SplitAddAsm(out []float64, e []float64, o []float64, t *[5]float64)
 
-// patchCore2Asm runs k = 0 … kn−1 of the vector loop of patchCore2 (see
-// kernels_amd64.go) and stores its eight sums a0, a1, a2, ae, b0, b1, b2, be
-// into acc.
+// patchLanesAsm is patchLanesGo (gsm.go) for n4 = kn: lane l of vector
+// q[i] sums the terms k ≡ l (mod 4), k < kn, in increasing k. It reads
+// r0[0 … kn+3], r1 and r2[0 … kn+3].
 //
 //go:noescape
-func patchCore2Asm(r0 []float64, r1 []float64, r2 []float64, r3 []float64, kn int, acc *[8][4]float64)
+func patchLanesAsm(r0 []float64, r1 []float64, r2 []float64, kn int, q *[14][4]float64)
 
 // deinterleave3Asm writes s[3k], s[3k+1], s[3k+2] into p0[k], p1[k], p2[k]
 // for k < len(p0), a multiple of 4; s holds at least 3·len(p0) samples.

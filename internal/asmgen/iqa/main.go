@@ -38,7 +38,7 @@ func main() {
 	bandPair()
 	bandCols()
 	lowpass()
-	patchCore2()
+	patchLanes()
 	deinterleave3()
 	blockProducts()
 	windowRows()
@@ -414,59 +414,6 @@ func lowpass() {
 			st(s, out, o, 0)
 		})
 	}
-}
-
-// patchCore2: the vector loop of patchCore2AVX.
-func patchCore2() {
-	one := ConstData("one64", F64(1))
-	TEXT("patchCore2Asm", NOSPLIT, "func(r0, r1, r2, r3 []float64, kn int, acc *[8][4]float64)")
-	Pragma("noescape")
-	Doc("patchCore2Asm runs k = 0 … kn−1 of the vector loop of patchCore2 (see",
-		"kernels_amd64.go) and stores its eight sums a0, a1, a2, ae, b0, b1, b2, be",
-		"into acc.")
-	r0, r1, r2, r3 := base("r0"), base("r1"), base("r2"), base("r3")
-	accp := ptr("acc")
-	n := count("kn", false)
-	var sums [8]VecVirtual
-	for i := range sums {
-		sums[i] = YMM()
-		VXORPD(sums[i], sums[i], sums[i])
-	}
-	ones := bcast(one)
-	off := GP64()
-	XORQ(off, off)
-	SHLQ(Imm(3), n)
-	Label("patchCore2_loop")
-	CMPQ(off, n)
-	JAE(LabelRef("patchCore2_done"))
-	va := bcast(r0.Idx(off, 1).Offset(16)) // c_a[k] = r0[2+k]
-	vb := bcast(r1.Idx(off, 1).Offset(16)) // c_b[k] = r1[2+k]
-	x2 := ld(r2, off, 0)
-	acc := func(i int, v, x VecVirtual) {
-		VADDPD(mul(v, x), sums[i], sums[i])
-	}
-	acc(0, va, ld(r0, off, 2))
-	acc(1, va, ld(r1, off, 0))
-	acc(2, va, x2)
-	ea := ld(r1, off, 4)
-	VBLENDPD(Imm(0b0010), ld(r2, off, 3), ea, ea) // (r1[k+4], r2[k+4], ·, ·)
-	VBLENDPD(Imm(0b1100), ones, ea, ea)           // (r1[k+4], r2[k+4], 1, 1)
-	acc(3, va, ea)
-	acc(4, vb, ld(r1, off, 2))
-	acc(5, vb, x2)
-	acc(6, vb, ld(r3, off, 0))
-	eb := ld(r2, off, 4)
-	VBLENDPD(Imm(0b0010), ld(r3, off, 3), eb, eb)
-	VBLENDPD(Imm(0b1100), ones, eb, eb)
-	acc(7, vb, eb)
-	ADDQ(Imm(8), off)
-	JMP(LabelRef("patchCore2_loop"))
-	Label("patchCore2_done")
-	for i := range sums {
-		VMOVUPD(sums[i], accp.Offset(32*i))
-	}
-	VZEROUPPER()
-	RET()
 }
 
 // deinterleave3: the block planes of blockProductsAVX.

@@ -79,20 +79,20 @@ func setBlockTable(tab *blockTable, inv *[9][9]float64, lam *[9]float64, sigmaNS
 	}
 }
 
-func blockProducts(pn, pd, r0, r1, r2 []float64, col0 int, g, sv []float64, inv *[9][9]float64, lam *[9]float64, sigmaNSq float64, tab *blockTable, buf []float64) {
+func blockProducts(pn, pd, r0, r1, r2 []float64, col0 int, g, sv []float64, inv *[9][9]float64, lam *[9]float64, sigmaNSq float64, tab *blockTable) {
 	if !simdKernels {
-		blockProductsGo(pn, pd, r0, r1, r2, col0, g, sv, inv, lam, sigmaNSq, buf)
+		blockProductsGo(pn, pd, r0, r1, r2, col0, g, sv, inv, lam, sigmaNSq)
 		return
 	}
-	blockProductsAVX(pn, pd, r0, r1, r2, col0, g, sv, inv, lam, sigmaNSq, (*[232]float64)(tab), buf)
+	blockProductsAVX(pn, pd, r0, r1, r2, col0, g, sv, inv, lam, sigmaNSq, (*[232]float64)(tab))
 }
 
-func blockS(s, r0, r1, r2 []float64, col0 int, inv *[9][9]float64, tab *blockTable, buf []float64) {
+func blockS(s, r0, r1, r2 []float64, col0 int, inv *[9][9]float64, tab *blockTable) {
 	if !simdKernels {
-		blockSGo(s, r0, r1, r2, col0, inv, buf)
+		blockSGo(s, r0, r1, r2, col0, inv)
 		return
 	}
-	blockSAVX(s, r0, r1, r2, col0, inv, (*[232]float64)(tab), buf)
+	blockSAVX(s, r0, r1, r2, col0, inv, (*[232]float64)(tab))
 }
 
 func blockProductsS(pn, pd, s, g, sv []float64, lam *[9]float64, sigmaNSq float64, tab *blockTable) {
@@ -409,27 +409,27 @@ func patchCoreAVX(core *[13]float64, r0, r1, r2 []float64) float64 {
 	return patchCoreFinish(core, &q, r0, r1, r2, n4)
 }
 
-// blockProductsAVX is blockProductsGo for four blocks per vector. The
-// blocks' samples are first copied into nine planes (buf[i·n4 + c] = y_i of
-// block c); tab holds Cu⁻¹, λ and the constants as broadcast tables
-// (blockTab of inv, lam and σn², filled once per subband), so the vector
-// loop reads only whole vectors.
-func blockProductsAVX(pn, pd, r0, r1, r2 []float64, col0 int, g, sv []float64, inv *[9][9]float64, lam *[9]float64, sigmaNSq float64, tab *[232]float64, buf []float64) {
+// blockProductsAVX is blockProductsGo for four blocks per vector: the
+// assembly loads each row's samples of four blocks as three vectors and
+// de-interleaves them in registers; tab holds Cu⁻¹, λ and the constants as
+// broadcast tables (blockTab of inv, lam and σn², filled once per
+// subband), so the vector loop reads only whole vectors. A ragged end is
+// computed as the last four blocks once more (each block's products
+// depend on its own inputs only, so the blocks computed twice get the same
+// values); fewer than four blocks in all take the scalar kernel.
+func blockProductsAVX(pn, pd, r0, r1, r2 []float64, col0 int, g, sv []float64, inv *[9][9]float64, lam *[9]float64, sigmaNSq float64, tab *[232]float64) {
 	n := len(pn)
+	if n < 4 {
+		blockProductsGo(pn, pd, r0, r1, r2, col0, g, sv, inv, lam, sigmaNSq)
+		return
+	}
 	n4 := n &^ 3
 	pd, g, sv = pd[:n], g[:n], sv[:n]
-	if n4 > 0 {
-		buf = buf[:9*n4]
-		for ri, r := range [3][]float64{r0, r1, r2} {
-			p0 := buf[3*ri*n4:][:n4]
-			p1 := buf[(3*ri+1)*n4:][:n4]
-			p2 := buf[(3*ri+2)*n4:][:n4]
-			deinterleave3Asm(p0, p1, p2, r[col0:][:blockM*n4])
-		}
-		blockProductsAsm(pn[:n4], pd[:n4], g[:n4], sv[:n4], buf, tab)
-	}
-	if n4 < n {
-		blockProductsGo(pn[n4:], pd[n4:], r0, r1, r2, col0+blockM*n4, g[n4:], sv[n4:], inv, lam, sigmaNSq, buf)
+	w := blockM * n
+	r0, r1, r2 = r0[col0:][:w], r1[col0:][:w], r2[col0:][:w]
+	blockProductsAsm(pn[:n4], pd[:n4], g[:n4], sv[:n4], r0, r1, r2, tab)
+	if c := n - 4; n4 < n {
+		blockProductsAsm(pn[c:], pd[c:], g[c:], sv[c:], r0[blockM*c:], r1[blockM*c:], r2[blockM*c:], tab)
 	}
 }
 
@@ -463,38 +463,37 @@ func blockTab(tab *[232]float64, inv *[9][9]float64, lam *[9]float64, sigmaNSq f
 	put(sigmaNSq)
 }
 
-// blockSAVX is blockSGo: the samples de-interleaved into planes as in
-// blockProductsAVX, then blockSAsm, which reads the Cu⁻¹ entries of tab
-// (blockTab of inv).
-func blockSAVX(s, r0, r1, r2 []float64, col0 int, inv *[9][9]float64, tab *[232]float64, buf []float64) {
+// blockSAVX is blockSGo, with the samples loaded as in blockProductsAVX;
+// blockSAsm reads the Cu⁻¹ entries of tab (blockTab of inv).
+func blockSAVX(s, r0, r1, r2 []float64, col0 int, inv *[9][9]float64, tab *[232]float64) {
 	n := len(s)
-	n4 := n &^ 3
-	if n4 > 0 {
-		buf = buf[:9*n4]
-		for ri, r := range [3][]float64{r0, r1, r2} {
-			p0 := buf[3*ri*n4:][:n4]
-			p1 := buf[(3*ri+1)*n4:][:n4]
-			p2 := buf[(3*ri+2)*n4:][:n4]
-			deinterleave3Asm(p0, p1, p2, r[col0:][:blockM*n4])
-		}
-		blockSAsm(s[:n4], buf, tab)
+	if n < 4 {
+		blockSGo(s, r0, r1, r2, col0, inv)
+		return
 	}
-	if n4 < n {
-		blockSGo(s[n4:], r0, r1, r2, col0+blockM*n4, inv, buf)
+	n4 := n &^ 3
+	w := blockM * n
+	r0, r1, r2 = r0[col0:][:w], r1[col0:][:w], r2[col0:][:w]
+	blockSAsm(s[:n4], r0, r1, r2, tab)
+	if c := n - 4; n4 < n {
+		blockSAsm(s[c:], r0[blockM*c:], r1[blockM*c:], r2[blockM*c:], tab)
 	}
 }
 
 // blockProductsSAVX is blockProductsSGo; blockProductsSAsm reads the λ and
-// constant entries of tab (blockTab of lam and σn²).
+// constant entries of tab (blockTab of lam and σn²). A ragged end is
+// computed as the last four blocks once more, as in blockProductsAVX.
 func blockProductsSAVX(pn, pd, s, g, sv []float64, lam *[9]float64, sigmaNSq float64, tab *[232]float64) {
 	n := len(pn)
+	if n < 4 {
+		blockProductsSGo(pn, pd, s, g, sv, lam, sigmaNSq)
+		return
+	}
 	n4 := n &^ 3
 	pd, s, g, sv = pd[:n], s[:n], g[:n], sv[:n]
-	if n4 > 0 {
-		blockProductsSAsm(pn[:n4], pd[:n4], g[:n4], sv[:n4], s[:n4], tab)
-	}
-	if n4 < n {
-		blockProductsSGo(pn[n4:], pd[n4:], s[n4:], g[n4:], sv[n4:], lam, sigmaNSq)
+	blockProductsSAsm(pn[:n4], pd[:n4], g[:n4], sv[:n4], s[:n4], tab)
+	if c := n - 4; n4 < n {
+		blockProductsSAsm(pn[c:], pd[c:], g[c:], sv[c:], s[c:], tab)
 	}
 }
 

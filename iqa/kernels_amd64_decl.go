@@ -63,25 +63,20 @@ func accSym9SplitAddAsm(out []float64, e []float64, o []float64, t *[5]float64)
 //go:noescape
 func patchLanesAsm(r0 []float64, r1 []float64, r2 []float64, kn int, q *[14][4]float64)
 
-// deinterleave3Asm writes s[3k], s[3k+1], s[3k+2] into p0[k], p1[k], p2[k]
-// for k < len(p0), a multiple of 4; s holds at least 3·len(p0) samples.
-//
-//go:noescape
-func deinterleave3Asm(p0 []float64, p1 []float64, p2 []float64, s []float64)
-
 // blockProductsAsm is the vector loop of blockProductsAVX (kernels_amd64.go)
-// for len(pn), a multiple of 4, blocks: planes holds the nine planes of block
-// samples, tab the upper triangle of Cu⁻¹ (45 entries), λ (9), 1, 9 and σn²,
-// each broadcast to 4 lanes.
+// for len(pn), a multiple of 4, blocks: block c holds the samples
+// r_i[3c … 3c+2] of the rows r0, r1, r2 (at least 3·len(pn) samples each),
+// tab the upper triangle of Cu⁻¹ (45 entries), λ (9), 1, 9 and σn², each
+// broadcast to 4 lanes.
 //
 //go:noescape
-func blockProductsAsm(pn []float64, pd []float64, g []float64, sv []float64, planes []float64, tab *[232]float64)
+func blockProductsAsm(pn []float64, pd []float64, g []float64, sv []float64, r0 []float64, r1 []float64, r2 []float64, tab *[232]float64)
 
 // blockSAsm writes the first half of blockProductsAsm, s = yᵀ·Cu⁻¹·y/9, of
-// len(s), a multiple of 4, blocks into s (planes and tab as there).
+// len(s), a multiple of 4, blocks into s (rows and tab as there).
 //
 //go:noescape
-func blockSAsm(s []float64, planes []float64, tab *[232]float64)
+func blockSAsm(s []float64, r0 []float64, r1 []float64, r2 []float64, tab *[232]float64)
 
 // blockProductsSAsm is blockProductsAsm with s of each block given (blockSAsm)
 // instead of computed from its samples.

@@ -34,12 +34,12 @@ type blockTable struct{}
 
 func setBlockTable(*blockTable, *[9][9]float64, *[9]float64, float64) {}
 
-func blockProducts(pn, pd, r0, r1, r2 []float64, col0 int, g, sv []float64, inv *[9][9]float64, lam *[9]float64, sigmaNSq float64, _ *blockTable, buf []float64) {
-	blockProductsGo(pn, pd, r0, r1, r2, col0, g, sv, inv, lam, sigmaNSq, buf)
+func blockProducts(pn, pd, r0, r1, r2 []float64, col0 int, g, sv []float64, inv *[9][9]float64, lam *[9]float64, sigmaNSq float64, _ *blockTable) {
+	blockProductsGo(pn, pd, r0, r1, r2, col0, g, sv, inv, lam, sigmaNSq)
 }
 
-func blockS(s, r0, r1, r2 []float64, col0 int, inv *[9][9]float64, _ *blockTable, buf []float64) {
-	blockSGo(s, r0, r1, r2, col0, inv, buf)
+func blockS(s, r0, r1, r2 []float64, col0 int, inv *[9][9]float64, _ *blockTable) {
+	blockSGo(s, r0, r1, r2, col0, inv)
 }
 
 func blockProductsS(pn, pd, s, g, sv []float64, lam *[9]float64, sigmaNSq float64, _ *blockTable) {

@@ -280,7 +280,7 @@ func (ws *waveWorkspace) refLevel(r *waveRef, lev int, lo []float64, lw, lh int)
 				setBlockTable(&ws.tab, &g.inv, &g.lam, p.sigmaNSq)
 				for R := range ch / blockM {
 					row := x[R*blockM*cw:]
-					blockS(s[R*nb:][:nb], row[:cw], row[cw:][:cw], row[2*cw:][:cw], 0, &g.inv, &ws.tab, ws.tmp)
+					blockS(s[R*nb:][:nb], row[:cw], row[cw:][:cw], row[2*cw:][:cw], 0, &g.inv, &ws.tab)
 				}
 			}
 		}
@@ -339,7 +339,7 @@ func (ws *waveWorkspace) subband(x []float64, cw, ch, win int, g *gsmModel, sAll
 		if sAll != nil {
 			blockProductsS(pns, pds, sAll[(r+off)*b+off:][:nc], gr, vr, lam, p.sigmaNSq, &ws.tab)
 		} else {
-			blockProducts(pns, pds, r0, r1, r2, off*blockM, gr, vr, inv, lam, p.sigmaNSq, &ws.tab, ws.tmp)
+			blockProducts(pns, pds, r0, r1, r2, off*blockM, gr, vr, inv, lam, p.sigmaNSq, &ws.tab)
 		}
 		for c := range nc {
 			pn, pd := pns[c], pds[c]
@@ -412,9 +412,8 @@ func blockGainTerms(r0, r1, r2 []float64, col int, g, sv float64, inv *[9][9]flo
 // blockProductsGo writes, for the blocks c of one block row (top-left
 // sample at column col0 + 3c of the rows r0, r1, r2; gain g[c], noise
 // sv[c]), the products pn[c] = Π_j (1 + gn·λj) and pd[c] = Π_j (1 + sd·λj)
-// with gn, sd from blockGainTerms. buf is scratch for the vectorised
-// version (at least 9·len(pn) samples).
-func blockProductsGo(pn, pd, r0, r1, r2 []float64, col0 int, g, sv []float64, inv *[9][9]float64, lam *[9]float64, sigmaNSq float64, buf []float64) {
+// with gn, sd from blockGainTerms.
+func blockProductsGo(pn, pd, r0, r1, r2 []float64, col0 int, g, sv []float64, inv *[9][9]float64, lam *[9]float64, sigmaNSq float64) {
 	g, sv, pd = g[:len(pn)], sv[:len(pn)], pd[:len(pn)]
 	for c := range pn {
 		// blockGainTerms, inlined by hand (the compiler does not).
@@ -444,9 +443,8 @@ func blockProductsGo(pn, pd, r0, r1, r2 []float64, col0 int, g, sv []float64, in
 
 // blockSGo writes, for the blocks c of one block row (top-left sample at
 // column col0 + 3c of the rows r0, r1, r2), s[c] = yᵀ·Cu⁻¹·y/9 as
-// blockProductsGo computes it. buf is scratch for the vectorised version
-// (at least 9·len(s) samples).
-func blockSGo(s, r0, r1, r2 []float64, col0 int, inv *[9][9]float64, buf []float64) {
+// blockProductsGo computes it.
+func blockSGo(s, r0, r1, r2 []float64, col0 int, inv *[9][9]float64) {
 	for c := range s {
 		col := col0 + c*blockM
 		v := [9]float64{

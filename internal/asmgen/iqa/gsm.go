@@ -56,3 +56,117 @@ func patchLanes() {
 	VZEROUPPER()
 	RET()
 }
+
+// blockProducts: the vector loops of blockProductsAVX, blockSAVX and
+// blockProductsSAVX.
+func blockProducts() {
+	TEXT("blockProductsAsm", NOSPLIT, "func(pn, pd, g, sv, r0, r1, r2 []float64, tab *[232]float64)")
+	Pragma("noescape")
+	Doc("blockProductsAsm is the vector loop of blockProductsAVX (kernels_amd64.go)",
+		"for len(pn), a multiple of 4, blocks: block c holds the samples",
+		"r_i[3c … 3c+2] of the rows r0, r1, r2 (at least 3·len(pn) samples each),",
+		"tab the upper triangle of Cu⁻¹ (45 entries), λ (9), 1, 9 and σn², each",
+		"broadcast to 4 lanes.")
+	pn, pd, g, sv := base("pn"), base("pd"), base("g"), base("sv")
+	rows := [3]Mem{base("r0"), base("r1"), base("r2")}
+	tp := ptr("tab")
+	n := count("pn", true)
+	loop("blockProducts", n, 4, func(o GPVirtual) {
+		blockFactors(pn, pd, g, sv, o, tp, quadForm(blockSamples(rows, o), tp))
+	})
+
+	TEXT("blockSAsm", NOSPLIT, "func(s, r0, r1, r2 []float64, tab *[232]float64)")
+	Pragma("noescape")
+	Doc("blockSAsm writes the first half of blockProductsAsm, s = yᵀ·Cu⁻¹·y/9, of",
+		"len(s), a multiple of 4, blocks into s (rows and tab as there).")
+	sp := base("s")
+	rows = [3]Mem{base("r0"), base("r1"), base("r2")}
+	tp = ptr("tab")
+	n = count("s", true)
+	loop("blockS", n, 4, func(o GPVirtual) {
+		st(quadForm(blockSamples(rows, o), tp), sp, o, 0)
+	})
+
+	TEXT("blockProductsSAsm", NOSPLIT, "func(pn, pd, g, sv, s []float64, tab *[232]float64)")
+	Pragma("noescape")
+	Doc("blockProductsSAsm is blockProductsAsm with s of each block given (blockSAsm)",
+		"instead of computed from its samples.")
+	pn, pd, g, sv, sp, tp = base("pn"), base("pd"), base("g"), base("sv"), base("s"), ptr("tab")
+	n = count("pn", true)
+	loop("blockProductsS", n, 4, func(o GPVirtual) {
+		blockFactors(pn, pd, g, sv, o, tp, ld(sp, o, 0))
+	})
+}
+
+// blockSamples loads the samples of the four blocks at byte offset o (of
+// the per-block arrays; the rows are read at three times it) and
+// de-interleaves them in registers: v[3i+k] holds sample k of row i of each
+// block, y_{3i+k} of blockProductsGo.
+func blockSamples(rows [3]Mem, o GPVirtual) (v [9]VecVirtual) {
+	o3 := GP64()
+	LEAQ(Mem{Base: o, Index: o, Scale: 2}, o3)
+	for i, src := range rows {
+		l0, l1, l2 := ld(src, o3, 0), ld(src, o3, 4), ld(src, o3, 8) // a0…a3, a4…a7, a8…a11
+		t, u := YMM(), YMM()
+		VPERM2F128(Imm(0x21), l1, l0, t) // a2 a3 a4 a5
+		VPERM2F128(Imm(0x21), l2, l1, u) // a6 a7 a8 a9
+		x0, x1, x2 := YMM(), YMM(), YMM()
+		VBLENDPD(Imm(0b1100), l1, l0, x0) // a0 a1 a6 a7
+		VBLENDPD(Imm(0b1100), u, t, x1)   // a2 a3 a8 a9
+		VBLENDPD(Imm(0b1100), l2, l1, x2) // a4 a5 a10 a11
+		v[3*i], v[3*i+1], v[3*i+2] = YMM(), YMM(), YMM()
+		VSHUFPD(Imm(0b1010), x1, x0, v[3*i])   // a0 a3 a6 a9
+		VSHUFPD(Imm(0b0101), x2, x0, v[3*i+1]) // a1 a4 a7 a10
+		VSHUFPD(Imm(0b1010), x2, x1, v[3*i+2]) // a2 a5 a8 a11
+	}
+	return v
+}
+
+// quadForm returns s = yᵀ·Cu⁻¹·y/9 of the four blocks whose samples v
+// holds (blockSamples), in the scalar kernel's order.
+func quadForm(v [9]VecVirtual, tp Mem) VecVirtual {
+	T := func(i int) Mem { return tp.Offset(32 * i) }
+	// yᵀ·Cu⁻¹·y row by row.
+	var q VecVirtual
+	t := 0
+	for i := range 9 {
+		r := mul(v[i], T(t))
+		t++
+		for j := i + 1; j < 9; j++ {
+			r = add(r, mul(v[j], T(t)))
+			t++
+		}
+		r = mul(r, v[i])
+		if i == 0 {
+			z := YMM()
+			VXORPD(z, z, z)
+			q = add(z, r) // 0 + x: −0 becomes +0 as in the scalar sum
+		} else {
+			q = add(q, r)
+		}
+	}
+	return div(q, T(55))
+}
+
+// blockFactors stores, for the four blocks at byte offset o, the products
+// pn = Π_j (1 + gn·λj) and pd = Π_j (1 + sd·λj), gn = g²·s/(σv²+σn²),
+// sd = s/σn², in the scalar kernel's order.
+func blockFactors(pn, pd, g, sv Mem, o GPVirtual, tp Mem, s VecVirtual) {
+	T := func(i int) Mem { return tp.Offset(32 * i) }
+	const iOne, iSig = 54, 56
+	gv := ld(g, o, 0)
+	gn := div(mul(mul(gv, gv), s), add(ld(sv, o, 0), T(iSig)))
+	sd := div(s, T(iSig))
+	one := bcast(tp.Offset(32 * iOne))
+	f := func(a VecVirtual, j int) VecVirtual { return add(one, mul(a, T(45+j))) }
+	for k, a := range []VecVirtual{gn, sd} {
+		p := mul(f(a, 0), f(a, 1))
+		p = mul(p, f(a, 2))
+		p = mul(p, f(a, 3))
+		p = mul(p, f(a, 4))
+		r := mul(f(a, 5), f(a, 6))
+		r = mul(r, f(a, 7))
+		r = mul(r, f(a, 8))
+		st(mul(p, r), []Mem{pn, pd}[k], o, 0)
+	}
+}

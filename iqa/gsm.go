@@ -156,7 +156,11 @@ func patchCoreGo(core *[13]float64, r0, r1, r2 []float64) (s float64) {
 	var q [14][4]float64
 	n4 := (len(r0) - 4) &^ 3
 	patchLanesGo(&q, r0, orRow(r1, r0), orRow(r2, r0), n4)
-	return patchCoreFinish(core, &q, r0, r1, r2, n4)
+	var t [14]float64
+	for i := range t {
+		t[i] = (q[i][0] + q[i][1]) + (q[i][2] + q[i][3])
+	}
+	return patchCoreFinish(core, &t, r0, r1, r2, n4)
 }
 
 // orRow returns r, or alt where r is nil: a stand-in row whose sums are
@@ -205,43 +209,43 @@ func patchLanesGo(q *[14][4]float64, r0, r1, r2 []float64, n4 int) {
 	}
 }
 
-// patchCoreFinish completes patchCoreGo from the lane sums q of the first
-// n4 terms: each sum is (q[i][0] + q[i][1]) + (q[i][2] + q[i][3]) plus the
-// terms k = n4 … B−5 in order. It writes core (0 for the entries of nil
-// rows) and returns the sum of the core samples.
-func patchCoreFinish(core *[13]float64, q *[14][4]float64, r0, r1, r2 []float64, n4 int) (s float64) {
-	var t [14]float64
-	for i := range t {
-		t[i] = (q[i][0] + q[i][1]) + (q[i][2] + q[i][3])
-	}
+// patchCoreFinish completes patchCoreGo from the sums q of its first n4
+// terms (each the lane sums (l0 + l1) + (l2 + l3) of patchLanesGo) by
+// adding the terms k = n4 … B−5 in order. It writes core (0 for the
+// entries of nil rows) and returns the sum of the core samples.
+func patchCoreFinish(core *[13]float64, q *[14]float64, r0, r1, r2 []float64, n4 int) (s float64) {
 	B := len(r0)
-	n := B - 4
-	c := r0[2:][:n]
-	rows := [2][]float64{orRow(r1, r0)[:B], orRow(r2, r0)[:B]}
-	for k := n4; k < n; k++ {
-		v := c[k]
-		t[0] += v
-		t[1] += v * r0[2+k]
-		t[2] += v * r0[3+k]
-		t[3] += v * r0[4+k]
-		for dr, rn := range rows {
-			p := rn[k : k+5 : k+5]
-			o := 4 + 5*dr
-			t[o] += v * p[0]
-			t[o+1] += v * p[1]
-			t[o+2] += v * p[2]
-			t[o+3] += v * p[3]
-			t[o+4] += v * p[4]
-		}
+	ra, rb := orRow(r1, r0)[:B], orRow(r2, r0)[:B]
+	s = q[0]
+	t := [13]float64(q[1:])
+	for k := n4; k < B-4; k++ {
+		p0 := r0[2+k : 5+k : 5+k]
+		pa := ra[k : k+5 : k+5]
+		pb := rb[k : k+5 : k+5]
+		v := p0[0]
+		s += v
+		t[0] += v * p0[0]
+		t[1] += v * p0[1]
+		t[2] += v * p0[2]
+		t[3] += v * pa[0]
+		t[4] += v * pa[1]
+		t[5] += v * pa[2]
+		t[6] += v * pa[3]
+		t[7] += v * pa[4]
+		t[8] += v * pb[0]
+		t[9] += v * pb[1]
+		t[10] += v * pb[2]
+		t[11] += v * pb[3]
+		t[12] += v * pb[4]
 	}
-	copy(core[:], t[1:])
 	if r1 == nil {
-		clear(core[3:8])
+		clear(t[3:8])
 	}
 	if r2 == nil {
-		clear(core[8:13])
+		clear(t[8:13])
 	}
-	return t[0]
+	*core = t
+	return s
 }
 
 // patchCore2Go is patchCoreGo for two consecutive rows: row r0 (next rows

@@ -386,10 +386,11 @@ func accSym9Split(out, v []float64, ne int, t *[9]float64, first bool) {
 	}
 }
 
-// patchCore2AVX is patchCore2Go with the lane sums of each row formed by
-// patchLanesAsm: lanes are the residues of k mod 4, so each lane holds
-// exactly the partial sum patchLanesGo forms, and patchCoreFinish combines
-// them and adds the remaining terms as for the scalar kernel.
+// patchCore2AVX is patchCore2Go with the lane sums of each row formed and
+// combined by patchLanesAsm: lanes are the residues of k mod 4, so each
+// lane holds exactly the partial sum patchLanesGo forms, and they are
+// combined in the same order; patchCoreFinish adds the remaining terms as
+// for the scalar kernel.
 func patchCore2AVX(coreA, coreB *[13]float64, r0, r1, r2, r3 []float64) (sA, sB float64) {
 	sA = patchCoreAVX(coreA, r0, r1, r2)
 	*coreB = [13]float64{}
@@ -403,7 +404,7 @@ func patchCore2AVX(coreA, coreB *[13]float64, r0, r1, r2, r3 []float64) (sA, sB 
 func patchCoreAVX(core *[13]float64, r0, r1, r2 []float64) float64 {
 	B := len(r0)
 	n4 := (B - 4) &^ 3
-	var q [14][4]float64
+	var q [14]float64
 	// The loop reads r_i[0 … n4+3], n4+3 ≤ B−1.
 	patchLanesAsm(r0, orRow(r1, r0)[:B], orRow(r2, r0)[:B], n4, &q)
 	return patchCoreFinish(core, &q, r0, r1, r2, n4)

@@ -1749,7 +1749,7 @@ accSym9SplitAdd_done:
 	VZEROUPPER
 	RET
 
-// func patchLanesAsm(r0 []float64, r1 []float64, r2 []float64, kn int, q *[14][4]float64)
+// func patchLanesAsm(r0 []float64, r1 []float64, r2 []float64, kn int, q *[14]float64)
 // Requires: AVX
 TEXT ·patchLanesAsm(SB), NOSPLIT, $0-88
 	MOVQ   r0_base+0(FP), AX
@@ -1809,20 +1809,62 @@ patchLanes_loop:
 	JMP     patchLanes_loop
 
 patchLanes_done:
-	VMOVUPD Y0, (BX)
-	VMOVUPD Y1, 32(BX)
-	VMOVUPD Y2, 64(BX)
-	VMOVUPD Y3, 96(BX)
-	VMOVUPD Y4, 128(BX)
-	VMOVUPD Y5, 160(BX)
-	VMOVUPD Y6, 192(BX)
-	VMOVUPD Y7, 224(BX)
-	VMOVUPD Y8, 256(BX)
-	VMOVUPD Y9, 288(BX)
-	VMOVUPD Y10, 320(BX)
-	VMOVUPD Y11, 352(BX)
-	VMOVUPD Y12, 384(BX)
-	VMOVUPD Y13, 416(BX)
+	VHADDPD      Y0, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X14
+	VADDSD       X14, X0, X14
+	VMOVSD       X14, (BX)
+	VHADDPD      Y1, Y1, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDSD       X1, X0, X1
+	VMOVSD       X1, 8(BX)
+	VHADDPD      Y2, Y2, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDSD       X1, X0, X1
+	VMOVSD       X1, 16(BX)
+	VHADDPD      Y3, Y3, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDSD       X1, X0, X1
+	VMOVSD       X1, 24(BX)
+	VHADDPD      Y4, Y4, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDSD       X1, X0, X1
+	VMOVSD       X1, 32(BX)
+	VHADDPD      Y5, Y5, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDSD       X1, X0, X1
+	VMOVSD       X1, 40(BX)
+	VHADDPD      Y6, Y6, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDSD       X1, X0, X1
+	VMOVSD       X1, 48(BX)
+	VHADDPD      Y7, Y7, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDSD       X1, X0, X1
+	VMOVSD       X1, 56(BX)
+	VHADDPD      Y8, Y8, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDSD       X1, X0, X1
+	VMOVSD       X1, 64(BX)
+	VHADDPD      Y9, Y9, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDSD       X1, X0, X1
+	VMOVSD       X1, 72(BX)
+	VHADDPD      Y10, Y10, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDSD       X1, X0, X1
+	VMOVSD       X1, 80(BX)
+	VHADDPD      Y11, Y11, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDSD       X1, X0, X1
+	VMOVSD       X1, 88(BX)
+	VHADDPD      Y12, Y12, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDSD       X1, X0, X1
+	VMOVSD       X1, 96(BX)
+	VHADDPD      Y13, Y13, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDSD       X1, X0, X1
+	VMOVSD       X1, 104(BX)
 	VZEROUPPER
 	RET
 

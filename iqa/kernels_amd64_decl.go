@@ -56,12 +56,13 @@ func accSym9SplitSetAsm(out []float64, e []float64, o []float64, t *[5]float64)
 //go:noescape
 func accSym9SplitAddAsm(out []float64, e []float64, o []float64, t *[5]float64)
 
-// patchLanesAsm is patchLanesGo (gsm.go) for n4 = kn: lane l of vector
-// q[i] sums the terms k ≡ l (mod 4), k < kn, in increasing k. It reads
-// r0[0 … kn+3], r1 and r2[0 … kn+3].
+// patchLanesAsm is patchLanesGo (gsm.go) for n4 = kn followed by the
+// reduction of patchCoreFinish: with lane l of sum i summing the terms
+// k ≡ l (mod 4), k < kn, in increasing k, it writes (l0 + l1) + (l2 + l3)
+// into q[i]. It reads r0[0 … kn+3], r1 and r2[0 … kn+3].
 //
 //go:noescape
-func patchLanesAsm(r0 []float64, r1 []float64, r2 []float64, kn int, q *[14][4]float64)
+func patchLanesAsm(r0 []float64, r1 []float64, r2 []float64, kn int, q *[14]float64)
 
 // blockProductsAsm is the vector loop of blockProductsAVX (kernels_amd64.go)
 // for len(pn), a multiple of 4, blocks: block c holds the samples

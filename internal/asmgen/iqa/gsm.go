@@ -10,11 +10,12 @@ import (
 
 // patchLanes: patchLanesGo, one lane per residue l of k mod 4.
 func patchLanes() {
-	TEXT("patchLanesAsm", NOSPLIT, "func(r0, r1, r2 []float64, kn int, q *[14][4]float64)")
+	TEXT("patchLanesAsm", NOSPLIT, "func(r0, r1, r2 []float64, kn int, q *[14]float64)")
 	Pragma("noescape")
-	Doc("patchLanesAsm is patchLanesGo (gsm.go) for n4 = kn: lane l of vector",
-		"q[i] sums the terms k ≡ l (mod 4), k < kn, in increasing k. It reads",
-		"r0[0 … kn+3], r1 and r2[0 … kn+3].")
+	Doc("patchLanesAsm is patchLanesGo (gsm.go) for n4 = kn followed by the",
+		"reduction of patchCoreFinish: with lane l of sum i summing the terms",
+		"k ≡ l (mod 4), k < kn, in increasing k, it writes (l0 + l1) + (l2 + l3)",
+		"into q[i]. It reads r0[0 … kn+3], r1 and r2[0 … kn+3].")
 	r0, r1, r2 := base("r0"), base("r1"), base("r2")
 	qp := ptr("q")
 	n := count("kn", false)
@@ -51,7 +52,12 @@ func patchLanes() {
 	JMP(LabelRef("patchLanes_loop"))
 	Label("patchLanes_done")
 	for i := range sums {
-		VMOVUPD(sums[i], qp.Offset(32*i))
+		h := YMM()
+		VHADDPD(sums[i], sums[i], h) // l0+l1, ·, l2+l3, ·
+		x := XMM()
+		VEXTRACTF128(Imm(1), h, x)
+		VADDSD(x, h.AsX(), x)
+		VMOVSD(x, qp.Offset(8*i))
 	}
 	VZEROUPPER()
 	RET()

@@ -410,11 +410,13 @@ func patchCoreAVX(core *[13]float64, r0, r1, r2 []float64) float64 {
 	return patchCoreFinish(core, &q, r0, r1, r2, n4)
 }
 
-// blockProductsAVX is blockProductsGo for four blocks per vector: the
-// assembly loads each row's samples of four blocks as three vectors and
-// de-interleaves them in registers; tab holds Cu⁻¹, λ and the constants as
-// broadcast tables (blockTab of inv, lam and σn², filled once per
-// subband), so the vector loop reads only whole vectors. A ragged end is
+// blockProductsAVX is blockProductsGo for four blocks per vector, as
+// blockSAVX (s of every block, kept in pd) followed by blockProductsSAVX,
+// which perform the same operations: blockSAsm loads each row's samples of
+// four blocks as three vectors and de-interleaves them in registers; tab
+// holds Cu⁻¹, λ and the constants as broadcast tables (blockTab of inv,
+// lam and σn², filled once per subband), so the vector loops read only
+// whole vectors. A ragged end is
 // computed as the last four blocks once more (each block's products
 // depend on its own inputs only, so the blocks computed twice get the same
 // values); fewer than four blocks in all take the scalar kernel.
@@ -428,9 +430,11 @@ func blockProductsAVX(pn, pd, r0, r1, r2 []float64, col0 int, g, sv []float64, i
 	pd, g, sv = pd[:n], g[:n], sv[:n]
 	w := blockM * n
 	r0, r1, r2 = r0[col0:][:w], r1[col0:][:w], r2[col0:][:w]
-	blockProductsAsm(pn[:n4], pd[:n4], g[:n4], sv[:n4], r0, r1, r2, tab)
+	blockSAsm(pd[:n4], r0, r1, r2, tab)
+	blockProductsSAsm(pn[:n4], pd[:n4], g[:n4], sv[:n4], pd[:n4], tab)
 	if c := n - 4; n4 < n {
-		blockProductsAsm(pn[c:], pd[c:], g[c:], sv[c:], r0[blockM*c:], r1[blockM*c:], r2[blockM*c:], tab)
+		blockSAsm(pd[c:], r0[blockM*c:], r1[blockM*c:], r2[blockM*c:], tab)
+		blockProductsSAsm(pn[c:], pd[c:], g[c:], sv[c:], pd[c:], tab)
 	}
 }
 

@@ -64,23 +64,18 @@ func accSym9SplitAddAsm(out []float64, e []float64, o []float64, t *[5]float64)
 //go:noescape
 func patchLanesAsm(r0 []float64, r1 []float64, r2 []float64, kn int, q *[14]float64)
 
-// blockProductsAsm is the vector loop of blockProductsAVX (kernels_amd64.go)
-// for len(pn), a multiple of 4, blocks: block c holds the samples
-// r_i[3c … 3c+2] of the rows r0, r1, r2 (at least 3·len(pn) samples each),
+// blockSAsm writes s = yᵀ·Cu⁻¹·y/9 of len(s), a multiple of 4, blocks into
+// s, as blockSGo (wavelet.go) computes it: block c holds the samples
+// r_i[3c … 3c+2] of the rows r0, r1, r2 (at least 3·len(s) samples each),
 // tab the upper triangle of Cu⁻¹ (45 entries), λ (9), 1, 9 and σn², each
 // broadcast to 4 lanes.
 //
 //go:noescape
-func blockProductsAsm(pn []float64, pd []float64, g []float64, sv []float64, r0 []float64, r1 []float64, r2 []float64, tab *[232]float64)
-
-// blockSAsm writes the first half of blockProductsAsm, s = yᵀ·Cu⁻¹·y/9, of
-// len(s), a multiple of 4, blocks into s (rows and tab as there).
-//
-//go:noescape
 func blockSAsm(s []float64, r0 []float64, r1 []float64, r2 []float64, tab *[232]float64)
 
-// blockProductsSAsm is blockProductsAsm with s of each block given (blockSAsm)
-// instead of computed from its samples.
+// blockProductsSAsm writes the products pn, pd of blockProductsSGo
+// (wavelet.go) of len(pn), a multiple of 4, blocks from their s (blockSAsm),
+// gains g and noise variances sv; tab as for blockSAsm. s may be pd.
 //
 //go:noescape
 func blockProductsSAsm(pn []float64, pd []float64, g []float64, sv []float64, s []float64, tab *[232]float64)

@@ -64,40 +64,31 @@ func patchLanes() {
 }
 
 // blockProducts: the vector loops of blockProductsAVX, blockSAVX and
-// blockProductsSAVX.
+// blockProductsSAVX: s of four blocks at a time, then their products, in
+// two loops (one fused loop holds about 200 instructions per iteration,
+// mostly in long dependency chains, and runs 20 % slower).
 func blockProducts() {
-	TEXT("blockProductsAsm", NOSPLIT, "func(pn, pd, g, sv, r0, r1, r2 []float64, tab *[232]float64)")
-	Pragma("noescape")
-	Doc("blockProductsAsm is the vector loop of blockProductsAVX (kernels_amd64.go)",
-		"for len(pn), a multiple of 4, blocks: block c holds the samples",
-		"r_i[3c … 3c+2] of the rows r0, r1, r2 (at least 3·len(pn) samples each),",
-		"tab the upper triangle of Cu⁻¹ (45 entries), λ (9), 1, 9 and σn², each",
-		"broadcast to 4 lanes.")
-	pn, pd, g, sv := base("pn"), base("pd"), base("g"), base("sv")
-	rows := [3]Mem{base("r0"), base("r1"), base("r2")}
-	tp := ptr("tab")
-	n := count("pn", true)
-	loop("blockProducts", n, 4, func(o GPVirtual) {
-		blockFactors(pn, pd, g, sv, o, tp, quadForm(blockSamples(rows, o), tp))
-	})
-
 	TEXT("blockSAsm", NOSPLIT, "func(s, r0, r1, r2 []float64, tab *[232]float64)")
 	Pragma("noescape")
-	Doc("blockSAsm writes the first half of blockProductsAsm, s = yᵀ·Cu⁻¹·y/9, of",
-		"len(s), a multiple of 4, blocks into s (rows and tab as there).")
+	Doc("blockSAsm writes s = yᵀ·Cu⁻¹·y/9 of len(s), a multiple of 4, blocks into",
+		"s, as blockSGo (wavelet.go) computes it: block c holds the samples",
+		"r_i[3c … 3c+2] of the rows r0, r1, r2 (at least 3·len(s) samples each),",
+		"tab the upper triangle of Cu⁻¹ (45 entries), λ (9), 1, 9 and σn², each",
+		"broadcast to 4 lanes.")
 	sp := base("s")
-	rows = [3]Mem{base("r0"), base("r1"), base("r2")}
-	tp = ptr("tab")
-	n = count("s", true)
+	rows := [3]Mem{base("r0"), base("r1"), base("r2")}
+	tp := ptr("tab")
+	n := count("s", true)
 	loop("blockS", n, 4, func(o GPVirtual) {
 		st(quadForm(blockSamples(rows, o), tp), sp, o, 0)
 	})
 
 	TEXT("blockProductsSAsm", NOSPLIT, "func(pn, pd, g, sv, s []float64, tab *[232]float64)")
 	Pragma("noescape")
-	Doc("blockProductsSAsm is blockProductsAsm with s of each block given (blockSAsm)",
-		"instead of computed from its samples.")
-	pn, pd, g, sv, sp, tp = base("pn"), base("pd"), base("g"), base("sv"), base("s"), ptr("tab")
+	Doc("blockProductsSAsm writes the products pn, pd of blockProductsSGo",
+		"(wavelet.go) of len(pn), a multiple of 4, blocks from their s (blockSAsm),",
+		"gains g and noise variances sv; tab as for blockSAsm. s may be pd.")
+	pn, pd, g, sv, sp, tp := base("pn"), base("pd"), base("g"), base("sv"), base("s"), ptr("tab")
 	n = count("pn", true)
 	loop("blockProductsS", n, 4, func(o GPVirtual) {
 		blockFactors(pn, pd, g, sv, o, tp, ld(sp, o, 0))

@@ -1779,7 +1779,7 @@ patchLanes_loop:
 	JAE     patchLanes_done
 	VMOVUPD 16(AX)(DI*1), Y14
 	VADDPD  Y14, Y0, Y0
-	VMULPD  16(AX)(DI*1), Y14, Y15
+	VMULPD  Y14, Y14, Y15
 	VADDPD  Y15, Y1, Y1
 	VMULPD  24(AX)(DI*1), Y14, Y15
 	VADDPD  Y15, Y2, Y2

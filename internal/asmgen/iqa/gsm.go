@@ -45,7 +45,11 @@ func patchLanes() {
 	VADDPD(c, sums[0], sums[0])
 	p := YMM()
 	for i, t := range terms {
-		VMULPD(t.m.Idx(off, 1).Offset(8*t.off), c, p)
+		if i == 0 { // r0[2+k…] is c itself
+			VMULPD(c, c, p)
+		} else {
+			VMULPD(t.m.Idx(off, 1).Offset(8*t.off), c, p)
+		}
 		VADDPD(p, sums[1+i], sums[1+i])
 	}
 	ADDQ(Imm(32), off)

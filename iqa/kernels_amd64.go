@@ -561,22 +561,30 @@ func windowRowsAVX(vert, x, y []float64, xoff, cw, cols, m int, two bool, p3, p2
 // the window sums bot − top there.
 func channelBlocksAVX(gs, svs, top, bot []float64, ww float64, p waveParams, buf []float64) {
 	n := len(gs)
+	if n < 4 {
+		channelBlocksGo(gs, svs, top, bot, ww, p, buf)
+		return
+	}
 	n4 := n &^ 3
 	svs = svs[:n]
-	if n4 > 0 {
-		top, bot := top[:5*n4], bot[:5*n4]
-		k := [2]float64{ww, p.tol}
+	top, bot = top[:5*n], bot[:5*n]
+	k := [2]float64{ww, p.tol}
+	run := func(c, m int) {
+		gs, svs, top, bot := gs[c:c+m], svs[c:c+m], top[5*c:5*(c+m)], bot[5*c:5*(c+m)]
 		switch {
 		case !p.vifvec:
-			channelBlocksPyAsm(gs[:n4], svs, top, bot, &k)
+			channelBlocksPyAsm(gs, svs, top, bot, &k)
 		case p.strictClamp:
-			channelBlocksVecStrictAsm(gs[:n4], svs, top, bot, &k)
+			channelBlocksVecStrictAsm(gs, svs, top, bot, &k)
 		default:
-			channelBlocksVecAsm(gs[:n4], svs, top, bot, &k)
+			channelBlocksVecAsm(gs, svs, top, bot, &k)
 		}
 	}
+	run(0, n4)
 	if n4 < n {
-		channelBlocksGo(gs[n4:], svs[n4:], top[5*n4:], bot[5*n4:], ww, p, buf)
+		// The ragged end as the last 4 blocks once more: each block's
+		// channel depends on its own window sums only.
+		run(n-4, 4)
 	}
 }
 

@@ -629,6 +629,12 @@ func (ws *waveWorkspace) windowSums(x, y []float64, cw, ch, win int) {
 	}
 	for rr := 0; rr < rows; rr += 4 {
 		n := min(4, rows-rr)
+		if simdKernels && n < 4 && rows >= 4 {
+			// The vector kernel takes 4 rows: the last 4 once more. Rows
+			// computed twice get the same values, from the same prefix
+			// row before them.
+			rr, n = rows-4, 4
+		}
 		windowRows(vert[5*rr*nc:][:5*(n+1)*nc], x, y, (r0+rr)*cw+c0, cw, n, cols, m, two, ws.pre, ws.pre2, ws.tmp)
 	}
 }

@@ -517,6 +517,10 @@ func gsmKind(p waveParams) int {
 	return 0
 }
 
+// kindParams holds, per gsmKind, the constants its GSM models are fitted
+// with.
+var kindParams = [2]waveParams{paramsVCRPy, paramsVIFVec}
+
 // fit computes g from the patch moments S, m and N of a reference band
 // (patchMoments) with the constants p.
 func (g *gsmModel) fit(S *[9][9]float64, m *[9]float64, N int, p waveParams) {

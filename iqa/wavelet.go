@@ -78,6 +78,10 @@ type waveWorkspace struct {
 	pn   []float64  // per block of a row: the product Π_j (1 + g²·s·λj/(σv²+σn²))
 	pd   []float64  // per block of a row: the product Π_j (1 + s·λj/σn²)
 	tab  blockTable // the block kernels' constants for the current subband
+	// shared holds, per GSM kind, s = yᵀ·Cu⁻¹·y/9 of every block of the
+	// current subband when several flavours of that kind score it
+	// (levels); allocated on first use.
+	shared [2][]float64
 }
 
 func newWaveWorkspace(w, h, height int) *waveWorkspace {
@@ -222,6 +226,24 @@ func (ws *waveWorkspace) levels(r *waveRef, ref, dist []float64, fl []waveFlavou
 			// before 0 (vif.md §2.2); lev_k = ⌈(k+1)/2⌉ = height − lev.
 			for o, b := range [2]int{1, 0} {
 				x, y := r.band[lev][b], ws.band[b][:cw*ch]
+				// Flavours of one GSM kind share s of every block: where two
+				// or more score this subband (vifvec and vifvec2-layers),
+				// it is computed once for all blocks, as a prepared
+				// reference keeps it, unless the reference has it.
+				var sAll [2][]float64
+				var nKind [2]int
+				for i := range fl {
+					if lev < fl[i].height && dupOf[i] < 0 {
+						nKind[gsmKind(fl[i].p)]++
+					}
+				}
+				for kind := range sAll {
+					sAll[kind] = r.s[lev][b][kind]
+					if sAll[kind] == nil && nKind[kind] >= 2 {
+						p := kindParams[kind]
+						sAll[kind] = ws.blockSAll(kind, x, cw, ch, r.model(lev, b, p), p)
+					}
+				}
 				sumsWin := 0 // the window ws.vert holds the sums of
 				for i := range fl {
 					f := &fl[i]
@@ -235,7 +257,7 @@ func (ws *waveWorkspace) levels(r *waveRef, ref, dist []float64, fl []waveFlavou
 					}
 					k := 2*(f.height-1-lev) + o
 					kind := gsmKind(f.p)
-					f.num[k], f.den[k] = ws.subband(x, cw, ch, win, r.model(lev, b, f.p), r.s[lev][b][kind], f.p)
+					f.num[k], f.den[k] = ws.subband(x, cw, ch, win, r.model(lev, b, f.p), sAll[kind], f.p)
 				}
 			}
 		}
@@ -268,7 +290,7 @@ func (ws *waveWorkspace) refLevel(r *waveRef, lev int, lo []float64, lw, lh int)
 		var S [9][9]float64
 		var m [9]float64
 		N := patchMoments(x, ch, cw, &S, &m)
-		for k, p := range [2]waveParams{paramsVCRPy, paramsVIFVec} {
+		for k, p := range kindParams {
 			if !r.kinds[k] {
 				continue
 			}
@@ -276,15 +298,32 @@ func (ws *waveWorkspace) refLevel(r *waveRef, lev int, lo []float64, lw, lh int)
 			g.fit(&S, &m, N, p)
 			if s := r.s[lev][b][k]; s != nil {
 				// s of every block, for scoring many distorted images.
-				nb := cw / blockM
-				setBlockTable(&ws.tab, &g.inv, &g.lam, p.sigmaNSq)
-				for R := range ch / blockM {
-					row := x[R*blockM*cw:]
-					blockS(s[R*nb:][:nb], row[:cw], row[cw:][:cw], row[2*cw:][:cw], 0, &g.inv, &ws.tab)
-				}
+				ws.blockSInto(s, x, cw, ch, g, p)
 			}
 		}
 	}
+}
+
+// blockSInto writes s = yᵀ·Cu⁻¹·y/9 of every block of the cw×ch band x
+// (row-major, cw/3 blocks per row) for the GSM model g of x into s.
+func (ws *waveWorkspace) blockSInto(s, x []float64, cw, ch int, g *gsmModel, p waveParams) {
+	nb := cw / blockM
+	setBlockTable(&ws.tab, &g.inv, &g.lam, p.sigmaNSq)
+	for R := range ch / blockM {
+		row := x[R*blockM*cw:]
+		blockS(s[R*nb:][:nb], row[:cw], row[cw:][:cw], row[2*cw:][:cw], 0, &g.inv, &ws.tab)
+	}
+}
+
+// blockSAll returns s of every block of the cw×ch band x for the model g of
+// GSM kind kind (blockSInto), in the workspace's buffer for that kind.
+func (ws *waveWorkspace) blockSAll(kind int, x []float64, cw, ch int, g *gsmModel, p waveParams) []float64 {
+	if ws.shared[kind] == nil {
+		ws.shared[kind] = make([]float64, (ws.h/blockM)*(ws.w/blockM))
+	}
+	s := ws.shared[kind][:(ch/blockM)*(cw/blockM)]
+	ws.blockSInto(s, x, cw, ch, g, p)
+	return s
 }
 
 // vif combines the flavour's subband terms into VIF.

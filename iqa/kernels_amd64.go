@@ -416,10 +416,10 @@ func patchCoreAVX(core *[13]float64, r0, r1, r2 []float64) float64 {
 // four blocks as three vectors and de-interleaves them in registers; tab
 // holds Cu⁻¹, λ and the constants as broadcast tables (blockTab of inv,
 // lam and σn², filled once per subband), so the vector loops read only
-// whole vectors. A ragged end is
-// computed as the last four blocks once more (each block's products
-// depend on its own inputs only, so the blocks computed twice get the same
-// values); fewer than four blocks in all take the scalar kernel.
+// whole vectors. A ragged end is computed as the last four blocks once
+// more (each block's products depend on its own inputs only, so the blocks
+// computed twice get the same values); fewer than four blocks in all take
+// the scalar kernel.
 func blockProductsAVX(pn, pd, r0, r1, r2 []float64, col0 int, g, sv []float64, inv *[9][9]float64, lam *[9]float64, sigmaNSq float64, tab *[232]float64) {
 	n := len(pn)
 	if n < 4 {

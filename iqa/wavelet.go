@@ -227,9 +227,10 @@ func (ws *waveWorkspace) levels(r *waveRef, ref, dist []float64, fl []waveFlavou
 			for o, b := range [2]int{1, 0} {
 				x, y := r.band[lev][b], ws.band[b][:cw*ch]
 				// Flavours of one GSM kind share s of every block: where two
-				// or more score this subband (vifvec and vifvec2-layers),
-				// it is computed once for all blocks, as a prepared
-				// reference keeps it, unless the reference has it.
+				// or more of them score this subband (vifvec and
+				// vifvec2-layers), s is computed once for all blocks (as a
+				// prepared reference stores it) unless the reference
+				// already holds it.
 				var sAll [2][]float64
 				var nKind [2]int
 				for i := range fl {

@@ -187,8 +187,9 @@ func flavourKinds(fl []waveFlavour) (k [2]bool) {
 // bit-identical however the work is split.
 //
 // What the flavours share is computed once per subband: the bands
-// themselves, the reference's GSM model per kind, and the window sums of the
-// channel estimate for flavours with the same window. Each flavour's terms
+// themselves, the reference's GSM model per kind, s = yᵀ·Cu⁻¹·y/9 of every
+// block for flavours of the same kind, and the window sums of the channel
+// estimate for flavours with the same window. Each flavour's terms
 // are bit-identical to computing it alone: the same operations run on the
 // same operands in the same order.
 func (ws *waveWorkspace) levels(r *waveRef, ref, dist []float64, fl []waveFlavour) {

@@ -61,28 +61,38 @@ func patchCore2(coreA, coreB *[13]float64, r0, r1, r2, r3 []float64) (sA, sB flo
 	return patchCore2AVX(coreA, coreB, r0, r1, r2, r3)
 }
 
-func blockProducts(pn, pd, r0, r1, r2 []float64, col0 int, g, sv []float64, inv *[9][9]float64, lam *[9]float64, sigmaNSq float64, buf []float64) {
-	if !simdKernels {
-		blockProductsGo(pn, pd, r0, r1, r2, col0, g, sv, inv, lam, sigmaNSq, buf)
-		return
+// blockTable is the table of constants the vector block kernels read
+// (blockTab), filled once per subband by setBlockTable.
+type blockTable [232]float64
+
+func setBlockTable(tab *blockTable, inv *[9][9]float64, lam *[9]float64, sigmaNSq float64) {
+	if simdKernels {
+		blockTab((*[232]float64)(tab), inv, lam, sigmaNSq)
 	}
-	blockProductsAVX(pn, pd, r0, r1, r2, col0, g, sv, inv, lam, sigmaNSq, buf)
 }
 
-func blockS(s, r0, r1, r2 []float64, col0 int, inv *[9][9]float64, buf []float64) {
+func blockProducts(pn, pd, r0, r1, r2 []float64, col0 int, g, sv []float64, inv *[9][9]float64, lam *[9]float64, sigmaNSq float64, tab *blockTable) {
 	if !simdKernels {
-		blockSGo(s, r0, r1, r2, col0, inv, buf)
+		blockProductsGo(pn, pd, r0, r1, r2, col0, g, sv, inv, lam, sigmaNSq)
 		return
 	}
-	blockSAVX(s, r0, r1, r2, col0, inv, buf)
+	blockProductsAVX(pn, pd, r0, r1, r2, col0, g, sv, inv, lam, sigmaNSq, (*[232]float64)(tab))
 }
 
-func blockProductsS(pn, pd, s, g, sv []float64, lam *[9]float64, sigmaNSq float64) {
+func blockS(s, r0, r1, r2 []float64, col0 int, inv *[9][9]float64, tab *blockTable) {
+	if !simdKernels {
+		blockSGo(s, r0, r1, r2, col0, inv)
+		return
+	}
+	blockSAVX(s, r0, r1, r2, col0, inv, (*[232]float64)(tab))
+}
+
+func blockProductsS(pn, pd, s, g, sv []float64, lam *[9]float64, sigmaNSq float64, tab *blockTable) {
 	if !simdKernels {
 		blockProductsSGo(pn, pd, s, g, sv, lam, sigmaNSq)
 		return
 	}
-	blockProductsSAVX(pn, pd, s, g, sv, lam, sigmaNSq)
+	blockProductsSAVX(pn, pd, s, g, sv, lam, sigmaNSq, (*[232]float64)(tab))
 }
 
 func windowRows(vert, x, y []float64, xoff, cw, n, cols, m int, two bool, p3, p2, buf []float64) {
@@ -396,89 +406,55 @@ func splitPadRow(d, a, b []float64, w int) {
 	}
 }
 
-// patchCore2AVX is patchCore2Go. Lanes are displacements, not pixels: per
-// core sample v = c[k], one broadcast times four consecutive samples of a
-// row updates four of the sums, each still accumulated over k in order.
-// Per row four sums: x0 = core[0…2] (lane 3 unused), x1 = core[3…6],
-// x2 = core[8…11], and xe = (core[7], core[12], s, s), fed by (r1[k+4],
-// r2[k+4], 1, 1) blended from two loads (s + v·1 = s + v exactly). The
-// last three k, whose loads would pass the row's end, are finished in
-// scalar code, lane by lane, continuing the same sums.
+// patchCore2AVX is patchCore2Go with the lane sums of each row formed and
+// combined by patchLanesAsm: lanes are the residues of k mod 4, so each
+// lane holds exactly the partial sum patchLanesGo forms, and they are
+// combined in the same order; patchCoreFinish adds the remaining terms as
+// for the scalar kernel.
 func patchCore2AVX(coreA, coreB *[13]float64, r0, r1, r2, r3 []float64) (sA, sB float64) {
-	B := len(r0)
-	n := B - 4
-	if r3 == nil || n < 4 {
-		*coreA = [13]float64{}
-		*coreB = [13]float64{}
-		sA = patchCoreGo(coreA, r0, r1, r2)
-		if r1 != nil {
-			sB = patchCoreGo(coreB, r1, r2, r3)
-		}
-		return sA, sB
+	sA = patchCoreAVX(coreA, r0, r1, r2)
+	*coreB = [13]float64{}
+	if r1 != nil {
+		sB = patchCoreAVX(coreB, r1, r2, r3)
 	}
-	r1, r2, r3 = r1[:B], r2[:B], r3[:B]
-	// The loop reads r_i[k … k+7] for k < n−3 = B−7.
-	var acc [8][4]float64
-	patchCore2Asm(r0, r1, r2, r3, n-3, &acc)
-	var A, Bv [6][4]float64
-	A[0], A[1], A[3] = acc[0], acc[1], acc[2]
-	Bv[0], Bv[1], Bv[3] = acc[4], acc[5], acc[6]
-	ea, eb := acc[3], acc[7]
-	A[2][0], A[4][0], A[5][0] = ea[0], ea[1], ea[2]
-	Bv[2][0], Bv[4][0], Bv[5][0] = eb[0], eb[1], eb[2]
-	sA = patchCoreTail(coreA, &A, r0[2:][:n], r0, r1, r2, n-3)
-	sB = patchCoreTail(coreB, &Bv, r1[2:][:n], r1, r2, r3, n-3)
 	return sA, sB
 }
 
-// patchCoreTail continues the lane sums q (core[0…2], core[3…6],
-// core[7], core[8…11], core[12] and s, as patchCore2AVX lays them out)
-// over k … len(c)−1 in scalar code and writes core.
-func patchCoreTail(core *[13]float64, q *[6][4]float64, c, r0, r1, r2 []float64, k int) float64 {
-	s := q[5][0]
-	for ; k < len(c); k++ {
-		v := c[k]
-		s += v
-		q[0][0] += v * r0[2+k]
-		q[0][1] += v * r0[3+k]
-		q[0][2] += v * r0[4+k]
-		for j := range 4 {
-			q[1][j] += v * r1[k+j]
-			q[3][j] += v * r2[k+j]
-		}
-		q[2][0] += v * r1[k+4]
-		q[4][0] += v * r2[k+4]
-	}
-	core[0], core[1], core[2] = q[0][0], q[0][1], q[0][2]
-	copy(core[3:7], q[1][:])
-	core[7] = q[2][0]
-	copy(core[8:12], q[3][:])
-	core[12] = q[4][0]
-	return s
+// patchCoreAVX is patchCoreGo.
+func patchCoreAVX(core *[13]float64, r0, r1, r2 []float64) float64 {
+	B := len(r0)
+	n4 := (B - 4) &^ 3
+	var q [14]float64
+	// The loop reads r_i[0 … n4+3], n4+3 ≤ B−1.
+	patchLanesAsm(r0, orRow(r1, r0)[:B], orRow(r2, r0)[:B], n4, &q)
+	return patchCoreFinish(core, &q, r0, r1, r2, n4)
 }
 
-// blockProductsAVX is blockProductsGo for four blocks per vector. The
-// blocks' samples are first copied into nine planes (buf[i·n4 + c] = y_i of
-// block c), and Cu⁻¹, λ and the constants into broadcast tables, so the
-// vector loop reads only whole vectors.
-func blockProductsAVX(pn, pd, r0, r1, r2 []float64, col0 int, g, sv []float64, inv *[9][9]float64, lam *[9]float64, sigmaNSq float64, buf []float64) {
+// blockProductsAVX is blockProductsGo for four blocks per vector, as
+// blockSAVX (s of every block, kept in pd) followed by blockProductsSAVX,
+// which perform the same operations: blockSAsm loads each row's samples of
+// four blocks as three vectors and de-interleaves them in registers; tab
+// holds Cu⁻¹, λ and the constants as broadcast tables (blockTab of inv,
+// lam and σn², filled once per subband), so the vector loops read only
+// whole vectors. A ragged end is computed as the last four blocks once
+// more (each block's products depend on its own inputs only, so the blocks
+// computed twice get the same values); fewer than four blocks in all take
+// the scalar kernel.
+func blockProductsAVX(pn, pd, r0, r1, r2 []float64, col0 int, g, sv []float64, inv *[9][9]float64, lam *[9]float64, sigmaNSq float64, tab *[232]float64) {
 	n := len(pn)
+	if n < 4 {
+		blockProductsGo(pn, pd, r0, r1, r2, col0, g, sv, inv, lam, sigmaNSq)
+		return
+	}
 	n4 := n &^ 3
 	pd, g, sv = pd[:n], g[:n], sv[:n]
-	if n4 > 0 {
-		buf = buf[:9*n4]
-		for ri, r := range [3][]float64{r0, r1, r2} {
-			p0 := buf[3*ri*n4:][:n4]
-			p1 := buf[(3*ri+1)*n4:][:n4]
-			p2 := buf[(3*ri+2)*n4:][:n4]
-			deinterleave3Asm(p0, p1, p2, r[col0:][:blockM*n4])
-		}
-		var tab [232]float64
-		blockTab(&tab, inv, lam, sigmaNSq)
-		blockProductsAsm(pn[:n4], pd[:n4], g[:n4], sv[:n4], buf, &tab)
-	}
-	if n4 < n {
-		blockProductsGo(pn[n4:], pd[n4:], r0, r1, r2, col0+blockM*n4, g[n4:], sv[n4:], inv, lam, sigmaNSq, buf)
+	w := blockM * n
+	r0, r1, r2 = r0[col0:][:w], r1[col0:][:w], r2[col0:][:w]
+	blockSAsm(pd[:n4], r0, r1, r2, tab)
+	blockProductsSAsm(pn[:n4], pd[:n4], g[:n4], sv[:n4], pd[:n4], tab)
+	if c := n - 4; n4 < n {
+		blockSAsm(pd[c:], r0[blockM*c:], r1[blockM*c:], r2[blockM*c:], tab)
+		blockProductsSAsm(pn[c:], pd[c:], g[c:], sv[c:], pd[c:], tab)
 	}
 }
 
@@ -512,40 +488,37 @@ func blockTab(tab *[232]float64, inv *[9][9]float64, lam *[9]float64, sigmaNSq f
 	put(sigmaNSq)
 }
 
-// blockSAVX is blockSGo: the samples de-interleaved into planes as in
-// blockProductsAVX, then blockSAsm.
-func blockSAVX(s, r0, r1, r2 []float64, col0 int, inv *[9][9]float64, buf []float64) {
+// blockSAVX is blockSGo, with the samples loaded as in blockProductsAVX;
+// blockSAsm reads the Cu⁻¹ entries of tab (blockTab of inv).
+func blockSAVX(s, r0, r1, r2 []float64, col0 int, inv *[9][9]float64, tab *[232]float64) {
 	n := len(s)
-	n4 := n &^ 3
-	if n4 > 0 {
-		buf = buf[:9*n4]
-		for ri, r := range [3][]float64{r0, r1, r2} {
-			p0 := buf[3*ri*n4:][:n4]
-			p1 := buf[(3*ri+1)*n4:][:n4]
-			p2 := buf[(3*ri+2)*n4:][:n4]
-			deinterleave3Asm(p0, p1, p2, r[col0:][:blockM*n4])
-		}
-		var tab [232]float64
-		blockTab(&tab, inv, nil, 0)
-		blockSAsm(s[:n4], buf, &tab)
+	if n < 4 {
+		blockSGo(s, r0, r1, r2, col0, inv)
+		return
 	}
-	if n4 < n {
-		blockSGo(s[n4:], r0, r1, r2, col0+blockM*n4, inv, buf)
+	n4 := n &^ 3
+	w := blockM * n
+	r0, r1, r2 = r0[col0:][:w], r1[col0:][:w], r2[col0:][:w]
+	blockSAsm(s[:n4], r0, r1, r2, tab)
+	if c := n - 4; n4 < n {
+		blockSAsm(s[c:], r0[blockM*c:], r1[blockM*c:], r2[blockM*c:], tab)
 	}
 }
 
-// blockProductsSAVX is blockProductsSGo.
-func blockProductsSAVX(pn, pd, s, g, sv []float64, lam *[9]float64, sigmaNSq float64) {
+// blockProductsSAVX is blockProductsSGo; blockProductsSAsm reads the λ and
+// constant entries of tab (blockTab of lam and σn²). A ragged end is
+// computed as the last four blocks once more, as in blockProductsAVX.
+func blockProductsSAVX(pn, pd, s, g, sv []float64, lam *[9]float64, sigmaNSq float64, tab *[232]float64) {
 	n := len(pn)
+	if n < 4 {
+		blockProductsSGo(pn, pd, s, g, sv, lam, sigmaNSq)
+		return
+	}
 	n4 := n &^ 3
 	pd, s, g, sv = pd[:n], s[:n], g[:n], sv[:n]
-	if n4 > 0 {
-		var tab [232]float64
-		blockTab(&tab, nil, lam, sigmaNSq)
-		blockProductsSAsm(pn[:n4], pd[:n4], g[:n4], sv[:n4], s[:n4], &tab)
-	}
-	if n4 < n {
-		blockProductsSGo(pn[n4:], pd[n4:], s[n4:], g[n4:], sv[n4:], lam, sigmaNSq)
+	blockProductsSAsm(pn[:n4], pd[:n4], g[:n4], sv[:n4], s[:n4], tab)
+	if c := n - 4; n4 < n {
+		blockProductsSAsm(pn[c:], pd[c:], g[c:], sv[c:], s[c:], tab)
 	}
 }
 
@@ -608,22 +581,30 @@ func windowRowsAVX(vert, x, y []float64, xoff, cw, cols, m int, two bool, p3, p2
 // the window sums bot − top there.
 func channelBlocksAVX(gs, svs, top, bot []float64, ww float64, p waveParams, buf []float64) {
 	n := len(gs)
+	if n < 4 {
+		channelBlocksGo(gs, svs, top, bot, ww, p, buf)
+		return
+	}
 	n4 := n &^ 3
 	svs = svs[:n]
-	if n4 > 0 {
-		top, bot := top[:5*n4], bot[:5*n4]
-		k := [2]float64{ww, p.tol}
+	top, bot = top[:5*n], bot[:5*n]
+	k := [2]float64{ww, p.tol}
+	run := func(c, m int) {
+		gs, svs, top, bot := gs[c:c+m], svs[c:c+m], top[5*c:5*(c+m)], bot[5*c:5*(c+m)]
 		switch {
 		case !p.vifvec:
-			channelBlocksPyAsm(gs[:n4], svs, top, bot, &k)
+			channelBlocksPyAsm(gs, svs, top, bot, &k)
 		case p.strictClamp:
-			channelBlocksVecStrictAsm(gs[:n4], svs, top, bot, &k)
+			channelBlocksVecStrictAsm(gs, svs, top, bot, &k)
 		default:
-			channelBlocksVecAsm(gs[:n4], svs, top, bot, &k)
+			channelBlocksVecAsm(gs, svs, top, bot, &k)
 		}
 	}
+	run(0, n4)
 	if n4 < n {
-		channelBlocksGo(gs[n4:], svs[n4:], top[5*n4:], bot[5*n4:], ww, p, buf)
+		// The ragged end as the last 4 blocks once more: each block's
+		// channel depends on its own window sums only.
+		run(n-4, 4)
 	}
 }
 

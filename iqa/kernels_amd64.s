@@ -2425,97 +2425,144 @@ foldSplit_done:
 	VZEROUPPER
 	RET
 
-DATA one64<>+0(SB)/8, $(1.0)
-GLOBL one64<>(SB), RODATA|NOPTR, $8
-
-// func patchCore2Asm(r0 []float64, r1 []float64, r2 []float64, r3 []float64, kn int, acc *[8][4]float64)
+// func patchLanesAsm(r0 []float64, r1 []float64, r2 []float64, kn int, q *[14]float64)
 // Requires: AVX
-TEXT ·patchCore2Asm(SB), NOSPLIT, $0-112
-	MOVQ         r0_base+0(FP), AX
-	MOVQ         r1_base+24(FP), CX
-	MOVQ         r2_base+48(FP), DX
-	MOVQ         r3_base+72(FP), BX
-	MOVQ         acc+104(FP), SI
-	MOVQ         kn+96(FP), DI
-	VXORPD       Y0, Y0, Y0
-	VXORPD       Y1, Y1, Y1
-	VXORPD       Y2, Y2, Y2
-	VXORPD       Y3, Y3, Y3
-	VXORPD       Y4, Y4, Y4
-	VXORPD       Y5, Y5, Y5
-	VXORPD       Y6, Y6, Y6
-	VXORPD       Y7, Y7, Y7
-	VBROADCASTSD one64<>+0(SB), Y8
-	XORQ         R8, R8
-	SHLQ         $0x03, DI
+TEXT ·patchLanesAsm(SB), NOSPLIT, $0-88
+	MOVQ   r0_base+0(FP), AX
+	MOVQ   r1_base+24(FP), CX
+	MOVQ   r2_base+48(FP), DX
+	MOVQ   q+80(FP), BX
+	MOVQ   kn+72(FP), SI
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	VXORPD Y8, Y8, Y8
+	VXORPD Y9, Y9, Y9
+	VXORPD Y10, Y10, Y10
+	VXORPD Y11, Y11, Y11
+	VXORPD Y12, Y12, Y12
+	VXORPD Y13, Y13, Y13
+	XORQ   DI, DI
+	SHLQ   $0x03, SI
 
-patchCore2_loop:
-	CMPQ         R8, DI
-	JAE          patchCore2_done
-	VBROADCASTSD 16(AX)(R8*1), Y9
-	VBROADCASTSD 16(CX)(R8*1), Y10
-	VMOVUPD      (DX)(R8*1), Y11
-	VMOVUPD      16(AX)(R8*1), Y12
-	VMULPD       Y12, Y9, Y12
-	VADDPD       Y12, Y0, Y0
-	VMOVUPD      (CX)(R8*1), Y12
-	VMULPD       Y12, Y9, Y12
-	VADDPD       Y12, Y1, Y1
-	VMULPD       Y11, Y9, Y12
-	VADDPD       Y12, Y2, Y2
-	VMOVUPD      32(CX)(R8*1), Y12
-	VMOVUPD      24(DX)(R8*1), Y13
-	VBLENDPD     $0x02, Y13, Y12, Y12
-	VBLENDPD     $0x0c, Y8, Y12, Y12
-	VMULPD       Y12, Y9, Y9
-	VADDPD       Y9, Y3, Y3
-	VMOVUPD      16(CX)(R8*1), Y9
-	VMULPD       Y9, Y10, Y9
-	VADDPD       Y9, Y4, Y4
-	VMULPD       Y11, Y10, Y9
-	VADDPD       Y9, Y5, Y5
-	VMOVUPD      (BX)(R8*1), Y9
-	VMULPD       Y9, Y10, Y9
-	VADDPD       Y9, Y6, Y6
-	VMOVUPD      32(DX)(R8*1), Y9
-	VMOVUPD      24(BX)(R8*1), Y11
-	VBLENDPD     $0x02, Y11, Y9, Y9
-	VBLENDPD     $0x0c, Y8, Y9, Y9
-	VMULPD       Y9, Y10, Y9
-	VADDPD       Y9, Y7, Y7
-	ADDQ         $0x08, R8
-	JMP          patchCore2_loop
+patchLanes_loop:
+	CMPQ    DI, SI
+	JAE     patchLanes_done
+	VMOVUPD 16(AX)(DI*1), Y14
+	VADDPD  Y14, Y0, Y0
+	VMULPD  Y14, Y14, Y15
+	VADDPD  Y15, Y1, Y1
+	VMULPD  24(AX)(DI*1), Y14, Y15
+	VADDPD  Y15, Y2, Y2
+	VMULPD  32(AX)(DI*1), Y14, Y15
+	VADDPD  Y15, Y3, Y3
+	VMULPD  (CX)(DI*1), Y14, Y15
+	VADDPD  Y15, Y4, Y4
+	VMULPD  8(CX)(DI*1), Y14, Y15
+	VADDPD  Y15, Y5, Y5
+	VMULPD  16(CX)(DI*1), Y14, Y15
+	VADDPD  Y15, Y6, Y6
+	VMULPD  24(CX)(DI*1), Y14, Y15
+	VADDPD  Y15, Y7, Y7
+	VMULPD  32(CX)(DI*1), Y14, Y15
+	VADDPD  Y15, Y8, Y8
+	VMULPD  (DX)(DI*1), Y14, Y15
+	VADDPD  Y15, Y9, Y9
+	VMULPD  8(DX)(DI*1), Y14, Y15
+	VADDPD  Y15, Y10, Y10
+	VMULPD  16(DX)(DI*1), Y14, Y15
+	VADDPD  Y15, Y11, Y11
+	VMULPD  24(DX)(DI*1), Y14, Y15
+	VADDPD  Y15, Y12, Y12
+	VMULPD  32(DX)(DI*1), Y14, Y15
+	VADDPD  Y15, Y13, Y13
+	ADDQ    $0x20, DI
+	JMP     patchLanes_loop
 
-patchCore2_done:
-	VMOVUPD Y0, (SI)
-	VMOVUPD Y1, 32(SI)
-	VMOVUPD Y2, 64(SI)
-	VMOVUPD Y3, 96(SI)
-	VMOVUPD Y4, 128(SI)
-	VMOVUPD Y5, 160(SI)
-	VMOVUPD Y6, 192(SI)
-	VMOVUPD Y7, 224(SI)
+patchLanes_done:
+	VHADDPD      Y0, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X14
+	VADDSD       X14, X0, X14
+	VMOVSD       X14, (BX)
+	VHADDPD      Y1, Y1, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDSD       X1, X0, X1
+	VMOVSD       X1, 8(BX)
+	VHADDPD      Y2, Y2, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDSD       X1, X0, X1
+	VMOVSD       X1, 16(BX)
+	VHADDPD      Y3, Y3, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDSD       X1, X0, X1
+	VMOVSD       X1, 24(BX)
+	VHADDPD      Y4, Y4, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDSD       X1, X0, X1
+	VMOVSD       X1, 32(BX)
+	VHADDPD      Y5, Y5, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDSD       X1, X0, X1
+	VMOVSD       X1, 40(BX)
+	VHADDPD      Y6, Y6, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDSD       X1, X0, X1
+	VMOVSD       X1, 48(BX)
+	VHADDPD      Y7, Y7, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDSD       X1, X0, X1
+	VMOVSD       X1, 56(BX)
+	VHADDPD      Y8, Y8, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDSD       X1, X0, X1
+	VMOVSD       X1, 64(BX)
+	VHADDPD      Y9, Y9, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDSD       X1, X0, X1
+	VMOVSD       X1, 72(BX)
+	VHADDPD      Y10, Y10, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDSD       X1, X0, X1
+	VMOVSD       X1, 80(BX)
+	VHADDPD      Y11, Y11, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDSD       X1, X0, X1
+	VMOVSD       X1, 88(BX)
+	VHADDPD      Y12, Y12, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDSD       X1, X0, X1
+	VMOVSD       X1, 96(BX)
+	VHADDPD      Y13, Y13, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDSD       X1, X0, X1
+	VMOVSD       X1, 104(BX)
 	VZEROUPPER
 	RET
 
-// func deinterleave3Asm(p0 []float64, p1 []float64, p2 []float64, s []float64)
+// func blockSAsm(s []float64, r0 []float64, r1 []float64, r2 []float64, tab *[232]float64)
 // Requires: AVX
-TEXT ·deinterleave3Asm(SB), NOSPLIT, $0-96
-	MOVQ p0_base+0(FP), AX
-	MOVQ p1_base+24(FP), CX
-	MOVQ p2_base+48(FP), DX
-	MOVQ s_base+72(FP), BX
-	MOVQ p0_len+8(FP), SI
-	XORQ DI, DI
-	SHLQ $0x03, SI
+TEXT ·blockSAsm(SB), NOSPLIT, $0-104
+	MOVQ s_base+0(FP), AX
+	MOVQ r0_base+24(FP), CX
+	MOVQ r1_base+48(FP), DX
+	MOVQ r2_base+72(FP), BX
+	MOVQ tab+96(FP), SI
+	MOVQ s_len+8(FP), DI
+	XORQ R8, R8
+	SHLQ $0x03, DI
 
-deinterleave3_loop:
-	CMPQ       DI, SI
-	JAE        deinterleave3_done
-	LEAQ       (DI)(DI*2), R8
-	VMOVUPD    (BX)(R8*1), Y0
-	VMOVUPD    32(BX)(R8*1), Y1
-	VMOVUPD    64(BX)(R8*1), Y2
+blockS_loop:
+	CMPQ       R8, DI
+	JAE        blockS_done
+	LEAQ       (R8)(R8*2), R9
+	VMOVUPD    (CX)(R9*1), Y0
+	VMOVUPD    32(CX)(R9*1), Y1
+	VMOVUPD    64(CX)(R9*1), Y2
 	VPERM2F128 $0x21, Y1, Y0, Y3
 	VPERM2F128 $0x21, Y2, Y1, Y4
 	VBLENDPD   $0x0c, Y1, Y0, Y0
@@ -2524,357 +2571,132 @@ deinterleave3_loop:
 	VSHUFPD    $0x0a, Y3, Y0, Y2
 	VSHUFPD    $0x05, Y1, Y0, Y0
 	VSHUFPD    $0x0a, Y1, Y3, Y1
-	VMOVUPD    Y2, (AX)(DI*1)
-	VMOVUPD    Y0, (CX)(DI*1)
-	VMOVUPD    Y1, (DX)(DI*1)
-	ADDQ       $0x20, DI
-	JMP        deinterleave3_loop
-
-deinterleave3_done:
-	VZEROUPPER
-	RET
-
-// func blockProductsAsm(pn []float64, pd []float64, g []float64, sv []float64, planes []float64, tab *[232]float64)
-// Requires: AVX
-TEXT ·blockProductsAsm(SB), NOSPLIT, $0-128
-	MOVQ pn_base+0(FP), AX
-	MOVQ pd_base+24(FP), CX
-	MOVQ g_base+48(FP), DX
-	MOVQ sv_base+72(FP), BX
-	MOVQ planes_base+96(FP), SI
-	MOVQ tab+120(FP), DI
-	MOVQ pn_len+8(FP), R8
-	XORQ R9, R9
-	SHLQ $0x03, R8
-
-blockProducts_loop:
-	CMPQ         R9, R8
-	JAE          blockProducts_done
-	MOVQ         SI, R10
-	ADDQ         R9, R10
-	VMOVUPD      (R10), Y0
-	ADDQ         R8, R10
-	VMOVUPD      (R10), Y1
-	ADDQ         R8, R10
-	VMOVUPD      (R10), Y2
-	ADDQ         R8, R10
-	VMOVUPD      (R10), Y3
-	ADDQ         R8, R10
-	VMOVUPD      (R10), Y4
-	ADDQ         R8, R10
-	VMOVUPD      (R10), Y5
-	ADDQ         R8, R10
-	VMOVUPD      (R10), Y6
-	ADDQ         R8, R10
-	VMOVUPD      (R10), Y7
-	ADDQ         R8, R10
-	VMOVUPD      (R10), Y8
-	VMULPD       (DI), Y0, Y9
-	VMULPD       32(DI), Y1, Y10
-	VADDPD       Y10, Y9, Y9
-	VMULPD       64(DI), Y2, Y10
-	VADDPD       Y10, Y9, Y9
-	VMULPD       96(DI), Y3, Y10
-	VADDPD       Y10, Y9, Y9
-	VMULPD       128(DI), Y4, Y10
-	VADDPD       Y10, Y9, Y9
-	VMULPD       160(DI), Y5, Y10
-	VADDPD       Y10, Y9, Y9
-	VMULPD       192(DI), Y6, Y10
-	VADDPD       Y10, Y9, Y9
-	VMULPD       224(DI), Y7, Y10
-	VADDPD       Y10, Y9, Y9
-	VMULPD       256(DI), Y8, Y10
-	VADDPD       Y10, Y9, Y9
-	VMULPD       Y0, Y9, Y0
-	VXORPD       Y9, Y9, Y9
-	VADDPD       Y0, Y9, Y0
-	VMULPD       288(DI), Y1, Y9
-	VMULPD       320(DI), Y2, Y10
-	VADDPD       Y10, Y9, Y9
-	VMULPD       352(DI), Y3, Y10
-	VADDPD       Y10, Y9, Y9
-	VMULPD       384(DI), Y4, Y10
-	VADDPD       Y10, Y9, Y9
-	VMULPD       416(DI), Y5, Y10
-	VADDPD       Y10, Y9, Y9
-	VMULPD       448(DI), Y6, Y10
-	VADDPD       Y10, Y9, Y9
-	VMULPD       480(DI), Y7, Y10
-	VADDPD       Y10, Y9, Y9
-	VMULPD       512(DI), Y8, Y10
-	VADDPD       Y10, Y9, Y9
-	VMULPD       Y1, Y9, Y1
-	VADDPD       Y1, Y0, Y0
-	VMULPD       544(DI), Y2, Y1
-	VMULPD       576(DI), Y3, Y9
-	VADDPD       Y9, Y1, Y1
-	VMULPD       608(DI), Y4, Y9
-	VADDPD       Y9, Y1, Y1
-	VMULPD       640(DI), Y5, Y9
-	VADDPD       Y9, Y1, Y1
-	VMULPD       672(DI), Y6, Y9
-	VADDPD       Y9, Y1, Y1
-	VMULPD       704(DI), Y7, Y9
-	VADDPD       Y9, Y1, Y1
-	VMULPD       736(DI), Y8, Y9
-	VADDPD       Y9, Y1, Y1
-	VMULPD       Y2, Y1, Y1
-	VADDPD       Y1, Y0, Y0
-	VMULPD       768(DI), Y3, Y1
-	VMULPD       800(DI), Y4, Y2
-	VADDPD       Y2, Y1, Y1
-	VMULPD       832(DI), Y5, Y2
-	VADDPD       Y2, Y1, Y1
-	VMULPD       864(DI), Y6, Y2
-	VADDPD       Y2, Y1, Y1
-	VMULPD       896(DI), Y7, Y2
-	VADDPD       Y2, Y1, Y1
-	VMULPD       928(DI), Y8, Y2
-	VADDPD       Y2, Y1, Y1
-	VMULPD       Y3, Y1, Y1
-	VADDPD       Y1, Y0, Y0
-	VMULPD       960(DI), Y4, Y1
-	VMULPD       992(DI), Y5, Y2
-	VADDPD       Y2, Y1, Y1
-	VMULPD       1024(DI), Y6, Y2
-	VADDPD       Y2, Y1, Y1
-	VMULPD       1056(DI), Y7, Y2
-	VADDPD       Y2, Y1, Y1
-	VMULPD       1088(DI), Y8, Y2
-	VADDPD       Y2, Y1, Y1
-	VMULPD       Y4, Y1, Y1
-	VADDPD       Y1, Y0, Y0
-	VMULPD       1120(DI), Y5, Y1
-	VMULPD       1152(DI), Y6, Y2
-	VADDPD       Y2, Y1, Y1
-	VMULPD       1184(DI), Y7, Y2
-	VADDPD       Y2, Y1, Y1
-	VMULPD       1216(DI), Y8, Y2
-	VADDPD       Y2, Y1, Y1
-	VMULPD       Y5, Y1, Y1
-	VADDPD       Y1, Y0, Y0
-	VMULPD       1248(DI), Y6, Y1
-	VMULPD       1280(DI), Y7, Y2
-	VADDPD       Y2, Y1, Y1
-	VMULPD       1312(DI), Y8, Y2
-	VADDPD       Y2, Y1, Y1
-	VMULPD       Y6, Y1, Y1
-	VADDPD       Y1, Y0, Y0
-	VMULPD       1344(DI), Y7, Y1
-	VMULPD       1376(DI), Y8, Y2
-	VADDPD       Y2, Y1, Y1
-	VMULPD       Y7, Y1, Y1
-	VADDPD       Y1, Y0, Y0
-	VMULPD       1408(DI), Y8, Y1
-	VMULPD       Y8, Y1, Y1
-	VADDPD       Y1, Y0, Y0
-	VDIVPD       1760(DI), Y0, Y0
-	VMOVUPD      (DX)(R9*1), Y1
-	VMULPD       Y1, Y1, Y1
-	VMULPD       Y0, Y1, Y1
-	VMOVUPD      (BX)(R9*1), Y2
-	VADDPD       1792(DI), Y2, Y2
-	VDIVPD       Y2, Y1, Y1
-	VDIVPD       1792(DI), Y0, Y0
-	VBROADCASTSD 1728(DI), Y2
-	VMULPD       1440(DI), Y1, Y3
-	VADDPD       Y3, Y2, Y3
-	VMULPD       1472(DI), Y1, Y4
-	VADDPD       Y4, Y2, Y4
-	VMULPD       Y4, Y3, Y3
-	VMULPD       1504(DI), Y1, Y4
-	VADDPD       Y4, Y2, Y4
-	VMULPD       Y4, Y3, Y3
-	VMULPD       1536(DI), Y1, Y4
-	VADDPD       Y4, Y2, Y4
-	VMULPD       Y4, Y3, Y3
-	VMULPD       1568(DI), Y1, Y4
-	VADDPD       Y4, Y2, Y4
-	VMULPD       Y4, Y3, Y3
-	VMULPD       1600(DI), Y1, Y4
-	VADDPD       Y4, Y2, Y4
-	VMULPD       1632(DI), Y1, Y5
-	VADDPD       Y5, Y2, Y5
-	VMULPD       Y5, Y4, Y4
-	VMULPD       1664(DI), Y1, Y5
-	VADDPD       Y5, Y2, Y5
-	VMULPD       Y5, Y4, Y4
-	VMULPD       1696(DI), Y1, Y1
-	VADDPD       Y1, Y2, Y1
-	VMULPD       Y1, Y4, Y1
-	VMULPD       Y1, Y3, Y1
-	VMOVUPD      Y1, (AX)(R9*1)
-	VMULPD       1440(DI), Y0, Y1
-	VADDPD       Y1, Y2, Y1
-	VMULPD       1472(DI), Y0, Y3
-	VADDPD       Y3, Y2, Y3
-	VMULPD       Y3, Y1, Y1
-	VMULPD       1504(DI), Y0, Y3
-	VADDPD       Y3, Y2, Y3
-	VMULPD       Y3, Y1, Y1
-	VMULPD       1536(DI), Y0, Y3
-	VADDPD       Y3, Y2, Y3
-	VMULPD       Y3, Y1, Y1
-	VMULPD       1568(DI), Y0, Y3
-	VADDPD       Y3, Y2, Y3
-	VMULPD       Y3, Y1, Y1
-	VMULPD       1600(DI), Y0, Y3
-	VADDPD       Y3, Y2, Y3
-	VMULPD       1632(DI), Y0, Y4
-	VADDPD       Y4, Y2, Y4
-	VMULPD       Y4, Y3, Y3
-	VMULPD       1664(DI), Y0, Y4
-	VADDPD       Y4, Y2, Y4
-	VMULPD       Y4, Y3, Y3
-	VMULPD       1696(DI), Y0, Y0
-	VADDPD       Y0, Y2, Y0
-	VMULPD       Y0, Y3, Y0
-	VMULPD       Y0, Y1, Y0
-	VMOVUPD      Y0, (CX)(R9*1)
-	ADDQ         $0x20, R9
-	JMP          blockProducts_loop
-
-blockProducts_done:
-	VZEROUPPER
-	RET
-
-// func blockSAsm(s []float64, planes []float64, tab *[232]float64)
-// Requires: AVX
-TEXT ·blockSAsm(SB), NOSPLIT, $0-56
-	MOVQ s_base+0(FP), AX
-	MOVQ planes_base+24(FP), CX
-	MOVQ tab+48(FP), DX
-	MOVQ s_len+8(FP), BX
-	XORQ SI, SI
-	SHLQ $0x03, BX
-
-blockS_loop:
-	CMPQ    SI, BX
-	JAE     blockS_done
-	MOVQ    CX, DI
-	ADDQ    SI, DI
-	VMOVUPD (DI), Y0
-	ADDQ    BX, DI
-	VMOVUPD (DI), Y1
-	ADDQ    BX, DI
-	VMOVUPD (DI), Y2
-	ADDQ    BX, DI
-	VMOVUPD (DI), Y3
-	ADDQ    BX, DI
-	VMOVUPD (DI), Y4
-	ADDQ    BX, DI
-	VMOVUPD (DI), Y5
-	ADDQ    BX, DI
-	VMOVUPD (DI), Y6
-	ADDQ    BX, DI
-	VMOVUPD (DI), Y7
-	ADDQ    BX, DI
-	VMOVUPD (DI), Y8
-	VMULPD  (DX), Y0, Y9
-	VMULPD  32(DX), Y1, Y10
-	VADDPD  Y10, Y9, Y9
-	VMULPD  64(DX), Y2, Y10
-	VADDPD  Y10, Y9, Y9
-	VMULPD  96(DX), Y3, Y10
-	VADDPD  Y10, Y9, Y9
-	VMULPD  128(DX), Y4, Y10
-	VADDPD  Y10, Y9, Y9
-	VMULPD  160(DX), Y5, Y10
-	VADDPD  Y10, Y9, Y9
-	VMULPD  192(DX), Y6, Y10
-	VADDPD  Y10, Y9, Y9
-	VMULPD  224(DX), Y7, Y10
-	VADDPD  Y10, Y9, Y9
-	VMULPD  256(DX), Y8, Y10
-	VADDPD  Y10, Y9, Y9
-	VMULPD  Y0, Y9, Y0
-	VXORPD  Y9, Y9, Y9
-	VADDPD  Y0, Y9, Y0
-	VMULPD  288(DX), Y1, Y9
-	VMULPD  320(DX), Y2, Y10
-	VADDPD  Y10, Y9, Y9
-	VMULPD  352(DX), Y3, Y10
-	VADDPD  Y10, Y9, Y9
-	VMULPD  384(DX), Y4, Y10
-	VADDPD  Y10, Y9, Y9
-	VMULPD  416(DX), Y5, Y10
-	VADDPD  Y10, Y9, Y9
-	VMULPD  448(DX), Y6, Y10
-	VADDPD  Y10, Y9, Y9
-	VMULPD  480(DX), Y7, Y10
-	VADDPD  Y10, Y9, Y9
-	VMULPD  512(DX), Y8, Y10
-	VADDPD  Y10, Y9, Y9
-	VMULPD  Y1, Y9, Y1
-	VADDPD  Y1, Y0, Y0
-	VMULPD  544(DX), Y2, Y1
-	VMULPD  576(DX), Y3, Y9
-	VADDPD  Y9, Y1, Y1
-	VMULPD  608(DX), Y4, Y9
-	VADDPD  Y9, Y1, Y1
-	VMULPD  640(DX), Y5, Y9
-	VADDPD  Y9, Y1, Y1
-	VMULPD  672(DX), Y6, Y9
-	VADDPD  Y9, Y1, Y1
-	VMULPD  704(DX), Y7, Y9
-	VADDPD  Y9, Y1, Y1
-	VMULPD  736(DX), Y8, Y9
-	VADDPD  Y9, Y1, Y1
-	VMULPD  Y2, Y1, Y1
-	VADDPD  Y1, Y0, Y0
-	VMULPD  768(DX), Y3, Y1
-	VMULPD  800(DX), Y4, Y2
-	VADDPD  Y2, Y1, Y1
-	VMULPD  832(DX), Y5, Y2
-	VADDPD  Y2, Y1, Y1
-	VMULPD  864(DX), Y6, Y2
-	VADDPD  Y2, Y1, Y1
-	VMULPD  896(DX), Y7, Y2
-	VADDPD  Y2, Y1, Y1
-	VMULPD  928(DX), Y8, Y2
-	VADDPD  Y2, Y1, Y1
-	VMULPD  Y3, Y1, Y1
-	VADDPD  Y1, Y0, Y0
-	VMULPD  960(DX), Y4, Y1
-	VMULPD  992(DX), Y5, Y2
-	VADDPD  Y2, Y1, Y1
-	VMULPD  1024(DX), Y6, Y2
-	VADDPD  Y2, Y1, Y1
-	VMULPD  1056(DX), Y7, Y2
-	VADDPD  Y2, Y1, Y1
-	VMULPD  1088(DX), Y8, Y2
-	VADDPD  Y2, Y1, Y1
-	VMULPD  Y4, Y1, Y1
-	VADDPD  Y1, Y0, Y0
-	VMULPD  1120(DX), Y5, Y1
-	VMULPD  1152(DX), Y6, Y2
-	VADDPD  Y2, Y1, Y1
-	VMULPD  1184(DX), Y7, Y2
-	VADDPD  Y2, Y1, Y1
-	VMULPD  1216(DX), Y8, Y2
-	VADDPD  Y2, Y1, Y1
-	VMULPD  Y5, Y1, Y1
-	VADDPD  Y1, Y0, Y0
-	VMULPD  1248(DX), Y6, Y1
-	VMULPD  1280(DX), Y7, Y2
-	VADDPD  Y2, Y1, Y1
-	VMULPD  1312(DX), Y8, Y2
-	VADDPD  Y2, Y1, Y1
-	VMULPD  Y6, Y1, Y1
-	VADDPD  Y1, Y0, Y0
-	VMULPD  1344(DX), Y7, Y1
-	VMULPD  1376(DX), Y8, Y2
-	VADDPD  Y2, Y1, Y1
-	VMULPD  Y7, Y1, Y1
-	VADDPD  Y1, Y0, Y0
-	VMULPD  1408(DX), Y8, Y1
-	VMULPD  Y8, Y1, Y1
-	VADDPD  Y1, Y0, Y0
-	VDIVPD  1760(DX), Y0, Y0
-	VMOVUPD Y0, (AX)(SI*1)
-	ADDQ    $0x20, SI
-	JMP     blockS_loop
+	VMOVUPD    (DX)(R9*1), Y3
+	VMOVUPD    32(DX)(R9*1), Y4
+	VMOVUPD    64(DX)(R9*1), Y5
+	VPERM2F128 $0x21, Y4, Y3, Y6
+	VPERM2F128 $0x21, Y5, Y4, Y7
+	VBLENDPD   $0x0c, Y4, Y3, Y3
+	VBLENDPD   $0x0c, Y7, Y6, Y6
+	VBLENDPD   $0x0c, Y5, Y4, Y4
+	VSHUFPD    $0x0a, Y6, Y3, Y5
+	VSHUFPD    $0x05, Y4, Y3, Y3
+	VSHUFPD    $0x0a, Y4, Y6, Y4
+	VMOVUPD    (BX)(R9*1), Y6
+	VMOVUPD    32(BX)(R9*1), Y7
+	VMOVUPD    64(BX)(R9*1), Y8
+	VPERM2F128 $0x21, Y7, Y6, Y9
+	VPERM2F128 $0x21, Y8, Y7, Y10
+	VBLENDPD   $0x0c, Y7, Y6, Y6
+	VBLENDPD   $0x0c, Y10, Y9, Y9
+	VBLENDPD   $0x0c, Y8, Y7, Y7
+	VSHUFPD    $0x0a, Y9, Y6, Y8
+	VSHUFPD    $0x05, Y7, Y6, Y6
+	VSHUFPD    $0x0a, Y7, Y9, Y7
+	VMULPD     (SI), Y2, Y9
+	VMULPD     32(SI), Y0, Y10
+	VADDPD     Y10, Y9, Y9
+	VMULPD     64(SI), Y1, Y10
+	VADDPD     Y10, Y9, Y9
+	VMULPD     96(SI), Y5, Y10
+	VADDPD     Y10, Y9, Y9
+	VMULPD     128(SI), Y3, Y10
+	VADDPD     Y10, Y9, Y9
+	VMULPD     160(SI), Y4, Y10
+	VADDPD     Y10, Y9, Y9
+	VMULPD     192(SI), Y8, Y10
+	VADDPD     Y10, Y9, Y9
+	VMULPD     224(SI), Y6, Y10
+	VADDPD     Y10, Y9, Y9
+	VMULPD     256(SI), Y7, Y10
+	VADDPD     Y10, Y9, Y9
+	VMULPD     Y2, Y9, Y2
+	VXORPD     Y9, Y9, Y9
+	VADDPD     Y2, Y9, Y2
+	VMULPD     288(SI), Y0, Y9
+	VMULPD     320(SI), Y1, Y10
+	VADDPD     Y10, Y9, Y9
+	VMULPD     352(SI), Y5, Y10
+	VADDPD     Y10, Y9, Y9
+	VMULPD     384(SI), Y3, Y10
+	VADDPD     Y10, Y9, Y9
+	VMULPD     416(SI), Y4, Y10
+	VADDPD     Y10, Y9, Y9
+	VMULPD     448(SI), Y8, Y10
+	VADDPD     Y10, Y9, Y9
+	VMULPD     480(SI), Y6, Y10
+	VADDPD     Y10, Y9, Y9
+	VMULPD     512(SI), Y7, Y10
+	VADDPD     Y10, Y9, Y9
+	VMULPD     Y0, Y9, Y0
+	VADDPD     Y0, Y2, Y0
+	VMULPD     544(SI), Y1, Y2
+	VMULPD     576(SI), Y5, Y9
+	VADDPD     Y9, Y2, Y2
+	VMULPD     608(SI), Y3, Y9
+	VADDPD     Y9, Y2, Y2
+	VMULPD     640(SI), Y4, Y9
+	VADDPD     Y9, Y2, Y2
+	VMULPD     672(SI), Y8, Y9
+	VADDPD     Y9, Y2, Y2
+	VMULPD     704(SI), Y6, Y9
+	VADDPD     Y9, Y2, Y2
+	VMULPD     736(SI), Y7, Y9
+	VADDPD     Y9, Y2, Y2
+	VMULPD     Y1, Y2, Y1
+	VADDPD     Y1, Y0, Y0
+	VMULPD     768(SI), Y5, Y1
+	VMULPD     800(SI), Y3, Y2
+	VADDPD     Y2, Y1, Y1
+	VMULPD     832(SI), Y4, Y2
+	VADDPD     Y2, Y1, Y1
+	VMULPD     864(SI), Y8, Y2
+	VADDPD     Y2, Y1, Y1
+	VMULPD     896(SI), Y6, Y2
+	VADDPD     Y2, Y1, Y1
+	VMULPD     928(SI), Y7, Y2
+	VADDPD     Y2, Y1, Y1
+	VMULPD     Y5, Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VMULPD     960(SI), Y3, Y1
+	VMULPD     992(SI), Y4, Y2
+	VADDPD     Y2, Y1, Y1
+	VMULPD     1024(SI), Y8, Y2
+	VADDPD     Y2, Y1, Y1
+	VMULPD     1056(SI), Y6, Y2
+	VADDPD     Y2, Y1, Y1
+	VMULPD     1088(SI), Y7, Y2
+	VADDPD     Y2, Y1, Y1
+	VMULPD     Y3, Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VMULPD     1120(SI), Y4, Y1
+	VMULPD     1152(SI), Y8, Y2
+	VADDPD     Y2, Y1, Y1
+	VMULPD     1184(SI), Y6, Y2
+	VADDPD     Y2, Y1, Y1
+	VMULPD     1216(SI), Y7, Y2
+	VADDPD     Y2, Y1, Y1
+	VMULPD     Y4, Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VMULPD     1248(SI), Y8, Y1
+	VMULPD     1280(SI), Y6, Y2
+	VADDPD     Y2, Y1, Y1
+	VMULPD     1312(SI), Y7, Y2
+	VADDPD     Y2, Y1, Y1
+	VMULPD     Y8, Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VMULPD     1344(SI), Y6, Y1
+	VMULPD     1376(SI), Y7, Y2
+	VADDPD     Y2, Y1, Y1
+	VMULPD     Y6, Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VMULPD     1408(SI), Y7, Y1
+	VMULPD     Y7, Y1, Y1
+	VADDPD     Y1, Y0, Y0
+	VDIVPD     1760(SI), Y0, Y0
+	VMOVUPD    Y0, (AX)(R8*1)
+	ADDQ       $0x20, R8
+	JMP        blockS_loop
 
 blockS_done:
 	VZEROUPPER

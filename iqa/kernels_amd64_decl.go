@@ -58,35 +58,26 @@ func lowRowAsm(out []float64, t []float64, pw int, ne int, k *[100]float64)
 //go:noescape
 func foldSplitAsm(e []float64, o []float64, a []float64, b []float64)
 
-// patchCore2Asm runs k = 0 … kn−1 of the vector loop of patchCore2 (see
-// kernels_amd64.go) and stores its eight sums a0, a1, a2, ae, b0, b1, b2, be
-// into acc.
+// patchLanesAsm is patchLanesGo (gsm.go) for n4 = kn followed by the
+// reduction of patchCoreFinish: with lane l of sum i summing the terms
+// k ≡ l (mod 4), k < kn, in increasing k, it writes (l0 + l1) + (l2 + l3)
+// into q[i]. It reads r0[0 … kn+3], r1 and r2[0 … kn+3].
 //
 //go:noescape
-func patchCore2Asm(r0 []float64, r1 []float64, r2 []float64, r3 []float64, kn int, acc *[8][4]float64)
+func patchLanesAsm(r0 []float64, r1 []float64, r2 []float64, kn int, q *[14]float64)
 
-// deinterleave3Asm writes s[3k], s[3k+1], s[3k+2] into p0[k], p1[k], p2[k]
-// for k < len(p0), a multiple of 4; s holds at least 3·len(p0) samples.
+// blockSAsm writes s = yᵀ·Cu⁻¹·y/9 of len(s), a multiple of 4, blocks into
+// s, as blockSGo (wavelet.go) computes it: block c holds the samples
+// r_i[3c … 3c+2] of the rows r0, r1, r2 (at least 3·len(s) samples each),
+// tab the upper triangle of Cu⁻¹ (45 entries), λ (9), 1, 9 and σn², each
+// broadcast to 4 lanes.
 //
 //go:noescape
-func deinterleave3Asm(p0 []float64, p1 []float64, p2 []float64, s []float64)
+func blockSAsm(s []float64, r0 []float64, r1 []float64, r2 []float64, tab *[232]float64)
 
-// blockProductsAsm is the vector loop of blockProductsAVX (kernels_amd64.go)
-// for len(pn), a multiple of 4, blocks: planes holds the nine planes of block
-// samples, tab the upper triangle of Cu⁻¹ (45 entries), λ (9), 1, 9 and σn²,
-// each broadcast to 4 lanes.
-//
-//go:noescape
-func blockProductsAsm(pn []float64, pd []float64, g []float64, sv []float64, planes []float64, tab *[232]float64)
-
-// blockSAsm writes the first half of blockProductsAsm, s = yᵀ·Cu⁻¹·y/9, of
-// len(s), a multiple of 4, blocks into s (planes and tab as there).
-//
-//go:noescape
-func blockSAsm(s []float64, planes []float64, tab *[232]float64)
-
-// blockProductsSAsm is blockProductsAsm with s of each block given (blockSAsm)
-// instead of computed from its samples.
+// blockProductsSAsm writes the products pn, pd of blockProductsSGo
+// (wavelet.go) of len(pn), a multiple of 4, blocks from their s (blockSAsm),
+// gains g and noise variances sv; tab as for blockSAsm. s may be pd.
 //
 //go:noescape
 func blockProductsSAsm(pn []float64, pd []float64, g []float64, sv []float64, s []float64, tab *[232]float64)

@@ -152,20 +152,21 @@ func TestSIMDKernelsBlockProducts(t *testing.T) {
 		for c := range g {
 			g[c], sv[c] = rng.Float64()*2, rng.Float64()*10
 		}
-		buf := make([]float64, 9*nc)
 		gn, gd := make([]float64, nc), make([]float64, nc)
 		wn, wd := make([]float64, nc), make([]float64, nc)
-		blockProductsAVX(gn, gd, r0, r1, r2, 2, g, sv, &inv, &lam, 0.1, buf)
-		blockProductsGo(wn, wd, r0, r1, r2, 2, g, sv, &inv, &lam, 0.1, buf)
+		var tab [232]float64
+		blockTab(&tab, &inv, &lam, 0.1)
+		blockProductsAVX(gn, gd, r0, r1, r2, 2, g, sv, &inv, &lam, 0.1, &tab)
+		blockProductsGo(wn, wd, r0, r1, r2, 2, g, sv, &inv, &lam, 0.1)
 		sameBits(t, "blockProducts pn", gn, wn)
 		sameBits(t, "blockProducts pd", gd, wd)
 		// The split kernels: s first, then the products from s, must give
 		// the same s and products as the scalar kernels and as blockProducts.
 		gs, ws := make([]float64, nc), make([]float64, nc)
-		blockSAVX(gs, r0, r1, r2, 2, &inv, buf)
-		blockSGo(ws, r0, r1, r2, 2, &inv, buf)
+		blockSAVX(gs, r0, r1, r2, 2, &inv, &tab)
+		blockSGo(ws, r0, r1, r2, 2, &inv)
 		sameBits(t, "blockS", gs, ws)
-		blockProductsSAVX(gn, gd, gs, g, sv, &lam, 0.1)
+		blockProductsSAVX(gn, gd, gs, g, sv, &lam, 0.1, &tab)
 		sameBits(t, "blockProductsS pn", gn, wn)
 		sameBits(t, "blockProductsS pd", gd, wd)
 		blockProductsSGo(gn, gd, ws, g, sv, &lam, 0.1)

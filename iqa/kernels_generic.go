@@ -26,15 +26,21 @@ func patchCore2(coreA, coreB *[13]float64, r0, r1, r2, r3 []float64) (sA, sB flo
 	return patchCore2Go(coreA, coreB, r0, r1, r2, r3)
 }
 
-func blockProducts(pn, pd, r0, r1, r2 []float64, col0 int, g, sv []float64, inv *[9][9]float64, lam *[9]float64, sigmaNSq float64, buf []float64) {
-	blockProductsGo(pn, pd, r0, r1, r2, col0, g, sv, inv, lam, sigmaNSq, buf)
+// blockTable holds nothing here: the scalar block kernels read their
+// constants directly.
+type blockTable struct{}
+
+func setBlockTable(*blockTable, *[9][9]float64, *[9]float64, float64) {}
+
+func blockProducts(pn, pd, r0, r1, r2 []float64, col0 int, g, sv []float64, inv *[9][9]float64, lam *[9]float64, sigmaNSq float64, _ *blockTable) {
+	blockProductsGo(pn, pd, r0, r1, r2, col0, g, sv, inv, lam, sigmaNSq)
 }
 
-func blockS(s, r0, r1, r2 []float64, col0 int, inv *[9][9]float64, buf []float64) {
-	blockSGo(s, r0, r1, r2, col0, inv, buf)
+func blockS(s, r0, r1, r2 []float64, col0 int, inv *[9][9]float64, _ *blockTable) {
+	blockSGo(s, r0, r1, r2, col0, inv)
 }
 
-func blockProductsS(pn, pd, s, g, sv []float64, lam *[9]float64, sigmaNSq float64) {
+func blockProductsS(pn, pd, s, g, sv []float64, lam *[9]float64, sigmaNSq float64, _ *blockTable) {
 	blockProductsSGo(pn, pd, s, g, sv, lam, sigmaNSq)
 }
 

@@ -9,8 +9,9 @@ import (
 // MultiScorer computes VIF with several methods per pair. The wavelet
 // methods (VCRPy, VIFVec, VIFVec2Layers) share one steerable-pyramid
 // decomposition per pair, and the per-subband statistics they have in common
-// (the reference's patch moments, the channel's window sums where the
-// windows agree); only the per-block statistics are computed per method.
+// (the reference's patch moments, the per-block quadratic forms yᵀ·Cu⁻¹·y
+// where the GSM models agree, the channel's window sums where the windows
+// agree); only the rest of the per-block statistics is computed per method.
 // Every Result is bit-identical to the one a Scorer of that method returns.
 // Pixel-domain methods are scored with their own Scorer.
 //

@@ -70,13 +70,18 @@ type waveWorkspace struct {
 	// scores pairs (vifs); a Reference brings its own.
 	ref *waveRef
 
-	pre  []float64 // per-row prefix sums at j = 3t, 5 interleaved quantities (×4 rows)
-	pre2 []float64 // the same at j = 3t+2
-	vert []float64 // vertical prefix of window row sums, 5 interleaved
-	g    []float64 // per kept block gain
-	sv   []float64 // per kept block σv²
-	pn   []float64 // per block of a row: the product Π_j (1 + g²·s·λj/(σv²+σn²))
-	pd   []float64 // per block of a row: the product Π_j (1 + s·λj/σn²)
+	pre  []float64  // per-row prefix sums at j = 3t, 5 interleaved quantities (×4 rows)
+	pre2 []float64  // the same at j = 3t+2
+	vert []float64  // vertical prefix of window row sums, 5 interleaved
+	g    []float64  // per kept block gain
+	sv   []float64  // per kept block σv²
+	pn   []float64  // per block of a row: the product Π_j (1 + g²·s·λj/(σv²+σn²))
+	pd   []float64  // per block of a row: the product Π_j (1 + s·λj/σn²)
+	tab  blockTable // the block kernels' constants for the current subband
+	// shared holds, per GSM kind, s = yᵀ·Cu⁻¹·y/9 of every block of the
+	// current subband when several flavours of that kind score it
+	// (levels); allocated on first use.
+	shared [2][]float64
 }
 
 func newWaveWorkspace(w, h, height int) *waveWorkspace {
@@ -182,8 +187,9 @@ func flavourKinds(fl []waveFlavour) (k [2]bool) {
 // bit-identical however the work is split.
 //
 // What the flavours share is computed once per subband: the bands
-// themselves, the reference's GSM model per kind, and the window sums of the
-// channel estimate for flavours with the same window. Each flavour's terms
+// themselves, the reference's GSM model per kind, s = yᵀ·Cu⁻¹·y/9 of every
+// block for flavours of the same kind, and the window sums of the channel
+// estimate for flavours with the same window. Each flavour's terms
 // are bit-identical to computing it alone: the same operations run on the
 // same operands in the same order.
 func (ws *waveWorkspace) levels(r *waveRef, ref, dist []float64, fl []waveFlavour) {
@@ -221,6 +227,25 @@ func (ws *waveWorkspace) levels(r *waveRef, ref, dist []float64, fl []waveFlavou
 			// before 0 (vif.md §2.2); lev_k = ⌈(k+1)/2⌉ = height − lev.
 			for o, b := range [2]int{1, 0} {
 				x, y := r.band[lev][b], ws.band[b][:cw*ch]
+				// Flavours of one GSM kind share s of every block: where two
+				// or more of them score this subband (vifvec and
+				// vifvec2-layers), s is computed once for all blocks (as a
+				// prepared reference stores it) unless the reference
+				// already holds it.
+				var sAll [2][]float64
+				var nKind [2]int
+				for i := range fl {
+					if lev < fl[i].height && dupOf[i] < 0 {
+						nKind[gsmKind(fl[i].p)]++
+					}
+				}
+				for kind := range sAll {
+					sAll[kind] = r.s[lev][b][kind]
+					if sAll[kind] == nil && nKind[kind] >= 2 {
+						p := kindParams[kind]
+						sAll[kind] = ws.blockSAll(kind, x, cw, ch, r.model(lev, b, p), p)
+					}
+				}
 				sumsWin := 0 // the window ws.vert holds the sums of
 				for i := range fl {
 					f := &fl[i]
@@ -234,7 +259,7 @@ func (ws *waveWorkspace) levels(r *waveRef, ref, dist []float64, fl []waveFlavou
 					}
 					k := 2*(f.height-1-lev) + o
 					kind := gsmKind(f.p)
-					f.num[k], f.den[k] = ws.subband(x, cw, ch, win, r.model(lev, b, f.p), r.s[lev][b][kind], f.p)
+					f.num[k], f.den[k] = ws.subband(x, cw, ch, win, r.model(lev, b, f.p), sAll[kind], f.p)
 				}
 			}
 		}
@@ -267,7 +292,7 @@ func (ws *waveWorkspace) refLevel(r *waveRef, lev int, lo []float64, lw, lh int)
 		var S [9][9]float64
 		var m [9]float64
 		N := patchMoments(x, ch, cw, &S, &m)
-		for k, p := range [2]waveParams{paramsVCRPy, paramsVIFVec} {
+		for k, p := range kindParams {
 			if !r.kinds[k] {
 				continue
 			}
@@ -275,14 +300,32 @@ func (ws *waveWorkspace) refLevel(r *waveRef, lev int, lo []float64, lw, lh int)
 			g.fit(&S, &m, N, p)
 			if s := r.s[lev][b][k]; s != nil {
 				// s of every block, for scoring many distorted images.
-				nb := cw / blockM
-				for R := range ch / blockM {
-					row := x[R*blockM*cw:]
-					blockS(s[R*nb:][:nb], row[:cw], row[cw:][:cw], row[2*cw:][:cw], 0, &g.inv, ws.tmp)
-				}
+				ws.blockSInto(s, x, cw, ch, g, p)
 			}
 		}
 	}
+}
+
+// blockSInto writes s = yᵀ·Cu⁻¹·y/9 of every block of the cw×ch band x
+// (row-major, cw/3 blocks per row) for the GSM model g of x into s.
+func (ws *waveWorkspace) blockSInto(s, x []float64, cw, ch int, g *gsmModel, p waveParams) {
+	nb := cw / blockM
+	setBlockTable(&ws.tab, &g.inv, &g.lam, p.sigmaNSq)
+	for R := range ch / blockM {
+		row := x[R*blockM*cw:]
+		blockS(s[R*nb:][:nb], row[:cw], row[cw:][:cw], row[2*cw:][:cw], 0, &g.inv, &ws.tab)
+	}
+}
+
+// blockSAll returns s of every block of the cw×ch band x for the model g of
+// GSM kind kind (blockSInto), in the workspace's buffer for that kind.
+func (ws *waveWorkspace) blockSAll(kind int, x []float64, cw, ch int, g *gsmModel, p waveParams) []float64 {
+	if ws.shared[kind] == nil {
+		ws.shared[kind] = make([]float64, (ws.h/blockM)*(ws.w/blockM))
+	}
+	s := ws.shared[kind][:(ch/blockM)*(cw/blockM)]
+	ws.blockSInto(s, x, cw, ch, g, p)
+	return s
 }
 
 // vif combines the flavour's subband terms into VIF.
@@ -321,6 +364,7 @@ func (ws *waveWorkspace) subband(x []float64, cw, ch, win int, g *gsmModel, sAll
 	ws.channel(cw, ch, win, p)
 
 	lam, inv := &g.lam, &g.inv
+	setBlockTable(&ws.tab, inv, lam, p.sigmaNSq)
 
 	var logNum, logDen float64
 	prodNum, prodDen := 1.0, 1.0
@@ -334,9 +378,9 @@ func (ws *waveWorkspace) subband(x []float64, cw, ch, win int, g *gsmModel, sAll
 		r2 := x[(row+2)*cw:][:cw]
 		pns, pds := ws.pn[:nc], ws.pd[:nc]
 		if sAll != nil {
-			blockProductsS(pns, pds, sAll[(r+off)*b+off:][:nc], gr, vr, lam, p.sigmaNSq)
+			blockProductsS(pns, pds, sAll[(r+off)*b+off:][:nc], gr, vr, lam, p.sigmaNSq, &ws.tab)
 		} else {
-			blockProducts(pns, pds, r0, r1, r2, off*blockM, gr, vr, inv, lam, p.sigmaNSq, ws.tmp)
+			blockProducts(pns, pds, r0, r1, r2, off*blockM, gr, vr, inv, lam, p.sigmaNSq, &ws.tab)
 		}
 		for c := range nc {
 			pn, pd := pns[c], pds[c]
@@ -409,9 +453,8 @@ func blockGainTerms(r0, r1, r2 []float64, col int, g, sv float64, inv *[9][9]flo
 // blockProductsGo writes, for the blocks c of one block row (top-left
 // sample at column col0 + 3c of the rows r0, r1, r2; gain g[c], noise
 // sv[c]), the products pn[c] = Π_j (1 + gn·λj) and pd[c] = Π_j (1 + sd·λj)
-// with gn, sd from blockGainTerms. buf is scratch for the vectorised
-// version (at least 9·len(pn) samples).
-func blockProductsGo(pn, pd, r0, r1, r2 []float64, col0 int, g, sv []float64, inv *[9][9]float64, lam *[9]float64, sigmaNSq float64, buf []float64) {
+// with gn, sd from blockGainTerms.
+func blockProductsGo(pn, pd, r0, r1, r2 []float64, col0 int, g, sv []float64, inv *[9][9]float64, lam *[9]float64, sigmaNSq float64) {
 	g, sv, pd = g[:len(pn)], sv[:len(pn)], pd[:len(pn)]
 	for c := range pn {
 		// blockGainTerms, inlined by hand (the compiler does not).
@@ -441,9 +484,8 @@ func blockProductsGo(pn, pd, r0, r1, r2 []float64, col0 int, g, sv []float64, in
 
 // blockSGo writes, for the blocks c of one block row (top-left sample at
 // column col0 + 3c of the rows r0, r1, r2), s[c] = yᵀ·Cu⁻¹·y/9 as
-// blockProductsGo computes it. buf is scratch for the vectorised version
-// (at least 9·len(s) samples).
-func blockSGo(s, r0, r1, r2 []float64, col0 int, inv *[9][9]float64, buf []float64) {
+// blockProductsGo computes it.
+func blockSGo(s, r0, r1, r2 []float64, col0 int, inv *[9][9]float64) {
 	for c := range s {
 		col := col0 + c*blockM
 		v := [9]float64{
@@ -628,6 +670,12 @@ func (ws *waveWorkspace) windowSums(x, y []float64, cw, ch, win int) {
 	}
 	for rr := 0; rr < rows; rr += 4 {
 		n := min(4, rows-rr)
+		if simdKernels && n < 4 && rows >= 4 {
+			// The vector kernel takes 4 rows: the last 4 once more. Rows
+			// computed twice get the same values, from the same prefix
+			// row before them.
+			rr, n = rows-4, 4
+		}
 		windowRows(vert[5*rr*nc:][:5*(n+1)*nc], x, y, (r0+rr)*cw+c0, cw, n, cols, m, two, ws.pre, ws.pre2, ws.tmp)
 	}
 }

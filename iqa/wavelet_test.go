@@ -68,7 +68,7 @@ func vifSlow(ref, dist []float64, w, h int, p waveParams) float64 {
 		}
 		var lam [9]float64
 		var V, inv [9][9]float64
-		eigSym9(&cu, &lam, &V)
+		eigJacobiSlow(&cu, &lam, &V)
 		if !p.vifvec {
 			for k := range lam {
 				lam[k] = math.Max(lam[k], p.tol)

@@ -49,6 +49,10 @@ type divisors struct {
 	// (|v| + corr)·mul >> 32 equals its (|v| + corr)·recip >> shift exactly
 	// (the product stays below 2^48).
 	mul [64]uint64
+	// recip and shift are the reciprocal itself and the shift, for the
+	// vector quantiser (fdctQuantAsm), whose (|v| + corr)·recip stays
+	// below 2^32.
+	recip, shift [64]uint32
 }
 
 // huffEnc is a derived encoding table: code and length per symbol.
@@ -98,6 +102,7 @@ func (d *divisors) set(q *[64]uint16) {
 		}
 		d.corr[i] = c & 0xffff
 		d.mul[i] = uint64(fq&0xffff) << (32 - r)
+		d.recip[i], d.shift[i] = fq&0xffff, uint32(r)
 	}
 }
 
@@ -342,6 +347,10 @@ func (e *Encoder) restartDue() bool {
 // block loads the 8×8 block at (x0, y0) of plane, transforms and quantises
 // it with table t; the result is in natural order.
 func (e *Encoder) block(blk *[64]int32, plane []uint8, stride, x0, y0, t int) {
+	dv := &e.div[t]
+	if fdctVec(blk, plane[y0*stride+x0:], stride, dv) {
+		return
+	}
 	for r := range 8 {
 		s := plane[(y0+r)*stride+x0:][:8]
 		d := (*[8]int32)(blk[r*8 : r*8+8])
@@ -350,7 +359,6 @@ func (e *Encoder) block(blk *[64]int32, plane []uint8, stride, x0, y0, t int) {
 		}
 	}
 	fdctIslow(blk)
-	dv := &e.div[t]
 	for i := range blk {
 		// jcdctmgr.c quantize on |v|, sign restored (branch-free).
 		v := blk[i]

@@ -11,12 +11,13 @@ var dctVector = cpu.X86.HasAVX2
 
 // idctVec runs idctIslowAsm on a block (transposed, dequantised) whose last
 // nonzero coefficient is at zig-zag position kmax or before, and reports
-// whether it did: not without AVX2, not for the blocks that idctBlock's
-// scalar shortcuts handle faster (kmax ≤ 2) and not for coefficients of
-// 2^15 or more in magnitude (corrupt or unusual files), which go to the
-// scalar code. The results are identical to idctIslow's.
+// whether it did: not without AVX2, not for DC-only blocks (kmax 0, which
+// idctDC does faster; the assembly also beats the 2×2 and 4×4 shortcuts)
+// and not for coefficients of 2^15 or more in magnitude (corrupt or unusual
+// files), which go to the scalar code. The results are identical to
+// idctIslow's.
 func idctVec(out []uint8, stride int, in *[64]int32, kmax int) bool {
-	return dctVector && kmax > 2 && idctIslowAsm(out[:7*stride+8], stride, in)
+	return dctVector && kmax > 0 && idctIslowAsm(out[:7*stride+8], stride, in)
 }
 
 // fdctVec runs fdctQuantAsm on the 8×8 samples at src[0:] (rows stride

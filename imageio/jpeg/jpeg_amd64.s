@@ -775,3 +775,197 @@ TEXT ·fdctQuantAsm(SB), NOSPLIT, $0-64
 	VMOVDQU     Y1, 224(AX)
 	VZEROUPPER
 	RET
+
+DATA rgbconst<>+0(SB)/4, $0x00004c8b
+DATA rgbconst<>+4(SB)/4, $0x00004c8b
+DATA rgbconst<>+8(SB)/4, $0x00004c8b
+DATA rgbconst<>+12(SB)/4, $0x00004c8b
+DATA rgbconst<>+16(SB)/4, $0x00004c8b
+DATA rgbconst<>+20(SB)/4, $0x00004c8b
+DATA rgbconst<>+24(SB)/4, $0x00004c8b
+DATA rgbconst<>+28(SB)/4, $0x00004c8b
+DATA rgbconst<>+32(SB)/4, $0x00009646
+DATA rgbconst<>+36(SB)/4, $0x00009646
+DATA rgbconst<>+40(SB)/4, $0x00009646
+DATA rgbconst<>+44(SB)/4, $0x00009646
+DATA rgbconst<>+48(SB)/4, $0x00009646
+DATA rgbconst<>+52(SB)/4, $0x00009646
+DATA rgbconst<>+56(SB)/4, $0x00009646
+DATA rgbconst<>+60(SB)/4, $0x00009646
+DATA rgbconst<>+64(SB)/4, $0x00001d2f
+DATA rgbconst<>+68(SB)/4, $0x00001d2f
+DATA rgbconst<>+72(SB)/4, $0x00001d2f
+DATA rgbconst<>+76(SB)/4, $0x00001d2f
+DATA rgbconst<>+80(SB)/4, $0x00001d2f
+DATA rgbconst<>+84(SB)/4, $0x00001d2f
+DATA rgbconst<>+88(SB)/4, $0x00001d2f
+DATA rgbconst<>+92(SB)/4, $0x00001d2f
+DATA rgbconst<>+96(SB)/4, $0xffffd4cd
+DATA rgbconst<>+100(SB)/4, $0xffffd4cd
+DATA rgbconst<>+104(SB)/4, $0xffffd4cd
+DATA rgbconst<>+108(SB)/4, $0xffffd4cd
+DATA rgbconst<>+112(SB)/4, $0xffffd4cd
+DATA rgbconst<>+116(SB)/4, $0xffffd4cd
+DATA rgbconst<>+120(SB)/4, $0xffffd4cd
+DATA rgbconst<>+124(SB)/4, $0xffffd4cd
+DATA rgbconst<>+128(SB)/4, $0xffffab33
+DATA rgbconst<>+132(SB)/4, $0xffffab33
+DATA rgbconst<>+136(SB)/4, $0xffffab33
+DATA rgbconst<>+140(SB)/4, $0xffffab33
+DATA rgbconst<>+144(SB)/4, $0xffffab33
+DATA rgbconst<>+148(SB)/4, $0xffffab33
+DATA rgbconst<>+152(SB)/4, $0xffffab33
+DATA rgbconst<>+156(SB)/4, $0xffffab33
+DATA rgbconst<>+160(SB)/4, $0xffff94d1
+DATA rgbconst<>+164(SB)/4, $0xffff94d1
+DATA rgbconst<>+168(SB)/4, $0xffff94d1
+DATA rgbconst<>+172(SB)/4, $0xffff94d1
+DATA rgbconst<>+176(SB)/4, $0xffff94d1
+DATA rgbconst<>+180(SB)/4, $0xffff94d1
+DATA rgbconst<>+184(SB)/4, $0xffff94d1
+DATA rgbconst<>+188(SB)/4, $0xffff94d1
+DATA rgbconst<>+192(SB)/4, $0xffffeb2f
+DATA rgbconst<>+196(SB)/4, $0xffffeb2f
+DATA rgbconst<>+200(SB)/4, $0xffffeb2f
+DATA rgbconst<>+204(SB)/4, $0xffffeb2f
+DATA rgbconst<>+208(SB)/4, $0xffffeb2f
+DATA rgbconst<>+212(SB)/4, $0xffffeb2f
+DATA rgbconst<>+216(SB)/4, $0xffffeb2f
+DATA rgbconst<>+220(SB)/4, $0xffffeb2f
+DATA rgbconst<>+224(SB)/4, $0x00008000
+DATA rgbconst<>+228(SB)/4, $0x00008000
+DATA rgbconst<>+232(SB)/4, $0x00008000
+DATA rgbconst<>+236(SB)/4, $0x00008000
+DATA rgbconst<>+240(SB)/4, $0x00008000
+DATA rgbconst<>+244(SB)/4, $0x00008000
+DATA rgbconst<>+248(SB)/4, $0x00008000
+DATA rgbconst<>+252(SB)/4, $0x00008000
+DATA rgbconst<>+256(SB)/4, $0x00807fff
+DATA rgbconst<>+260(SB)/4, $0x00807fff
+DATA rgbconst<>+264(SB)/4, $0x00807fff
+DATA rgbconst<>+268(SB)/4, $0x00807fff
+DATA rgbconst<>+272(SB)/4, $0x00807fff
+DATA rgbconst<>+276(SB)/4, $0x00807fff
+DATA rgbconst<>+280(SB)/4, $0x00807fff
+DATA rgbconst<>+284(SB)/4, $0x00807fff
+GLOBL rgbconst<>(SB), RODATA|NOPTR, $288
+
+DATA rgbshuf<>+0(SB)/8, $0x8080800380808000
+DATA rgbshuf<>+8(SB)/8, $0x8080800980808006
+DATA rgbshuf<>+16(SB)/8, $0x8080800380808000
+DATA rgbshuf<>+24(SB)/8, $0x8080800980808006
+DATA rgbshuf<>+32(SB)/8, $0x8080800480808001
+DATA rgbshuf<>+40(SB)/8, $0x8080800a80808007
+DATA rgbshuf<>+48(SB)/8, $0x8080800480808001
+DATA rgbshuf<>+56(SB)/8, $0x8080800a80808007
+DATA rgbshuf<>+64(SB)/8, $0x8080800580808002
+DATA rgbshuf<>+72(SB)/8, $0x8080800b80808008
+DATA rgbshuf<>+80(SB)/8, $0x8080800580808002
+DATA rgbshuf<>+88(SB)/8, $0x8080800b80808008
+GLOBL rgbshuf<>(SB), RODATA|NOPTR, $96
+
+DATA rgbperm<>+0(SB)/4, $0x00000000
+DATA rgbperm<>+4(SB)/4, $0x00000004
+DATA rgbperm<>+8(SB)/4, $0x00000001
+DATA rgbperm<>+12(SB)/4, $0x00000005
+DATA rgbperm<>+16(SB)/4, $0x00000002
+DATA rgbperm<>+20(SB)/4, $0x00000006
+DATA rgbperm<>+24(SB)/4, $0x00000003
+DATA rgbperm<>+28(SB)/4, $0x00000007
+GLOBL rgbperm<>(SB), RODATA|NOPTR, $32
+
+// func rgbToYccAsm(y []byte, cb []byte, cr []byte, rgb []byte, k int)
+// Requires: AVX, AVX2
+TEXT ·rgbToYccAsm(SB), NOSPLIT, $0-104
+	MOVQ    y_base+0(FP), AX
+	MOVQ    cb_base+24(FP), CX
+	MOVQ    cr_base+48(FP), DX
+	MOVQ    rgb_base+72(FP), BX
+	MOVQ    k+96(FP), SI
+	VMOVDQU rgbperm<>+0(SB), Y0
+	XORQ    DI, DI
+
+rgb_loop:
+	TESTQ        SI, SI
+	JZ           rgb_done
+	VMOVDQU      (BX), X1
+	VINSERTI128  $0x01, 12(BX), Y1, Y1
+	VPSHUFB      rgbshuf<>+0(SB), Y1, Y2
+	VPSHUFB      rgbshuf<>+32(SB), Y1, Y3
+	VPSHUFB      rgbshuf<>+64(SB), Y1, Y4
+	VPMULLD      rgbconst<>+0(SB), Y2, Y5
+	VPMULLD      rgbconst<>+32(SB), Y3, Y7
+	VPADDD       Y7, Y5, Y5
+	VPMULLD      rgbconst<>+64(SB), Y4, Y7
+	VPADDD       Y7, Y5, Y5
+	VPADDD       rgbconst<>+224(SB), Y5, Y5
+	VPMULLD      rgbconst<>+96(SB), Y2, Y6
+	VPMULLD      rgbconst<>+128(SB), Y3, Y7
+	VPADDD       Y7, Y6, Y6
+	VPSLLD       $0x0f, Y4, Y7
+	VPADDD       Y7, Y6, Y6
+	VPADDD       rgbconst<>+256(SB), Y6, Y6
+	VPSLLD       $0x0f, Y2, Y2
+	VPMULLD      rgbconst<>+160(SB), Y3, Y7
+	VPADDD       Y7, Y2, Y2
+	VPMULLD      rgbconst<>+192(SB), Y4, Y7
+	VPADDD       Y7, Y2, Y2
+	VPADDD       rgbconst<>+256(SB), Y2, Y2
+	VPSRLD       $0x10, Y5, Y5
+	VPSRLD       $0x10, Y6, Y6
+	VPSRLD       $0x10, Y2, Y2
+	VPACKSSDW    Y6, Y5, Y5
+	VPACKSSDW    Y2, Y2, Y2
+	VPACKUSWB    Y2, Y5, Y5
+	VPERMD       Y5, Y0, Y5
+	VMOVQ        X5, (AX)(DI*1)
+	VPEXTRQ      $0x01, X5, (CX)(DI*1)
+	VEXTRACTI128 $0x01, Y5, X1
+	VMOVQ        X1, (DX)(DI*1)
+	ADDQ         $0x18, BX
+	ADDQ         $0x08, DI
+	DECQ         SI
+	JMP          rgb_loop
+
+rgb_done:
+	VZEROUPPER
+	RET
+
+DATA dsconst<>+0(SB)/2, $0x0101
+DATA dsconst<>+2(SB)/2, $0x0001
+DATA dsconst<>+4(SB)/2, $0x0002
+GLOBL dsconst<>(SB), RODATA|NOPTR, $6
+
+// func downsampleH2V2Asm(out []byte, r0 []byte, r1 []byte, k int)
+// Requires: AVX, AVX2
+TEXT ·downsampleH2V2Asm(SB), NOSPLIT, $0-80
+	MOVQ         out_base+0(FP), AX
+	MOVQ         r0_base+24(FP), CX
+	MOVQ         r1_base+48(FP), DX
+	MOVQ         k+72(FP), BX
+	VPBROADCASTW dsconst<>+0(SB), Y0
+	VPBROADCASTW dsconst<>+2(SB), Y1
+	VPBROADCASTW dsconst<>+4(SB), Y2
+	VPBLENDW     $0xaa, Y2, Y1, Y1
+	XORQ         SI, SI
+
+ds_loop:
+	TESTQ      BX, BX
+	JZ         ds_done
+	VMOVDQU    (CX)(SI*2), Y2
+	VMOVDQU    (DX)(SI*2), Y3
+	VPMADDUBSW Y0, Y2, Y2
+	VPMADDUBSW Y0, Y3, Y3
+	VPADDW     Y3, Y2, Y2
+	VPADDW     Y1, Y2, Y2
+	VPSRLW     $0x02, Y2, Y2
+	VPACKUSWB  Y2, Y2, Y2
+	VPERMQ     $0x08, Y2, Y2
+	VMOVDQU    X2, (AX)(SI*1)
+	ADDQ       $0x10, SI
+	DECQ       BX
+	JMP        ds_loop
+
+ds_done:
+	VZEROUPPER
+	RET

@@ -82,3 +82,75 @@ func TestFancyH2V2Vector(t *testing.T) {
 		}
 	}
 }
+
+// TestRgbToYccVector checks the assembly RGB → YCbCr conversion against
+// rgbToYccGo on random rows of every length around the 8-pixel groups,
+// with samples near 0 and 255 and all eight corners of the RGB cube, and
+// that it never writes past len(src)/3 samples.
+func TestRgbToYccVector(t *testing.T) {
+	if !yccVector {
+		t.Skip("no AVX2: the pure-Go conversion is in use")
+	}
+	rng := rand.New(rand.NewPCG(13, 2))
+	for n := 0; n <= 70; n++ {
+		for it := range 20 {
+			src := make([]uint8, 3*n)
+			for i := range src {
+				switch {
+				case it < 8: // corner it of the RGB cube
+					src[i] = uint8(255 * (it >> (i % 3) & 1))
+				case rng.IntN(3) == 0:
+					src[i] = uint8(255 * rng.IntN(2))
+				default:
+					src[i] = uint8(rng.IntN(256))
+				}
+			}
+			var got, want [3][]uint8
+			for c := range got {
+				got[c] = bytes.Repeat([]byte{0xAA}, n+32)
+				want[c] = make([]uint8, n)
+			}
+			rgbToYcc(got[0][:n], got[1][:n], got[2][:n], src)
+			rgbToYccGo(want[0], want[1], want[2], src)
+			for c := range got {
+				if !bytes.Equal(got[c][:n], want[c]) {
+					t.Fatalf("%d pixels, component %d: assembly differs from rgbToYccGo", n, c)
+				}
+				if bytes.Count(got[c][n:], []byte{0xAA}) != 32 {
+					t.Fatalf("%d pixels, component %d: written past the row", n, c)
+				}
+			}
+		}
+	}
+}
+
+// TestDownsampleH2V2Vector checks the assembly 2×2 downsampling against
+// downsampleH2V2Go on random rows of every length around the 16-output
+// groups, with extreme samples, and that it never writes past len(o).
+func TestDownsampleH2V2Vector(t *testing.T) {
+	if !yccVector {
+		t.Skip("no AVX2: the pure-Go downsampling is in use")
+	}
+	rng := rand.New(rand.NewPCG(17, 3))
+	for n := 0; n <= 80; n++ {
+		for it := range 20 {
+			r0, r1 := make([]uint8, 2*n+it%3), make([]uint8, 2*n+it%3)
+			for i := range r0 {
+				r0[i], r1[i] = uint8(rng.IntN(256)), uint8(rng.IntN(256))
+				if it == 0 {
+					r0[i], r1[i] = 255, 255
+				}
+			}
+			got := bytes.Repeat([]byte{0xAA}, n+32)
+			downsampleH2V2(got[:n], r0, r1)
+			want := make([]uint8, n)
+			downsampleH2V2Go(want, r0, r1)
+			if !bytes.Equal(got[:n], want) {
+				t.Fatalf("%d outputs: assembly differs from downsampleH2V2Go", n)
+			}
+			if bytes.Count(got[n:], []byte{0xAA}) != 32 {
+				t.Fatalf("%d outputs: written past the row", n)
+			}
+		}
+	}
+}

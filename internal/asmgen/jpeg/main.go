@@ -104,6 +104,8 @@ func main() {
 	fancyH2V2()
 	idct()
 	fdct()
+	rgbToYcc()
+	downsampleH2V2()
 	Generate()
 }
 

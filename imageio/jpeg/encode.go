@@ -253,7 +253,13 @@ func (e *Encoder) convertRGB(pix []uint8, width, height, stride, yw, yh, cw, ch 
 			yr := e.y[min(2*cy+k, yh-1)*yw:][:yw]
 			cbr := e.rowCb[k*yw:][:yw]
 			crr := e.rowCr[k*yw:][:yw]
-			rgbToYcc(yr, cbr, crr, src)
+			for x := rgbToYccVec(yr, cbr, crr, src); x < width; x++ {
+				p := src[3*x : 3*x+3 : 3*x+3]
+				r, g, b := int32(p[0]), int32(p[1]), int32(p[2])
+				yr[x] = uint8((fixRY*r + fixGY*g + fixBY*b + oneHalf) >> 16)
+				cbr[x] = uint8((-fixRCb*r - fixGCb*g + fixHalf*b + cbcrOff + oneHalf - 1) >> 16)
+				crr[x] = uint8((fixHalf*r - fixGCr*g - fixBCr*b + cbcrOff + oneHalf - 1) >> 16)
+			}
 			ly, lb, lr := yr[width-1], cbr[width-1], crr[width-1]
 			for x := width; x < yw; x++ {
 				yr[x], cbr[x], crr[x] = ly, lb, lr
@@ -264,7 +270,12 @@ func (e *Encoder) convertRGB(pix []uint8, width, height, stride, yw, yh, cw, ch 
 			if k == 1 {
 				out = e.cr
 			}
-			downsampleH2V2(out[cy*cw:][:cw], rows[:yw], rows[yw:][:yw])
+			r0, r1 := rows[:yw], rows[yw:][:yw]
+			o := out[cy*cw:][:cw]
+			for x := downsampleH2V2Vec(o, r0, r1); x < len(o); x++ {
+				bias := int32(1 + x&1)
+				o[x] = uint8((int32(r0[2*x]) + int32(r0[2*x+1]) + int32(r1[2*x]) + int32(r1[2*x+1]) + bias) >> 2)
+			}
 		}
 	}
 	// Rows below the image repeat the last one (jcprepct.c expand_bottom_edge).
@@ -274,34 +285,6 @@ func (e *Encoder) convertRGB(pix []uint8, width, height, stride, yw, yh, cw, ch 
 	for y := crows; y < ch; y++ {
 		copy(e.cb[y*cw:][:cw], e.cb[(crows-1)*cw:][:cw])
 		copy(e.cr[y*cw:][:cw], e.cr[(crows-1)*cw:][:cw])
-	}
-}
-
-// rgbToYccGo is jccolor.c rgb_ycc_convert for one row of interleaved RGB
-// samples src: yr, cbr and crr get len(src)/3 samples each.
-func rgbToYccGo(yr, cbr, crr, src []uint8) {
-	n := len(src) / 3
-	yr, cbr, crr = yr[:n], cbr[:n], crr[:n]
-	for x := range n {
-		p := src[3*x : 3*x+3 : 3*x+3]
-		r, g, b := int32(p[0]), int32(p[1]), int32(p[2])
-		yr[x] = uint8((fixRY*r + fixGY*g + fixBY*b + oneHalf) >> 16)
-		cbr[x] = uint8((-fixRCb*r - fixGCb*g + fixHalf*b + cbcrOff + oneHalf - 1) >> 16)
-		crr[x] = uint8((fixHalf*r - fixGCr*g - fixBCr*b + cbcrOff + oneHalf - 1) >> 16)
-	}
-}
-
-// downsampleH2V2Go is jcsample.c h2v2_downsample for one output row o from
-// the full-resolution rows r0 and r1 (at least 2·len(o) samples each):
-// each output averages a 2×2 square with libjpeg's bias 1, 2, 1, 2, ….
-func downsampleH2V2Go(o, r0, r1 []uint8) { downsampleH2V2From(o, r0, r1, 0) }
-
-// downsampleH2V2From is downsampleH2V2Go for the outputs from x0 on.
-func downsampleH2V2From(o, r0, r1 []uint8, x0 int) {
-	r0, r1 = r0[:2*len(o)], r1[:2*len(o)]
-	for x := x0; x < len(o); x++ {
-		bias := int32(1 + x&1)
-		o[x] = uint8((int32(r0[2*x]) + int32(r0[2*x+1]) + int32(r1[2*x]) + int32(r1[2*x+1]) + bias) >> 2)
 	}
 }
 
@@ -365,7 +348,8 @@ func (e *Encoder) restartDue() bool {
 // it with table t; the result is in natural order.
 func (e *Encoder) block(blk *[64]int32, plane []uint8, stride, x0, y0, t int) {
 	dv := &e.div[t]
-	if fdctVec(blk, plane[y0*stride+x0:], stride, dv) {
+	if dctVector { // a constant false in builds without the assembly
+		fdctVec(blk, plane[y0*stride+x0:], stride, dv)
 		return
 	}
 	for r := range 8 {

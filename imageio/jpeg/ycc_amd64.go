@@ -49,32 +49,31 @@ func fancyH2V2(out, near, far []uint8) {
 	fancyH2V2From(out, near, far, 1+16*k)
 }
 
-// rgbToYcc is jccolor.c rgb_ycc_convert for one row of interleaved RGB
-// samples src (see rgbToYccGo). Eight pixels at a time go through the
-// assembly, which gives rgbToYccGo's results exactly; the last pixels,
-// whose 16-byte load would pass the end of src, use rgbToYccGo.
-func rgbToYcc(yr, cbr, crr, src []uint8) {
+// rgbToYccVec converts the first pixels of the interleaved RGB row src to
+// yr, cbr and crr as jccolor.c rgb_ycc_convert does (the fixed-point
+// formulas of Encoder.convertRGB's loop, with identical results), eight at
+// a time in the assembly, and returns how many it did: 8k with
+// 24k + 4 ≤ len(src) (the last 16-byte load stays in src), 0 without AVX2.
+func rgbToYccVec(yr, cbr, crr, src []uint8) int {
 	n := len(src) / 3
 	if !yccVector || n < 8 {
-		rgbToYccGo(yr, cbr, crr, src)
-		return
+		return 0
 	}
-	yr, cbr, crr, src = yr[:n], cbr[:n], crr[:n], src[:3*n]
-	k := (3*n - 4) / 24 // 24k + 4 ≤ 3n: the last 16-byte load stays in src
-	rgbToYccAsm(yr, cbr, crr, src, k)
-	rgbToYccGo(yr[8*k:], cbr[8*k:], crr[8*k:], src[24*k:])
+	k := (3*n - 4) / 24
+	rgbToYccAsm(yr[:8*k], cbr[:8*k], crr[:8*k], src[:24*k+4], k)
+	return 8 * k
 }
 
-// downsampleH2V2 is jcsample.c h2v2_downsample for one output row (see
-// downsampleH2V2Go): 16 outputs at a time through the assembly, the rest
-// with downsampleH2V2From.
-func downsampleH2V2(o, r0, r1 []uint8) {
+// downsampleH2V2Vec computes the first outputs of jcsample.c
+// h2v2_downsample (Encoder.convertRGB's loop: o[x] averages r0 and r1 at
+// 2x, 2x + 1 with bias 1, 2, 1, 2, …; identical results) 16 at a time in
+// the assembly and returns how many it did: 16·⌊len(o)/16⌋, 0 without
+// AVX2. r0 and r1 must hold 2·len(o) samples.
+func downsampleH2V2Vec(o, r0, r1 []uint8) int {
 	k := len(o) / 16
 	if !yccVector || k == 0 {
-		downsampleH2V2Go(o, r0, r1)
-		return
+		return 0
 	}
-	r0, r1 = r0[:2*len(o)], r1[:2*len(o)]
-	downsampleH2V2Asm(o, r0, r1, k)
-	downsampleH2V2From(o, r0, r1, 16*k)
+	downsampleH2V2Asm(o[:16*k], r0[:32*k], r1[:32*k], k)
+	return 16 * k
 }

@@ -41,8 +41,9 @@ func rgbToYcc() {
 
 	TEXT("rgbToYccAsm", NOSPLIT, "func(y, cb, cr, rgb []byte, k int)")
 	Pragma("noescape")
-	Doc("rgbToYccAsm is rgbToYccGo for the first 8k pixels, eight at a time, in",
-		"32-bit lanes with libjpeg's formulas (jccolor.c): Y = (19595·R +",
+	Doc("rgbToYccAsm is Encoder.convertRGB's colour conversion for the first 8k",
+		"pixels, eight at a time, in 32-bit lanes with libjpeg's formulas",
+		"(jccolor.c rgb_ycc_convert): Y = (19595·R +",
 		"38470·G + 7471·B + 2^15) >> 16, Cb = (−11059·R − 21709·G + 32768·B +",
 		"128·2^16 + 2^15 − 1) >> 16, Cr = (32768·R − 27439·G − 5329·B + 128·2^16",
 		"+ 2^15 − 1) >> 16, all within 0…255. It reads rgb at 0 … 24k + 3 (two",
@@ -118,8 +119,9 @@ func downsampleH2V2() {
 	DATA(4, U16(2))      // the bias of odd outputs
 	TEXT("downsampleH2V2Asm", NOSPLIT, "func(out, r0, r1 []byte, k int)")
 	Pragma("noescape")
-	Doc("downsampleH2V2Asm is downsampleH2V2Go for the outputs 0 … 16k − 1, 16",
-		"at a time in 16-bit lanes with the same arithmetic: out[x] =",
+	Doc("downsampleH2V2Asm is Encoder.convertRGB's downsampling (jcsample.c",
+		"h2v2_downsample) for the outputs 0 … 16k − 1, 16 at a time in 16-bit",
+		"lanes with the same arithmetic: out[x] =",
 		"(r0[2x] + r0[2x+1] + r1[2x] + r1[2x+1] + 1 + x&1) >> 2. It reads 32k",
 		"bytes of r0 and r1 and writes 16k bytes of out.")
 	out := Load(Param("out").Base(), GP64())

@@ -22,7 +22,8 @@ func idctVec(out []uint8, stride int, in *[64]int32, kmax int) bool {
 
 // fdctVec runs fdctQuantAsm on the 8×8 samples at src[0:] (rows stride
 // apart) into blk, quantised with dv: the results of fdctIslow followed by
-// Encoder.block's quantisation, exactly. Callers check dctVector first.
-func fdctVec(blk *[64]int32, src []uint8, stride int, dv *divisors) {
-	fdctQuantAsm(blk, src[:7*stride+8], stride, &dv.corr, &dv.recip, &dv.shift)
+// Encoder.block's quantisation, exactly. It returns the mask of nonzero
+// coefficients (bit i for blk[i]). Callers check dctVector first.
+func fdctVec(blk *[64]int32, src []uint8, stride int, dv *divisors) uint64 {
+	return fdctQuantAsm(blk, src[:7*stride+8], stride, &dv.corr, &dv.recip, &dv.shift)
 }

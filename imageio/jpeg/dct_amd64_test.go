@@ -190,11 +190,107 @@ func TestFdctVector(t *testing.T) {
 			for tab := range 2 {
 				var got, want [64]int32
 				dctVector = true
-				e.block(&got, plane, stride, 2, 1, tab)
+				nz := e.block(&got, plane, stride, 2, 1, tab)
 				dctVector = false
 				e.block(&want, plane, stride, 2, 1, tab)
 				if got != want {
 					t.Fatalf("quality %d, table %d, block %d: assembly %v, Go %v\nsamples %v", quality, tab, bi, got, want, b)
+				}
+				var wantNZ uint64
+				for i, v := range want {
+					if v != 0 {
+						wantNZ |= 1 << i
+					}
+				}
+				if nz != wantNZ {
+					t.Fatalf("quality %d, table %d, block %d: nonzero mask %#x, want %#x", quality, tab, bi, nz, wantNZ)
+				}
+			}
+		}
+	}
+}
+
+// TestEmitBlockNZ checks that emitBlockNZ (the nonzero-mask Huffman coder
+// used with the assembly) writes the same bits as emitBlock's loop over all
+// 63 AC coefficients (dctVector off), on random quantised blocks: sparse
+// and dense, runs of zeros longer than 16 (ZRL codes), the last
+// coefficient nonzero or zero (EOB), AC all zero, values up to size 10,
+// both tables, and a chain of blocks (the DC prediction).
+func TestEmitBlockNZ(t *testing.T) {
+	if !dctVector {
+		t.Skip("no AVX2: emitBlockNZ is not used")
+	}
+	defer func() { dctVector = true }()
+	rng := rand.New(rand.NewPCG(23, 7))
+	var e [2]Encoder
+	for v := range e {
+		e[v].setup(75)
+		e[v].w.reset(nil)
+	}
+	var dc [2]int32
+	for it := range 20000 {
+		var blk [64]int32
+		blk[0] = rng.Int32N(4095) - 2047
+		density := []int{0, 1, 3, 10, 40, 64}[it%6]
+		for range density {
+			v := rng.Int32N(2047) - 1023
+			if rng.IntN(2) == 0 {
+				v = rng.Int32N(7) - 3
+			}
+			blk[rng.IntN(63)+1] = v
+		}
+		if it%5 == 0 {
+			blk[63] = 1 + rng.Int32N(3)
+		}
+		var nz uint64
+		for i, c := range blk {
+			if c != 0 {
+				nz |= 1 << i
+			}
+		}
+		tab := it % 2
+		for v, on := range []bool{true, false} {
+			dctVector = on
+			dc[v] = e[v].emitBlock(&blk, dc[v], tab, nz)
+		}
+		if !bytes.Equal(e[0].w.buf, e[1].w.buf) || e[0].w.acc != e[1].w.acc || e[0].w.nbits != e[1].w.nbits {
+			t.Fatalf("block %d: emitBlockNZ's bits differ from emitBlock's\nblock %v", it, blk)
+		}
+	}
+}
+
+// TestEncodeVector checks that whole files are byte-identical with the
+// assembly (DCT, quantiser, nonzero masks, colour conversion) and without
+// (dctVector and yccVector off), for colour and grayscale images of odd
+// sizes at several qualities.
+func TestEncodeVector(t *testing.T) {
+	if !dctVector || !yccVector {
+		t.Skip("no AVX2: the pure-Go encoder is in use")
+	}
+	defer func() { dctVector, yccVector = true, true }()
+	rng := rand.New(rand.NewPCG(29, 1))
+	for _, size := range [][2]int{{1, 1}, {7, 9}, {16, 16}, {33, 17}, {71, 40}, {224, 224}} {
+		w, h := size[0], size[1]
+		pix := make([]uint8, 3*w*h)
+		for i := range pix {
+			pix[i] = uint8(128 + 60*math.Sin(float64(i%(3*w))/7) + float64(rng.IntN(30)))
+		}
+		for _, q := range []int{1, 10, 50, 75, 95, 100} {
+			var files [2][2][]byte
+			for v, on := range []bool{true, false} {
+				dctVector, yccVector = on, on
+				var e Encoder
+				var err error
+				if files[v][0], err = e.EncodeRGB(nil, pix, w, h, 3*w, q); err != nil {
+					t.Fatal(err)
+				}
+				if files[v][1], err = e.EncodeGray(nil, pix, w, h, 3*w, q); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for k := range 2 {
+				if !bytes.Equal(files[0][k], files[1][k]) {
+					t.Fatalf("%d×%d quality %d (gray %v): files differ", w, h, q, k == 1)
 				}
 			}
 		}

@@ -523,9 +523,9 @@ idct_ok:
 	MOVB         AL, ret+40(FP)
 	RET
 
-// func fdctQuantAsm(blk *[64]int32, src []byte, stride int, corr *[64]uint32, recip *[64]uint32, shift *[64]uint32)
+// func fdctQuantAsm(blk *[64]int32, src []byte, stride int, corr *[64]uint32, recip *[64]uint32, shift *[64]uint32) uint64
 // Requires: AVX, AVX2
-TEXT ·fdctQuantAsm(SB), NOSPLIT, $0-64
+TEXT ·fdctQuantAsm(SB), NOSPLIT, $0-72
 	MOVQ        blk+0(FP), AX
 	MOVQ        src_base+8(FP), CX
 	MOVQ        stride+32(FP), DX
@@ -709,14 +709,19 @@ TEXT ·fdctQuantAsm(SB), NOSPLIT, $0-64
 	MOVQ        corr+40(FP), CX
 	MOVQ        recip+48(FP), DX
 	MOVQ        shift+56(FP), BX
-	VPSRAD      $0x1f, Y6, Y8
+	VPXOR       Y8, Y8, Y8
+	XORQ        SI, SI
+	VPSRAD      $0x1f, Y6, Y9
 	VPABSD      Y6, Y6
 	VPADDD      (CX), Y6, Y6
 	VPMULLD     (DX), Y6, Y6
 	VPSRLVD     (BX), Y6, Y6
-	VPXOR       Y8, Y6, Y6
-	VPSUBD      Y8, Y6, Y6
+	VPXOR       Y9, Y6, Y6
+	VPSUBD      Y9, Y6, Y6
 	VMOVDQU     Y6, (AX)
+	VPCMPEQD    Y8, Y6, Y6
+	VMOVMSKPS   Y6, DI
+	ORQ         DI, SI
 	VPSRAD      $0x1f, Y0, Y6
 	VPABSD      Y0, Y0
 	VPADDD      32(CX), Y0, Y0
@@ -725,6 +730,10 @@ TEXT ·fdctQuantAsm(SB), NOSPLIT, $0-64
 	VPXOR       Y6, Y0, Y0
 	VPSUBD      Y6, Y0, Y0
 	VMOVDQU     Y0, 32(AX)
+	VPCMPEQD    Y8, Y0, Y0
+	VMOVMSKPS   Y0, DI
+	SHLQ        $0x08, DI
+	ORQ         DI, SI
 	VPSRAD      $0x1f, Y1, Y0
 	VPABSD      Y1, Y1
 	VPADDD      64(CX), Y1, Y1
@@ -733,6 +742,10 @@ TEXT ·fdctQuantAsm(SB), NOSPLIT, $0-64
 	VPXOR       Y0, Y1, Y1
 	VPSUBD      Y0, Y1, Y1
 	VMOVDQU     Y1, 64(AX)
+	VPCMPEQD    Y8, Y1, Y1
+	VMOVMSKPS   Y1, DI
+	SHLQ        $0x10, DI
+	ORQ         DI, SI
 	VPSRAD      $0x1f, Y5, Y0
 	VPABSD      Y5, Y1
 	VPADDD      96(CX), Y1, Y1
@@ -741,6 +754,10 @@ TEXT ·fdctQuantAsm(SB), NOSPLIT, $0-64
 	VPXOR       Y0, Y1, Y1
 	VPSUBD      Y0, Y1, Y1
 	VMOVDQU     Y1, 96(AX)
+	VPCMPEQD    Y8, Y1, Y1
+	VMOVMSKPS   Y1, DI
+	SHLQ        $0x18, DI
+	ORQ         DI, SI
 	VPSRAD      $0x1f, Y7, Y0
 	VPABSD      Y7, Y1
 	VPADDD      128(CX), Y1, Y1
@@ -749,6 +766,10 @@ TEXT ·fdctQuantAsm(SB), NOSPLIT, $0-64
 	VPXOR       Y0, Y1, Y1
 	VPSUBD      Y0, Y1, Y1
 	VMOVDQU     Y1, 128(AX)
+	VPCMPEQD    Y8, Y1, Y1
+	VMOVMSKPS   Y1, DI
+	SHLQ        $0x20, DI
+	ORQ         DI, SI
 	VPSRAD      $0x1f, Y4, Y0
 	VPABSD      Y4, Y1
 	VPADDD      160(CX), Y1, Y1
@@ -757,6 +778,10 @@ TEXT ·fdctQuantAsm(SB), NOSPLIT, $0-64
 	VPXOR       Y0, Y1, Y1
 	VPSUBD      Y0, Y1, Y1
 	VMOVDQU     Y1, 160(AX)
+	VPCMPEQD    Y8, Y1, Y1
+	VMOVMSKPS   Y1, DI
+	SHLQ        $0x28, DI
+	ORQ         DI, SI
 	VPSRAD      $0x1f, Y2, Y0
 	VPABSD      Y2, Y1
 	VPADDD      192(CX), Y1, Y1
@@ -765,6 +790,10 @@ TEXT ·fdctQuantAsm(SB), NOSPLIT, $0-64
 	VPXOR       Y0, Y1, Y1
 	VPSUBD      Y0, Y1, Y1
 	VMOVDQU     Y1, 192(AX)
+	VPCMPEQD    Y8, Y1, Y1
+	VMOVMSKPS   Y1, DI
+	SHLQ        $0x30, DI
+	ORQ         DI, SI
 	VPSRAD      $0x1f, Y3, Y0
 	VPABSD      Y3, Y1
 	VPADDD      224(CX), Y1, Y1
@@ -773,7 +802,13 @@ TEXT ·fdctQuantAsm(SB), NOSPLIT, $0-64
 	VPXOR       Y0, Y1, Y1
 	VPSUBD      Y0, Y1, Y1
 	VMOVDQU     Y1, 224(AX)
+	VPCMPEQD    Y8, Y1, Y1
+	VMOVMSKPS   Y1, AX
+	SHLQ        $0x38, AX
+	ORQ         AX, SI
 	VZEROUPPER
+	NOTQ        SI
+	MOVQ        SI, ret+64(FP)
 	RET
 
 DATA rgbconst<>+0(SB)/4, $0x00004c8b

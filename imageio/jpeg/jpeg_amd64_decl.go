@@ -47,10 +47,11 @@ func idctIslowAsm(out []byte, stride int, in *[64]int32) bool
 // so identical), and quantises as Encoder.block does: with a = |v|,
 // q = (a + corr)·recip >> shift, the sign of v restored; the product
 // stays below 2^32 because a + corr < 2^16 and recip < 2^16. The
-// result goes to blk in natural order.
+// result goes to blk in natural order; the returned mask has bit i set
+// where blk[i] ≠ 0.
 //
 //go:noescape
-func fdctQuantAsm(blk *[64]int32, src []byte, stride int, corr *[64]uint32, recip *[64]uint32, shift *[64]uint32)
+func fdctQuantAsm(blk *[64]int32, src []byte, stride int, corr *[64]uint32, recip *[64]uint32, shift *[64]uint32) uint64
 
 // rgbToYccAsm is Encoder.convertRGB's colour conversion for the first 8k
 // pixels, eight at a time, in 32-bit lanes with libjpeg's formulas

@@ -343,7 +343,7 @@ func fdctPass(x [8]VecVirtual, s0, s1 uint64) (o [8]VecVirtual) {
 
 // fdct writes fdctQuantAsm.
 func fdct() {
-	TEXT("fdctQuantAsm", NOSPLIT, "func(blk *[64]int32, src []byte, stride int, corr, recip, shift *[64]uint32)")
+	TEXT("fdctQuantAsm", NOSPLIT, "func(blk *[64]int32, src []byte, stride int, corr, recip, shift *[64]uint32) uint64")
 	Pragma("noescape")
 	Doc("fdctQuantAsm loads the 8×8 samples at src[0:] (rows stride apart, so",
 		"src must hold 7·stride + 8 bytes), level-shifts them by −128, runs",
@@ -352,7 +352,8 @@ func fdct() {
 		"so identical), and quantises as Encoder.block does: with a = |v|,",
 		"q = (a + corr)·recip >> shift, the sign of v restored; the product",
 		"stays below 2^32 because a + corr < 2^16 and recip < 2^16. The",
-		"result goes to blk in natural order.")
+		"result goes to blk in natural order; the returned mask has bit i set",
+		"where blk[i] ≠ 0.")
 	blk := Load(Param("blk"), GP64())
 	src := Load(Param("src").Base(), GP64())
 	stride := Load(Param("stride"), GP64())
@@ -384,6 +385,10 @@ func fdct() {
 	corr := Load(Param("corr"), GP64())
 	recip := Load(Param("recip"), GP64())
 	shift := Load(Param("shift"), GP64())
+	zero := YMM()
+	VPXOR(zero, zero, zero)
+	zeros := GP64() // bit i set where blk[i] = 0
+	XORQ(zeros, zeros)
 	for i, v := range d {
 		sign, a := YMM(), YMM()
 		VPSRAD(Imm(31), v, sign)
@@ -394,7 +399,16 @@ func fdct() {
 		VPXOR(sign, a, a)
 		VPSUBD(sign, a, a)
 		VMOVDQU(a, Mem{Base: blk, Disp: 32 * i})
+		VPCMPEQD(zero, a, a)
+		bitsRow := GP64()
+		VMOVMSKPS(a, bitsRow.As32())
+		if i > 0 {
+			SHLQ(Imm(uint64(8*i)), bitsRow)
+		}
+		ORQ(bitsRow, zeros)
 	}
 	VZEROUPPER()
+	NOTQ(zeros)
+	Store(zeros, ReturnIndex(0))
 	RET()
 }

@@ -49,6 +49,10 @@ type divisors struct {
 	// (|v| + corr)·mul >> 32 equals its (|v| + corr)·recip >> shift exactly
 	// (the product stays below 2^48).
 	mul [64]uint64
+	// recip and shift are the reciprocal itself and the shift, for the
+	// vector quantiser (fdctQuantAsm), whose (|v| + corr)·recip stays
+	// below 2^32.
+	recip, shift [64]uint32
 }
 
 // huffEnc is a derived encoding table: code and length per symbol.
@@ -98,6 +102,7 @@ func (d *divisors) set(q *[64]uint16) {
 		}
 		d.corr[i] = c & 0xffff
 		d.mul[i] = uint64(fq&0xffff) << (32 - r)
+		d.recip[i], d.shift[i] = fq&0xffff, uint32(r)
 	}
 }
 
@@ -205,8 +210,8 @@ func (e *Encoder) EncodeGray(dst []byte, pix []uint8, width, height, stride, qua
 			if e.restartDue() {
 				dc = 0
 			}
-			e.block(&blk, e.y, yw, bx*8, by*8, 0)
-			dc = e.emitBlock(&blk, dc, 0)
+			nz := e.block(&blk, e.y, yw, bx*8, by*8, 0)
+			dc = e.emitBlock(&blk, dc, 0, nz)
 		}
 	}
 	return e.w.finish(), nil
@@ -248,7 +253,7 @@ func (e *Encoder) convertRGB(pix []uint8, width, height, stride, yw, yh, cw, ch 
 			yr := e.y[min(2*cy+k, yh-1)*yw:][:yw]
 			cbr := e.rowCb[k*yw:][:yw]
 			crr := e.rowCr[k*yw:][:yw]
-			for x := range width {
+			for x := rgbToYccVec(yr, cbr, crr, src); x < width; x++ {
 				p := src[3*x : 3*x+3 : 3*x+3]
 				r, g, b := int32(p[0]), int32(p[1]), int32(p[2])
 				yr[x] = uint8((fixRY*r + fixGY*g + fixBY*b + oneHalf) >> 16)
@@ -267,7 +272,7 @@ func (e *Encoder) convertRGB(pix []uint8, width, height, stride, yw, yh, cw, ch 
 			}
 			r0, r1 := rows[:yw], rows[yw:][:yw]
 			o := out[cy*cw:][:cw]
-			for x := range o {
+			for x := downsampleH2V2Vec(o, r0, r1); x < len(o); x++ {
 				bias := int32(1 + x&1)
 				o[x] = uint8((int32(r0[2*x]) + int32(r0[2*x+1]) + int32(r1[2*x]) + int32(r1[2*x+1]) + bias) >> 2)
 			}
@@ -290,6 +295,7 @@ func (e *Encoder) convertRGB(pix []uint8, width, height, stride, yw, yh, cw, ch 
 func (e *Encoder) encode420(width, height, mx, my, yw, cw int) {
 	bw, bh := (width+7)/8, (height+7)/8
 	var blk [4][64]int32
+	var nz [4]uint64 // the blocks' nonzero masks (see block)
 	var cblk [64]int32
 	var dcY, dcCb, dcCr int32
 	for mcuy := range my {
@@ -305,21 +311,23 @@ func (e *Encoder) encode420(width, height, mx, my, yw, cw int) {
 					case by >= bh:
 						blk[n] = [64]int32{}
 						blk[n][0] = blk[n-1][0]
+						nz[n] = 0
 					case bx >= bw:
 						blk[n] = [64]int32{}
 						blk[n][0] = blk[n-1][0]
+						nz[n] = 0
 					default:
-						e.block(&blk[n], e.y, yw, bx*8, by*8, 0)
+						nz[n] = e.block(&blk[n], e.y, yw, bx*8, by*8, 0)
 					}
 				}
 			}
 			for n := range 4 {
-				dcY = e.emitBlock(&blk[n], dcY, 0)
+				dcY = e.emitBlock(&blk[n], dcY, 0, nz[n])
 			}
-			e.block(&cblk, e.cb, cw, mcux*8, mcuy*8, 1)
-			dcCb = e.emitBlock(&cblk, dcCb, 1)
-			e.block(&cblk, e.cr, cw, mcux*8, mcuy*8, 1)
-			dcCr = e.emitBlock(&cblk, dcCr, 1)
+			cnz := e.block(&cblk, e.cb, cw, mcux*8, mcuy*8, 1)
+			dcCb = e.emitBlock(&cblk, dcCb, 1, cnz)
+			cnz = e.block(&cblk, e.cr, cw, mcux*8, mcuy*8, 1)
+			dcCr = e.emitBlock(&cblk, dcCr, 1, cnz)
 		}
 	}
 }
@@ -340,8 +348,14 @@ func (e *Encoder) restartDue() bool {
 }
 
 // block loads the 8×8 block at (x0, y0) of plane, transforms and quantises
-// it with table t; the result is in natural order.
-func (e *Encoder) block(blk *[64]int32, plane []uint8, stride, x0, y0, t int) {
+// it with table t; the result is in natural order. With the assembly
+// (dctVector) it returns the mask of nonzero coefficients (bit i for
+// blk[i]) for emitBlock; otherwise 0.
+func (e *Encoder) block(blk *[64]int32, plane []uint8, stride, x0, y0, t int) uint64 {
+	dv := &e.div[t]
+	if dctVector { // a constant false in builds without the assembly
+		return fdctVec(blk, plane[y0*stride+x0:], stride, dv)
+	}
 	for r := range 8 {
 		s := plane[(y0+r)*stride+x0:][:8]
 		d := (*[8]int32)(blk[r*8 : r*8+8])
@@ -350,7 +364,6 @@ func (e *Encoder) block(blk *[64]int32, plane []uint8, stride, x0, y0, t int) {
 		}
 	}
 	fdctIslow(blk)
-	dv := &e.div[t]
 	for i := range blk {
 		// jcdctmgr.c quantize on |v|, sign restored (branch-free).
 		v := blk[i]
@@ -359,12 +372,19 @@ func (e *Encoder) block(blk *[64]int32, plane []uint8, stride, x0, y0, t int) {
 		q := int32((uint64(a+dv.corr[i]) * dv.mul[i]) >> 32)
 		blk[i] = (q ^ sign) - sign
 	}
+	return 0
 }
 
 // emitBlock Huffman-codes one quantised block (jchuff.c encode_one_block)
 // with the DC and AC tables of class t (0 luminance, 1 chrominance) and
-// returns its DC for the next block's prediction.
-func (e *Encoder) emitBlock(blk *[64]int32, lastDC int32, t int) int32 {
+// returns its DC for the next block's prediction. With the assembly
+// (dctVector), nz is the block's mask of nonzero coefficients from block
+// (0 for a block whose AC terms are all zero) and emitBlockNZ does the
+// work; otherwise nz is ignored.
+func (e *Encoder) emitBlock(blk *[64]int32, lastDC int32, t int, nz uint64) int32 {
+	if dctVector { // a constant false in builds without the assembly
+		return e.emitBlockNZ(blk, lastDC, t, nz)
+	}
 	w := &e.w
 	dct, act := &e.huff[2*t], &e.huff[2*t+1]
 	d := blk[0] - lastDC
@@ -391,6 +411,60 @@ func (e *Encoder) emitBlock(blk *[64]int32, lastDC int32, t int) int32 {
 	}
 	return blk[0]
 }
+
+// emitBlockNZ is emitBlock visiting only the nonzero AC coefficients,
+// found from nz (bit i set where blk[i] ≠ 0, natural order) turned into
+// zig-zag order by zzOfNatural: the same codes, without a test per
+// coefficient.
+func (e *Encoder) emitBlockNZ(blk *[64]int32, lastDC int32, t int, nz uint64) int32 {
+	w := &e.w
+	dct, act := &e.huff[2*t], &e.huff[2*t+1]
+	d := blk[0] - lastDC
+	nb, v := magnitude(d)
+	w.put(uint64(dct.code[nb])<<nb|uint64(v), uint(dct.size[nb])+uint(nb))
+	var m uint64
+	for j := range zzOfNatural {
+		m |= zzOfNatural[j][nz>>(4*j)&15]
+	}
+	m &^= 1 // the DC
+	last := 0
+	for m != 0 {
+		k := bits.TrailingZeros64(m)
+		m &= m - 1
+		run := k - last - 1
+		last = k
+		for run > 15 {
+			w.put(uint64(act.code[0xf0]), uint(act.size[0xf0]))
+			run -= 16
+		}
+		nb, v := magnitude(blk[zigzag[k&63]])
+		sym := uint8(run<<4) | nb
+		w.put(uint64(act.code[sym])<<nb|uint64(v), uint(act.size[sym])+uint(nb))
+	}
+	if last < 63 {
+		w.put(uint64(act.code[0]), uint(act.size[0]))
+	}
+	return blk[0]
+}
+
+// zzOfNatural[j][b] is the zig-zag-order mask of the natural positions
+// 4j … 4j+3 whose bits are set in b.
+var zzOfNatural = func() (t [16][16]uint64) {
+	var zz [64]int // natural position → zig-zag index
+	for k, n := range zigzag[:64] {
+		zz[n] = k
+	}
+	for j := range t {
+		for b := range t[j] {
+			for i := range 4 {
+				if b>>i&1 != 0 {
+					t[j][b] |= 1 << zz[4*j+i]
+				}
+			}
+		}
+	}
+	return t
+}()
 
 // magnitude returns the JPEG size category of v and its additional bits
 // (v, or v − 1 in the low bits for negative v).

@@ -254,6 +254,8 @@ func idctBlock(out []uint8, stride int, in *[64]int32, kmax int) {
 	switch {
 	case kmax == 0:
 		idctDC(out, stride, in[0])
+	case idctVec(out, stride, in, kmax):
+		// The vector inverse DCT did it (AVX2; see idctVec).
 	case kmax <= 2:
 		idct2x2(out, stride, in)
 	case kmax <= 9:

@@ -1,13 +1,13 @@
 // Command jpeg writes the AVX2 assembly of package imageio/jpeg
-// (imageio/jpeg/ycc_amd64.s) and its Go declaration
-// (imageio/jpeg/ycc_amd64_decl.go) with avo (github.com/mmcloughlin/avo).
+// (imageio/jpeg/jpeg_amd64.s) and its Go declaration
+// (imageio/jpeg/jpeg_amd64_decl.go) with avo (github.com/mmcloughlin/avo).
 // Regenerate with
 //
 //	go generate ./imageio/jpeg
 //
 // (see the go:generate line in imageio/jpeg/ycc_amd64.go), which runs
 //
-//	go -C internal/asmgen run ./jpeg -out ../../imageio/jpeg/ycc_amd64.s -stubs ../../imageio/jpeg/ycc_amd64_decl.go -pkg jpeg
+//	go -C internal/asmgen run ./jpeg -out ../../imageio/jpeg/jpeg_amd64.s -stubs ../../imageio/jpeg/jpeg_amd64_decl.go -pkg jpeg
 //
 // and commit both generated files.
 package main
@@ -20,6 +20,7 @@ import (
 
 func main() {
 	ConstraintExpr("amd64,!purego")
+	dctConstants()
 	// libjpeg's ycc_rgb_convert constants (jdcolor.c build_ycc_rgb_table),
 	// each broadcast to eight 32-bit lanes: the centre 128, FIX(1.40200),
 	// FIX(1.77200), −FIX(0.34414), −FIX(0.71414), ONE_HALF and 255.
@@ -101,6 +102,10 @@ func main() {
 	RET()
 
 	fancyH2V2()
+	idct()
+	fdct()
+	rgbToYcc()
+	downsampleH2V2()
 	Generate()
 }
 

@@ -124,3 +124,36 @@ func TestFromImageFastPaths(t *testing.T) {
 		}
 	}
 }
+
+// TestToRGB8Luma checks ToRGB8 and ToRGB8Luma against Quantize, NRGBA and
+// Luma, written straight from their definitions, in every build.
+func TestToRGB8Luma(t *testing.T) {
+	m := New(31, 17)
+	for c := range m.Ch {
+		for i := range m.Ch[c] {
+			m.Ch[c][i] = float32((i*(c+3))%97)/80 - 0.1 + float32(i%7)*0.0013 // off the 8-bit grid, some out of [0, 1]
+		}
+	}
+	for _, r := range []Rounding{Round, Truncate} {
+		rgb := make([]byte, 3*m.Pixels())
+		ToRGB8(rgb, m, r)
+		rgb2 := make([]byte, 3*m.Pixels())
+		got := make([]float64, m.Pixels())
+		ToRGB8Luma(rgb2, got, m, r)
+		q := m.Clone()
+		q.Quantize(r)
+		want := make([]float64, m.Pixels())
+		q.Luma(want)
+		nr := q.NRGBA(Round)
+		for i := range got {
+			for c := range 3 {
+				if rgb[3*i+c] != nr.Pix[4*i+c] || rgb2[3*i+c] != nr.Pix[4*i+c] {
+					t.Fatalf("rounding %v, pixel %d: rgb %v and %v, want %v", r, i, rgb[3*i:3*i+3], rgb2[3*i:3*i+3], nr.Pix[4*i:4*i+3])
+				}
+			}
+			if got[i] != want[i] {
+				t.Fatalf("rounding %v, pixel %d: luma %v, want %v", r, i, got[i], want[i])
+			}
+		}
+	}
+}

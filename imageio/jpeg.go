@@ -86,11 +86,7 @@ func JPEGRoundTrip(dst, src *Image, quality int) error {
 		c.pix = make([]uint8, 3*n)
 	}
 	p := c.pix[: 3*n : 3*n]
-	R, G, B := src.Ch[0][:n], src.Ch[1][:n], src.Ch[2][:n]
-	for i := range R {
-		q := p[3*i : 3*i+3 : 3*i+3]
-		q[0], q[1], q[2] = To8(R[i], Round), To8(G[i], Round), To8(B[i], Round)
-	}
+	toRGB8(p, src, Round)
 	buf, err := c.enc.EncodeRGB(c.buf[:0], p, w, h, 3*w, quality)
 	if err != nil {
 		return err
@@ -116,10 +112,6 @@ func encodeJPEG(m *Image, q int, r Rounding) ([]byte, error) {
 		c.pix = make([]uint8, 3*n)
 	}
 	p := c.pix[: 3*n : 3*n]
-	R, G, B := m.Ch[0][:n], m.Ch[1][:n], m.Ch[2][:n]
-	for i := range R {
-		q := p[3*i : 3*i+3 : 3*i+3]
-		q[0], q[1], q[2] = To8(R[i], r), To8(G[i], r), To8(B[i], r)
-	}
+	toRGB8(p, m, r)
 	return c.enc.EncodeRGB(nil, p, m.Width, m.Height, 3*m.Width, q)
 }

@@ -818,33 +818,6 @@ func TestParseShardAndEnv(t *testing.T) {
 	}
 }
 
-// TestQuantiseAndLuma checks the fused 8-bit conversion against
-// imageio's Quantize and Luma, written straight from their definitions.
-func TestQuantiseAndLuma(t *testing.T) {
-	m := testimg.Natural(31, 17, 4)
-	for c := range m.Ch {
-		for i := range m.Ch[c] {
-			m.Ch[c][i] = m.Ch[c][i]*1.3 - 0.1 + float32(i%7)*0.0013 // off the 8-bit grid, some out of [0, 1]
-		}
-	}
-	for _, r := range []imageio.Rounding{imageio.Round, imageio.Truncate} {
-		rgb := make([]byte, 3*m.Pixels())
-		to8RGB(rgb, m, r)
-		got := make([]float64, m.Pixels())
-		lumaRGB8(got, rgb)
-		q := m.Clone()
-		q.Quantize(r)
-		want := make([]float64, m.Pixels())
-		q.Luma(want)
-		nr := q.NRGBA(imageio.Round)
-		for i := range got {
-			if got[i] != want[i] || rgb[3*i] != nr.Pix[4*i] || rgb[3*i+1] != nr.Pix[4*i+1] || rgb[3*i+2] != nr.Pix[4*i+2] {
-				t.Fatalf("rounding %v, pixel %d: luma %v want %v, rgb %v want %v", r, i, got[i], want[i], rgb[3*i:3*i+3], nr.Pix[4*i:4*i+3])
-			}
-		}
-	}
-}
-
 func TestGenerateLocked(t *testing.T) {
 	data := t.TempDir()
 	makeDataset(t, data)

@@ -277,7 +277,7 @@ func (w *worker) prepare(img *imageio.Image) {
 	}
 	// The grey levels of img as img.Luma computes them (8-bit samples
 	// rounded), by way of w.rgb, which corrupt overwrites.
-	to8RGBLuma(w.rgb, w.ref.Pix, img, imageio.Round)
+	imageio.ToRGB8Luma(w.rgb, w.ref.Pix, img, imageio.Round)
 }
 
 // score corrupts img with c at p (randomness from seed) into w.dst,
@@ -300,7 +300,7 @@ func (w *worker) score(c *corrupt.Corruption, img *imageio.Image, p []float64, s
 // (w.rgb, and its grey w.dist): the 8-bit samples are what is scored and saved.
 func (w *worker) corrupt(c *corrupt.Corruption, img *imageio.Image, p []float64, seed uint64) {
 	c.Apply(w.dst, img, p, corrupt.NewRand(seed, 0))
-	to8RGBLuma(w.rgb, w.dist.Pix, w.dst, w.st.cfg.Rounding)
+	imageio.ToRGB8Luma(w.rgb, w.dist.Pix, w.dst, w.st.cfg.Rounding)
 }
 
 // prepareRef prepares w.ref (after prepare(img)) for the draw's images to
@@ -463,30 +463,6 @@ func (st *runState) imagePath(id int, c *corrupt.Corruption, item Item) (string,
 		}
 	}
 	return fmt.Sprintf("%s/%0*d%s", dir, st.idWidth, id, st.ext), nil
-}
-
-// to8RGBGo writes m's samples, converted to 8 bit with r (imageio.To8),
-// into dst (interleaved RGB, len 3·pixels). It is to8RGB in pure Go.
-func to8RGBGo(dst []byte, m *imageio.Image, r imageio.Rounding) {
-	R, G, B := m.Ch[0], m.Ch[1], m.Ch[2]
-	n := len(R)
-	dst, G, B = dst[:3*n], G[:n], B[:n]
-	for i, v := range R {
-		d := dst[3*i : 3*i+3 : 3*i+3]
-		d[0] = imageio.To8(v, r)
-		d[1] = imageio.To8(G[i], r)
-		d[2] = imageio.To8(B[i], r)
-	}
-}
-
-// lumaRGB8 writes into dst the grey level of every pixel of the interleaved
-// 8-bit RGB image rgb: OpenCV's fixed-point RGB→GRAY, as imageio.Image.Luma.
-func lumaRGB8(dst []float64, rgb []byte) {
-	rgb = rgb[:3*len(dst)]
-	for i := range dst {
-		p := rgb[3*i : 3*i+3 : 3*i+3]
-		dst[i] = float64((9798*uint32(p[0]) + 19235*uint32(p[1]) + 3735*uint32(p[2]) + 16384) >> 15)
-	}
 }
 
 // classDir names an item's class folder: the class name made safe for a

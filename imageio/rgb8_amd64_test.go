@@ -1,17 +1,15 @@
 //go:build amd64 && !purego
 
-package testset
+package imageio
 
 import (
 	"bytes"
 	"math"
 	"math/rand/v2"
 	"testing"
-
-	"github.com/vcr-bench/vcr/imageio"
 )
 
-// TestTo8RGBVector checks the assembly conversion against imageio.To8 on
+// TestTo8RGBVector checks the assembly conversion against To8 on
 // random samples, the exact 8-bit levels and their float32 neighbours, the
 // rounding boundaries (k ± ½)/255 and special values (NaN, ±Inf, −0, values
 // out of [0, 1]), for every length around the 4-pixel groups, and that it
@@ -39,22 +37,22 @@ func TestTo8RGBVector(t *testing.T) {
 		}
 	}
 	for n := 0; n <= 41; n++ {
-		m := imageio.New(n, 1)
+		m := New(n, 1)
 		for c := range m.Ch {
 			for i := range m.Ch[c] {
 				m.Ch[c][i] = sample()
 			}
 		}
-		for _, r := range []imageio.Rounding{imageio.Round, imageio.Truncate} {
+		for _, r := range []Rounding{Round, Truncate} {
 			got := make([]byte, 3*n+8)
 			for i := range got {
 				got[i] = 0xAA
 			}
-			to8RGB(got[:3*n], m, r)
+			toRGB8(got[:3*n], m, r)
 			want := make([]byte, 3*n)
 			for i := range n {
 				for c := range 3 {
-					want[3*i+c] = imageio.To8(m.Ch[c][i], r)
+					want[3*i+c] = To8(m.Ch[c][i], r)
 				}
 			}
 			if !bytes.Equal(got[:3*n], want) {
@@ -74,7 +72,7 @@ func TestTo8RGBVector(t *testing.T) {
 }
 
 // TestTo8RGBLumaVector checks to8RGBLuma's assembly: its bytes against
-// imageio.To8 and its grey levels against imageio.Image.Luma (rounded
+// To8 and its grey levels against Image.Luma (rounded
 // samples) or OpenCV's fixed-point formula on the truncated bytes, on the
 // samples of TestTo8RGBVector's kinds for every length around the 4-pixel
 // groups, and that it writes nothing past 3·pixels bytes and pixels grey
@@ -101,7 +99,7 @@ func TestTo8RGBLumaVector(t *testing.T) {
 	}
 	for n := 0; n <= 41; n++ {
 		for rep := range 20 {
-			m := imageio.New(n, 1)
+			m := New(n, 1)
 			for c := range m.Ch {
 				for i := range m.Ch[c] {
 					m.Ch[c][i] = sample()
@@ -114,27 +112,27 @@ func TestTo8RGBLumaVector(t *testing.T) {
 					}
 				}
 			}
-			for _, r := range []imageio.Rounding{imageio.Round, imageio.Truncate} {
+			for _, r := range []Rounding{Round, Truncate} {
 				got := bytes.Repeat([]byte{0xAA}, 3*n+8)
 				grey := make([]float64, n+4)
 				for i := range grey {
 					grey[i] = -1
 				}
-				to8RGBLuma(got[:3*n], grey[:n], m, r)
+				toRGB8Luma(got[:3*n], grey[:n], m, r)
 				want := make([]float64, n)
-				if r == imageio.Round {
+				if r == Round {
 					m.Luma(want)
 				}
 				for i := range n {
 					var px [3]uint32
 					for c := range 3 {
-						b := imageio.To8(m.Ch[c][i], r)
+						b := To8(m.Ch[c][i], r)
 						if got[3*i+c] != b {
 							t.Fatalf("n = %d, rounding %v: byte %d = %d, want %d", n, r, 3*i+c, got[3*i+c], b)
 						}
 						px[c] = uint32(b)
 					}
-					if r == imageio.Truncate {
+					if r == Truncate {
 						want[i] = float64((9798*px[0] + 19235*px[1] + 3735*px[2] + 16384) >> 15)
 					}
 					if grey[i] != want[i] {

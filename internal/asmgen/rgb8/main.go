@@ -1,12 +1,13 @@
-// Command testset writes the AVX assembly of package testset
-// (testset/to8_amd64.s) and its Go declaration (testset/to8_amd64_decl.go)
-// with avo (github.com/mmcloughlin/avo). Regenerate with
+// Command rgb8 writes the AVX assembly of imageio's float → 8-bit RGB
+// conversion (imageio/rgb8_amd64.s) and its Go declaration
+// (imageio/rgb8_amd64_decl.go) with avo (github.com/mmcloughlin/avo).
+// Regenerate with
 //
-//	go generate ./testset
+//	go generate ./imageio
 //
-// (see the go:generate line in testset/to8_amd64.go), which runs
+// (see the go:generate line in imageio/rgb8_amd64.go), which runs
 //
-//	go -C internal/asmgen run ./testset -out ../../testset/to8_amd64.s -stubs ../../testset/to8_amd64_decl.go -pkg testset
+//	go -C internal/asmgen run ./rgb8 -out ../../imageio/rgb8_amd64.s -stubs ../../imageio/rgb8_amd64_decl.go -pkg imageio
 //
 // and commit both generated files.
 package main

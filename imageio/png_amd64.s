@@ -245,3 +245,72 @@ unpaeth_loop:
 
 unpaeth_done:
 	RET
+
+// func huffmanCodesAsm(dst []byte, data []byte, codes *[257]uint32, acc uint64, nacc uint64, k int) (n int, acc2 uint64, nacc2 uint64)
+// Requires: BMI2, CMOV
+TEXT ·huffmanCodesAsm(SB), NOSPLIT, $0-104
+	MOVQ dst_base+0(FP), AX
+	MOVQ data_base+24(FP), CX
+	MOVQ codes+48(FP), DX
+	MOVQ acc+56(FP), BX
+	MOVQ nacc+64(FP), SI
+	MOVQ k+72(FP), DI
+	XORQ R8, R8
+
+huff_loop:
+	TESTQ   DI, DI
+	JZ      huff_done
+	MOVBQZX (CX), R9
+	MOVBQZX 1(CX), R10
+	MOVL    (DX)(R9*4), R9
+	MOVL    (DX)(R10*4), R10
+	MOVL    R9, R11
+	SHRL    $0x10, R11
+	MOVL    R10, R12
+	SHRL    $0x10, R12
+	MOVWLZX R9, R9
+	MOVWLZX R10, R10
+	SHLXQ   R11, R10, R10
+	ORQ     R10, R9
+	ADDQ    R12, R11
+	MOVBQZX 2(CX), R10
+	MOVBQZX 3(CX), R12
+	MOVL    (DX)(R10*4), R10
+	MOVL    (DX)(R12*4), R12
+	MOVL    R10, R13
+	SHRL    $0x10, R13
+	MOVL    R12, R14
+	SHRL    $0x10, R14
+	MOVWLZX R10, R10
+	MOVWLZX R12, R12
+	SHLXQ   R13, R12, R12
+	ORQ     R12, R10
+	ADDQ    R14, R13
+	SHLXQ   R11, R10, R10
+	ORQ     R10, R9
+	ADDQ    R13, R11
+	SHLXQ   SI, R9, R10
+	ORQ     R10, BX
+	MOVQ    $0x00000040, R10
+	SUBQ    SI, R10
+	SHRXQ   R10, R9, R9
+	MOVQ    BX, (AX)(R8*1)
+	ADDQ    R11, SI
+	MOVQ    SI, R10
+	SHRQ    $0x03, R10
+	ADDQ    R10, R8
+	MOVQ    SI, R10
+	ANDQ    $0x78, R10
+	SHRXQ   R10, BX, BX
+	CMPQ    SI, $0x40
+	CMOVQCC R9, BX
+	ANDQ    $0x07, SI
+	ADDQ    $0x04, CX
+	DECQ    DI
+	JMP     huff_loop
+
+huff_done:
+	MOVQ R8, n+80(FP)
+	MOVQ BX, acc2+88(FP)
+	MOVQ SI, nacc2+96(FP)
+	RET

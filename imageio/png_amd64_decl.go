@@ -37,3 +37,16 @@ func adler32Asm(p []byte, k int) (a uint64, b uint64)
 //
 //go:noescape
 func paethUnfilter3Asm(cur []byte, prev []byte, k int)
+
+// huffmanCodesAsm writes the Huffman codes of the first 4k bytes of data
+// (codes[b]: the bit-reversed code of byte b in its low 16 bits, its length
+// in the bits above) into dst after the nacc < 8 pending bits acc, least
+// significant bit first, and returns the number of whole bytes written and
+// the pending bits (fewer than 8). Four codes go a step: joined into one bit
+// string of at most 60 bits, which goes into the bit buffer after the pending
+// bits; the buffer's 8 bytes are stored, and the bits past its 64 carried
+// into the next step. Each step advances by at most 8 bytes and stores 8, so
+// dst must hold 8k + 8 bytes. It needs BMI2.
+//
+//go:noescape
+func huffmanCodesAsm(dst []byte, data []byte, codes *[257]uint32, acc uint64, nacc uint64, k int) (n int, acc2 uint64, nacc2 uint64)

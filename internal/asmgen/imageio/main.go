@@ -12,7 +12,8 @@
 //
 // Each routine is the whole-vector loop of one pure-Go kernel of package
 // imageio; the Go callers (imageio/png_amd64.go) check the lengths and do
-// the ragged ends. Every routine ends with VZEROUPPER.
+// the ragged ends. Every routine that uses vector registers ends with
+// VZEROUPPER.
 package main
 
 import (
@@ -27,6 +28,7 @@ func main() {
 	rgb8Planes()
 	adler32()
 	paethUnfilter()
+	huffmanCodes()
 	Generate()
 }
 
@@ -274,5 +276,86 @@ func paethUnfilter() {
 	DECQ(k)
 	JMP(LabelRef("unpaeth_loop"))
 	Label("unpaeth_done")
+	RET()
+}
+
+// huffmanCodes: huffmanCodesGo's loop with BMI2 shifts (SHLX, SHRX), four
+// codes a step joined before they meet the bit buffer.
+func huffmanCodes() {
+	TEXT("huffmanCodesAsm", NOSPLIT, "func(dst, data []byte, codes *[257]uint32, acc, nacc uint64, k int) (n int, acc2, nacc2 uint64)")
+	Pragma("noescape")
+	Doc("huffmanCodesAsm writes the Huffman codes of the first 4k bytes of data",
+		"(codes[b]: the bit-reversed code of byte b in its low 16 bits, its length",
+		"in the bits above) into dst after the nacc < 8 pending bits acc, least",
+		"significant bit first, and returns the number of whole bytes written and",
+		"the pending bits (fewer than 8). Four codes go a step: joined into one bit",
+		"string of at most 60 bits, which goes into the bit buffer after the pending",
+		"bits; the buffer's 8 bytes are stored, and the bits past its 64 carried",
+		"into the next step. Each step advances by at most 8 bytes and stores 8, so",
+		"dst must hold 8k + 8 bytes. It needs BMI2.")
+	dst := Load(Param("dst").Base(), GP64())
+	src := Load(Param("data").Base(), GP64())
+	codes := Load(Param("codes"), GP64())
+	acc := Load(Param("acc"), GP64())
+	nacc := Load(Param("nacc"), GP64())
+	k := Load(Param("k"), GP64())
+	o := GP64()
+	XORQ(o, o)
+	Label("huff_loop")
+	TESTQ(k, k)
+	JZ(LabelRef("huff_done"))
+	// pair joins the codes of bytes i and i+1: their bit string and its
+	// length.
+	pair := func(i int) (GPVirtual, GPVirtual) {
+		b0, b1 := GP64(), GP64()
+		MOVBQZX(Mem{Base: src, Disp: i}, b0)
+		MOVBQZX(Mem{Base: src, Disp: i + 1}, b1)
+		c0, c1 := GP64(), GP64()
+		MOVL(Mem{Base: codes, Index: b0, Scale: 4}, c0.As32())
+		MOVL(Mem{Base: codes, Index: b1, Scale: 4}, c1.As32())
+		l0, l1 := GP64(), GP64()
+		MOVL(c0.As32(), l0.As32())
+		SHRL(Imm(16), l0.As32())
+		MOVL(c1.As32(), l1.As32())
+		SHRL(Imm(16), l1.As32())
+		MOVWLZX(c0.As16(), c0.As32())
+		MOVWLZX(c1.As16(), c1.As32())
+		SHLXQ(l0, c1, c1)
+		ORQ(c1, c0)
+		ADDQ(l1, l0)
+		return c0, l0
+	}
+	p, l := pair(0)
+	p23, l23 := pair(2)
+	SHLXQ(l, p23, p23)
+	ORQ(p23, p)
+	ADDQ(l23, l)
+	// lo = acc | p<<nacc; hi = the bits of p past lo's 64 (used only when
+	// nacc + l ≥ 64, so nacc > 0).
+	t := GP64()
+	SHLXQ(nacc, p, t)
+	ORQ(t, acc)
+	sh := GP64()
+	MOVQ(U32(64), sh)
+	SUBQ(nacc, sh)
+	SHRXQ(sh, p, p)
+	MOVQ(acc, Mem{Base: dst, Index: o, Scale: 1})
+	ADDQ(l, nacc) // n = nacc + l ≤ 67
+	MOVQ(nacc, t)
+	SHRQ(Imm(3), t)
+	ADDQ(t, o)
+	MOVQ(nacc, t)
+	ANDQ(U8(0x78), t) // n &^ 7; SHRX takes 64 as 0, which the CMOV corrects
+	SHRXQ(t, acc, acc)
+	CMPQ(nacc, U8(64))
+	CMOVQCC(p, acc)
+	ANDQ(U8(7), nacc)
+	ADDQ(Imm(4), src)
+	DECQ(k)
+	JMP(LabelRef("huff_loop"))
+	Label("huff_done")
+	Store(o, ReturnIndex(0))
+	Store(acc, ReturnIndex(1))
+	Store(nacc, ReturnIndex(2))
 	RET()
 }

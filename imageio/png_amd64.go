@@ -121,3 +121,17 @@ func huffmanCodes(buf []byte, o int, data []byte, codes *[257]uint32, maxLen uin
 	j, o, acc, nacc := huffmanCodesGo(buf, o, data[i:], codes, maxLen, acc, nacc)
 	return i + j, o, acc, nacc
 }
+
+// inflateFast decodes the common symbols of fastCodes' loop (literals,
+// matches whose codes are in the fast tables) through the assembly, as
+// long as the input holds 8 more bytes and dst has room for a longest
+// match and 8 bytes of slack, and returns fastCodes' state at the first
+// symbol it does not take; fastCodes then takes that one. The output and
+// state are those of fastCodes' Go loop (TestInflateFastVector).
+func inflateFast(dst []byte, n int, in []byte, pos int, bits uint64, nbits uint, litFast, distFast *fastTable) (int, int, uint64, uint) {
+	if !huffmanVector || !pngVector || pos+8 > len(in) || n+258+8 > len(dst) {
+		return n, pos, bits, nbits
+	}
+	n, pos, bits, nb := inflateFastAsm(dst, n, in, pos, bits, uint64(nbits), (*[1 << tableBits]uint32)(litFast), (*[1 << tableBits]uint32)(distFast))
+	return n, pos, bits, uint(nb)
+}

@@ -314,3 +314,146 @@ huff_done:
 	MOVQ BX, acc2+88(FP)
 	MOVQ SI, nacc2+96(FP)
 	RET
+
+// func inflateFastAsm(dst []byte, n int, in []byte, pos int, bits uint64, nbits uint64, litFast *[1024]uint32, distFast *[1024]uint32) (n2 int, pos2 int, bits2 uint64, nbits2 uint64)
+// Requires: BMI2
+TEXT ·inflateFastAsm(SB), NOSPLIT, $32-128
+	MOVQ dst_base+0(FP), AX
+	MOVQ dst_len+8(FP), CX
+	MOVQ AX, 16(SP)
+	LEAQ -266(AX)(CX*1), CX
+	MOVQ CX, (SP)
+	MOVQ in_base+32(FP), AX
+	MOVQ in_len+40(FP), CX
+	LEAQ -8(AX)(CX*1), CX
+	MOVQ CX, 8(SP)
+	MOVQ distFast+88(FP), AX
+	MOVQ AX, 24(SP)
+	MOVQ dst_base+0(FP), AX
+	MOVQ n+24(FP), CX
+	LEAQ (AX)(CX*1), AX
+	MOVQ in_base+32(FP), CX
+	MOVQ pos+56(FP), DX
+	LEAQ (CX)(DX*1), CX
+	MOVQ bits+64(FP), DX
+	MOVQ nbits+72(FP), BX
+	MOVQ litFast+80(FP), SI
+
+inf_loop:
+	CMPQ  AX, (SP)
+	JHI   inf_done
+	CMPQ  CX, 8(SP)
+	JHI   inf_done
+	SHLXQ BX, (CX), DI
+	ORQ   DI, DX
+	MOVL  $0x0000003f, DI
+	SUBQ  BX, DI
+	SHRQ  $0x03, DI
+	ADDQ  DI, CX
+	ORQ   $0x38, BX
+	MOVL  $0x000003ff, R9
+	ANDQ  DX, R9
+	MOVL  (SI)(R9*4), R8
+	MOVL  R8, R9
+	ANDL  $0x0f, R9
+	TESTL R8, R8
+	JNS   inf_notlit
+	SHRXQ R9, DX, DX
+	SUBQ  R9, BX
+	MOVL  R8, DI
+	SHRL  $0x08, DI
+	MOVW  DI, (AX)
+	SHRL  $0x18, R8
+	ANDL  $0x03, R8
+	ADDQ  R8, AX
+	MOVL  $0x000003ff, R9
+	ANDQ  DX, R9
+	MOVL  (SI)(R9*4), R8
+	MOVL  R8, R9
+	ANDL  $0x0f, R9
+	TESTL R8, R8
+	JNS   inf_loop
+	SHRXQ R9, DX, DX
+	SUBQ  R9, BX
+	MOVL  R8, DI
+	SHRL  $0x08, DI
+	MOVW  DI, (AX)
+	SHRL  $0x18, R8
+	ANDL  $0x03, R8
+	ADDQ  R8, AX
+	JMP   inf_loop
+
+inf_notlit:
+	TESTL R9, R9
+	JZ    inf_done
+	TESTL $0x40000000, R8
+	JNZ   inf_done
+	SHRXQ R9, DX, R11
+	MOVL  R8, DI
+	SHRL  $0x08, DI
+	ANDL  $0x0f, DI
+	BZHIQ DI, R11, R10
+	SHRXQ DI, R11, R11
+	LEAQ  (R9)(DI*1), R12
+	SHRL  $0x10, R8
+	ADDQ  R8, R10
+	MOVQ  24(SP), DI
+	MOVL  $0x000003ff, R9
+	ANDQ  R11, R9
+	MOVL  (DI)(R9*4), R8
+	MOVL  R8, R9
+	ANDL  $0x0f, R9
+	TESTL R9, R9
+	JZ    inf_done
+	SHRXQ R9, R11, R11
+	ADDQ  R9, R12
+	MOVL  R8, DI
+	SHRL  $0x08, DI
+	ANDL  $0x0f, DI
+	BZHIQ DI, R11, R9
+	SHRXQ DI, R11, R11
+	ADDQ  DI, R12
+	SHRL  $0x10, R8
+	ADDQ  R8, R9
+	MOVQ  AX, DI
+	SUBQ  16(SP), DI
+	CMPQ  R9, DI
+	JGT   inf_done
+	MOVQ  R11, DX
+	SUBQ  R12, BX
+	MOVQ  AX, R11
+	SUBQ  R9, R11
+	ADDQ  R10, AX
+	MOVQ  AX, R8
+	SUBQ  R10, R8
+	CMPQ  R9, $0x08
+	JB    inf_bytes
+
+inf_words:
+	MOVQ (R11), DI
+	MOVQ DI, (R8)
+	ADDQ $0x08, R11
+	ADDQ $0x08, R8
+	CMPQ R8, AX
+	JB   inf_words
+	JMP  inf_loop
+
+inf_bytes:
+	MOVBLZX (R11), DI
+	MOVB    DI, (R8)
+	INCQ    R11
+	INCQ    R8
+	CMPQ    R8, AX
+	JB      inf_bytes
+	JMP     inf_loop
+
+inf_done:
+	MOVQ dst_base+0(FP), SI
+	SUBQ SI, AX
+	MOVQ in_base+32(FP), SI
+	SUBQ SI, CX
+	MOVQ AX, n2+96(FP)
+	MOVQ CX, pos2+104(FP)
+	MOVQ DX, bits2+112(FP)
+	MOVQ BX, nbits2+120(FP)
+	RET

@@ -50,3 +50,16 @@ func paethUnfilter3Asm(cur []byte, prev []byte, k int)
 //
 //go:noescape
 func huffmanCodesAsm(dst []byte, data []byte, codes *[257]uint32, acc uint64, nacc uint64, k int) (n int, acc2 uint64, nacc2 uint64)
+
+// inflateFastAsm decodes deflate symbols into dst from byte n on, from
+// in's bits from byte pos on after the nbits pending bits (< 64) in bits, as
+// inflater.fastCodes does, while pos + 8 ≤ len(in) and n + 266 ≤ len(dst):
+// literals (litFast entries with fastLiteral) and matches whose length entry
+// and distance entry are both in the tables (lengths in bits 0–3 not 0) and
+// whose distance is at most n. It returns at a symbol boundary, before the
+// first symbol it does not take (a long or invalid code, the end of the
+// block, a distance beyond the output) or when the input or output runs
+// short, with the new n, pos and bit buffer. It needs BMI2.
+//
+//go:noescape
+func inflateFastAsm(dst []byte, n int, in []byte, pos int, bits uint64, nbits uint64, litFast *[1024]uint32, distFast *[1024]uint32) (n2 int, pos2 int, bits2 uint64, nbits2 uint64)

@@ -29,6 +29,7 @@ func main() {
 	adler32()
 	paethUnfilter()
 	huffmanCodes()
+	inflateFast()
 	Generate()
 }
 
@@ -357,5 +358,172 @@ func huffmanCodes() {
 	Store(o, ReturnIndex(0))
 	Store(acc, ReturnIndex(1))
 	Store(nacc, ReturnIndex(2))
+	RET()
+}
+
+// inflateFast: the common symbols of inflater.fastCodes' loop with BMI2
+// shifts: literals (one or two a table entry) and matches whose length and
+// distance codes are in the fast tables, the distance within the output.
+func inflateFast() {
+	TEXT("inflateFastAsm", NOSPLIT, "func(dst []byte, n int, in []byte, pos int, bits, nbits uint64, litFast, distFast *[1024]uint32) (n2, pos2 int, bits2, nbits2 uint64)")
+	Pragma("noescape")
+	Doc("inflateFastAsm decodes deflate symbols into dst from byte n on, from",
+		"in's bits from byte pos on after the nbits pending bits (< 64) in bits, as",
+		"inflater.fastCodes does, while pos + 8 ≤ len(in) and n + 266 ≤ len(dst):",
+		"literals (litFast entries with fastLiteral) and matches whose length entry",
+		"and distance entry are both in the tables (lengths in bits 0–3 not 0) and",
+		"whose distance is at most n. It returns at a symbol boundary, before the",
+		"first symbol it does not take (a long or invalid code, the end of the",
+		"block, a distance beyond the output) or when the input or output runs",
+		"short, with the new n, pos and bit buffer. It needs BMI2.")
+	// In registers: the output and input pointers, the bit buffer, the
+	// literal table; the limits, the output's start and the distance table
+	// on the stack.
+	loc := AllocLocal(32)
+	dlimM, ilimM, dbaseM, distM := loc, loc.Offset(8), loc.Offset(16), loc.Offset(24)
+	{
+		b, x := Load(Param("dst").Base(), GP64()), Load(Param("dst").Len(), GP64())
+		MOVQ(b, dbaseM)
+		LEAQ(Mem{Base: b, Index: x, Scale: 1, Disp: -266}, x)
+		MOVQ(x, dlimM) // dp ≤ dlim
+		ib, il := Load(Param("in").Base(), GP64()), Load(Param("in").Len(), GP64())
+		LEAQ(Mem{Base: ib, Index: il, Scale: 1, Disp: -8}, il)
+		MOVQ(il, ilimM) // ip ≤ ilim
+		dt := Load(Param("distFast"), GP64())
+		MOVQ(dt, distM)
+	}
+	dp, ip := GP64(), GP64()
+	{
+		b, n := Load(Param("dst").Base(), GP64()), Load(Param("n"), GP64())
+		LEAQ(Mem{Base: b, Index: n, Scale: 1}, dp)
+		ib, pos := Load(Param("in").Base(), GP64()), Load(Param("pos"), GP64())
+		LEAQ(Mem{Base: ib, Index: pos, Scale: 1}, ip)
+	}
+	bits := Load(Param("bits"), GP64())
+	nbits := Load(Param("nbits"), GP64())
+	lit := Load(Param("litFast"), GP64())
+	t, e, l := GP64(), GP64(), GP64()
+	Label("inf_loop")
+	CMPQ(dp, dlimM)
+	JHI(LabelRef("inf_done"))
+	CMPQ(ip, ilimM)
+	JHI(LabelRef("inf_done"))
+	// Refill: bits |= in[pos:pos+8] << nbits; pos += (63 − nbits) >> 3;
+	// nbits |= 56.
+	SHLXQ(nbits, Mem{Base: ip}, t)
+	ORQ(t, bits)
+	MOVL(U32(63), t.As32())
+	SUBQ(nbits, t)
+	SHRQ(Imm(3), t)
+	ADDQ(t, ip)
+	ORQ(U8(56), nbits)
+	// lookup loads the entry of table tab for the low 10 bits of b into e
+	// and its length (bits 0–3) into l.
+	lookup := func(tab, b Register) {
+		MOVL(U32(1023), l.As32())
+		ANDQ(b, l)
+		MOVL(Mem{Base: tab, Index: l, Scale: 4}, e.As32())
+		MOVL(e.As32(), l.As32())
+		ANDL(U8(15), l.As32())
+	}
+	// literal takes the literal entry in e: its code, its two bytes stored
+	// (dst has the slack), dp advanced by its count.
+	literal := func() {
+		SHRXQ(l, bits, bits)
+		SUBQ(l, nbits)
+		MOVL(e.As32(), t.As32())
+		SHRL(Imm(8), t.As32())
+		MOVW(t.As16(), Mem{Base: dp})
+		SHRL(Imm(24), e.As32())
+		ANDL(U8(3), e.As32())
+		ADDQ(e, dp)
+	}
+	lookup(lit, bits)
+	TESTL(e.As32(), e.As32())
+	JNS(LabelRef("inf_notlit"))
+	literal()
+	lookup(lit, bits)
+	TESTL(e.As32(), e.As32())
+	JNS(LabelRef("inf_loop"))
+	literal()
+	JMP(LabelRef("inf_loop"))
+
+	Label("inf_notlit")
+	TESTL(l.As32(), l.As32())
+	JZ(LabelRef("inf_done")) // a long or invalid code
+	TESTL(U32(1<<30), e.As32())
+	JNZ(LabelRef("inf_done")) // the end of the block
+	// A length: base + extra bits; then the distance entry. Nothing is
+	// consumed until both are known to be taken.
+	length, tb, used := GP64(), GP64(), GP64()
+	SHRXQ(l, bits, tb)
+	MOVL(e.As32(), t.As32())
+	SHRL(Imm(8), t.As32())
+	ANDL(U8(15), t.As32())
+	BZHIQ(t, tb, length)
+	SHRXQ(t, tb, tb)
+	LEAQ(Mem{Base: l, Index: t, Scale: 1}, used) // bits used so far
+	SHRL(Imm(16), e.As32())
+	ADDQ(e, length)
+	MOVQ(distM, t)
+	lookup(t, tb)
+	TESTL(l.As32(), l.As32())
+	JZ(LabelRef("inf_done")) // a long or invalid distance code
+	distance := GP64()
+	SHRXQ(l, tb, tb)
+	ADDQ(l, used)
+	MOVL(e.As32(), t.As32())
+	SHRL(Imm(8), t.As32())
+	ANDL(U8(15), t.As32())
+	BZHIQ(t, tb, distance)
+	SHRXQ(t, tb, tb)
+	ADDQ(t, used)
+	SHRL(Imm(16), e.As32())
+	ADDQ(e, distance)
+	MOVQ(dp, t)
+	SUBQ(dbaseM, t) // n
+	CMPQ(distance, t)
+	JGT(LabelRef("inf_done")) // beyond the output: fastCodes reports it
+	// Taken: consume and copy from src = dp − distance.
+	MOVQ(tb, bits)
+	SUBQ(used, nbits)
+	src := tb
+	MOVQ(dp, src)
+	SUBQ(distance, src)
+	ADDQ(length, dp) // the match's end; e walks to it
+	MOVQ(dp, e)
+	SUBQ(length, e)
+	CMPQ(distance, U8(8))
+	JB(LabelRef("inf_bytes"))
+	// 8 bytes at a time from bytes already final (distance ≥ 8); the last
+	// word may write up to 7 bytes past the match, inside dst's slack.
+	Label("inf_words")
+	MOVQ(Mem{Base: src}, t)
+	MOVQ(t, Mem{Base: e})
+	ADDQ(Imm(8), src)
+	ADDQ(Imm(8), e)
+	CMPQ(e, dp)
+	JB(LabelRef("inf_words"))
+	JMP(LabelRef("inf_loop"))
+	Label("inf_bytes")
+	MOVBLZX(Mem{Base: src}, t.As32())
+	MOVB(t.As8(), Mem{Base: e})
+	INCQ(src)
+	INCQ(e)
+	CMPQ(e, dp)
+	JB(LabelRef("inf_bytes"))
+	JMP(LabelRef("inf_loop"))
+
+	Label("inf_done")
+	{
+		b := Load(Param("dst").Base(), GP64())
+		SUBQ(b, dp)
+		ib := Load(Param("in").Base(), GP64())
+		SUBQ(ib, ip)
+	}
+	Store(dp, ReturnIndex(0))
+	Store(ip, ReturnIndex(1))
+	Store(bits, ReturnIndex(2))
+	Store(nbits, ReturnIndex(3))
 	RET()
 }

@@ -339,7 +339,7 @@ TEXT ·inflateFastAsm(SB), NOSPLIT, $32-128
 	MOVQ nbits+72(FP), BX
 	MOVQ litFast+80(FP), SI
 
-inf_loop:
+inf_next:
 	CMPQ  AX, (SP)
 	JHI   inf_done
 	CMPQ  CX, 8(SP)
@@ -356,9 +356,11 @@ inf_loop:
 	MOVL  (SI)(R9*4), R8
 	MOVL  R8, R9
 	ANDL  $0x0f, R9
+
+inf_loop:
 	TESTL R8, R8
 	JNS   inf_notlit
-	SHRXQ R9, DX, DX
+	SHRXQ R8, DX, DX
 	SUBQ  R9, BX
 	MOVL  R8, DI
 	SHRL  $0x08, DI
@@ -372,8 +374,8 @@ inf_loop:
 	MOVL  R8, R9
 	ANDL  $0x0f, R9
 	TESTL R8, R8
-	JNS   inf_loop
-	SHRXQ R9, DX, DX
+	JNS   inf_next
+	SHRXQ R8, DX, DX
 	SUBQ  R9, BX
 	MOVL  R8, DI
 	SHRL  $0x08, DI
@@ -381,6 +383,22 @@ inf_loop:
 	SHRL  $0x18, R8
 	ANDL  $0x03, R8
 	ADDQ  R8, AX
+	MOVL  $0x000003ff, R9
+	ANDQ  DX, R9
+	MOVL  (SI)(R9*4), R8
+	MOVL  R8, R9
+	ANDL  $0x0f, R9
+	CMPQ  AX, (SP)
+	JHI   inf_done
+	CMPQ  CX, 8(SP)
+	JHI   inf_done
+	SHLXQ BX, (CX), DI
+	ORQ   DI, DX
+	MOVL  $0x0000003f, DI
+	SUBQ  BX, DI
+	SHRQ  $0x03, DI
+	ADDQ  DI, CX
+	ORQ   $0x38, BX
 	JMP   inf_loop
 
 inf_notlit:
@@ -436,7 +454,7 @@ inf_words:
 	ADDQ $0x08, R8
 	CMPQ R8, AX
 	JB   inf_words
-	JMP  inf_loop
+	JMP  inf_next
 
 inf_bytes:
 	MOVBLZX (R11), DI
@@ -445,7 +463,7 @@ inf_bytes:
 	INCQ    R8
 	CMPQ    R8, AX
 	JB      inf_bytes
-	JMP     inf_loop
+	JMP     inf_next
 
 inf_done:
 	MOVQ dst_base+0(FP), SI

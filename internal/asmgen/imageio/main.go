@@ -403,20 +403,6 @@ func inflateFast() {
 	nbits := Load(Param("nbits"), GP64())
 	lit := Load(Param("litFast"), GP64())
 	t, e, l := GP64(), GP64(), GP64()
-	Label("inf_loop")
-	CMPQ(dp, dlimM)
-	JHI(LabelRef("inf_done"))
-	CMPQ(ip, ilimM)
-	JHI(LabelRef("inf_done"))
-	// Refill: bits |= in[pos:pos+8] << nbits; pos += (63 − nbits) >> 3;
-	// nbits |= 56.
-	SHLXQ(nbits, Mem{Base: ip}, t)
-	ORQ(t, bits)
-	MOVL(U32(63), t.As32())
-	SUBQ(nbits, t)
-	SHRQ(Imm(3), t)
-	ADDQ(t, ip)
-	ORQ(U8(56), nbits)
 	// lookup loads the entry of table tab for the low 10 bits of b into e
 	// and its length (bits 0–3) into l.
 	lookup := func(tab, b Register) {
@@ -426,10 +412,27 @@ func inflateFast() {
 		MOVL(e.As32(), l.As32())
 		ANDL(U8(15), l.As32())
 	}
-	// literal takes the literal entry in e: its code, its two bytes stored
-	// (dst has the slack), dp advanced by its count.
+	// next: at a symbol boundary, as at the top of fastCodes' loop: return
+	// if the input or output runs short, else refill (bits |=
+	// in[pos:pos+8] << nbits; pos += (63 − nbits) >> 3; nbits |= 56).
+	next := func() {
+		CMPQ(dp, dlimM)
+		JHI(LabelRef("inf_done"))
+		CMPQ(ip, ilimM)
+		JHI(LabelRef("inf_done"))
+		SHLXQ(nbits, Mem{Base: ip}, t)
+		ORQ(t, bits)
+		MOVL(U32(63), t.As32())
+		SUBQ(nbits, t)
+		SHRQ(Imm(3), t)
+		ADDQ(t, ip)
+		ORQ(U8(56), nbits)
+	}
+	// literal takes the literal entry in e: its code (SHRX takes the
+	// length from e's low 6 bits, of which bits 4 and 5 are 0), its two
+	// bytes stored (dst has the slack), dp advanced by its count.
 	literal := func() {
-		SHRXQ(l, bits, bits)
+		SHRXQ(e, bits, bits)
 		SUBQ(l, nbits)
 		MOVL(e.As32(), t.As32())
 		SHRL(Imm(8), t.As32())
@@ -438,14 +441,23 @@ func inflateFast() {
 		ANDL(U8(3), e.As32())
 		ADDQ(e, dp)
 	}
+	Label("inf_next")
+	next()
 	lookup(lit, bits)
+	// Here the bit buffer has been refilled and e is the entry of its low
+	// bits in the literal/length table.
+	Label("inf_loop")
 	TESTL(e.As32(), e.As32())
 	JNS(LabelRef("inf_notlit"))
 	literal()
-	lookup(lit, bits)
+	lookup(lit, bits) // ≥ 46 bits left
 	TESTL(e.As32(), e.As32())
-	JNS(LabelRef("inf_loop"))
+	JNS(LabelRef("inf_next"))
 	literal()
+	// The next entry first (≥ 36 bits left; a refill adds bits only above
+	// them), the refill after it.
+	lookup(lit, bits)
+	next()
 	JMP(LabelRef("inf_loop"))
 
 	Label("inf_notlit")
@@ -504,7 +516,7 @@ func inflateFast() {
 	ADDQ(Imm(8), e)
 	CMPQ(e, dp)
 	JB(LabelRef("inf_words"))
-	JMP(LabelRef("inf_loop"))
+	JMP(LabelRef("inf_next"))
 	Label("inf_bytes")
 	MOVBLZX(Mem{Base: src}, t.As32())
 	MOVB(t.As8(), Mem{Base: e})
@@ -512,7 +524,7 @@ func inflateFast() {
 	INCQ(e)
 	CMPQ(e, dp)
 	JB(LabelRef("inf_bytes"))
-	JMP(LabelRef("inf_loop"))
+	JMP(LabelRef("inf_next"))
 
 	Label("inf_done")
 	{

@@ -203,41 +203,40 @@ adler_done:
 // func paethUnfilter3Asm(cur []byte, prev []byte, k int)
 // Requires: AVX
 TEXT ·paethUnfilter3Asm(SB), NOSPLIT, $0-56
-	MOVQ     cur_base+0(FP), AX
-	MOVQ     prev_base+24(FP), CX
-	MOVQ     k+48(FP), DX
-	VPCMPEQW X0, X0, X0
-	VPSRLW   $0x08, X0, X0
-	VPXOR    X1, X1, X1
-	VPXOR    X2, X2, X2
+	MOVQ  cur_base+0(FP), AX
+	MOVQ  prev_base+24(FP), CX
+	MOVQ  k+48(FP), DX
+	VPXOR X0, X0, X0
+	VPXOR X1, X1, X1
 
 unpaeth_loop:
 	TESTQ     DX, DX
 	JZ        unpaeth_done
 	MOVL      (CX), BX
+	VMOVD     BX, X2
+	VPMOVZXBW X2, X2
+	MOVL      (AX), BX
 	VMOVD     BX, X3
 	VPMOVZXBW X3, X3
-	MOVL      (AX), BX
-	VMOVD     BX, X4
-	VPMOVZXBW X4, X4
-	VPADDW    X2, X2, X5
-	VPADDW    X2, X5, X5
-	VPSUBW    X3, X5, X5
-	VPSUBW    X1, X5, X5
-	VPMINSW   X3, X1, X6
-	VPMAXSW   X3, X1, X1
-	VPCMPGTW  X5, X1, X7
-	VPCMPGTW  X6, X5, X5
-	VPBLENDVB X7, X2, X6, X2
-	VPBLENDVB X5, X2, X1, X2
-	VPADDW    X4, X2, X1
-	VPAND     X0, X1, X1
-	VPACKUSWB X1, X1, X2
-	VMOVD     X2, BX
+	VPADDW    X1, X1, X4
+	VPADDW    X1, X4, X4
+	VPSUBW    X2, X4, X4
+	VPSUBW    X0, X4, X4
+	VPMINSW   X2, X0, X5
+	VPMAXSW   X2, X0, X0
+	VPCMPGTW  X4, X0, X6
+	VPCMPGTW  X5, X4, X4
+	VPADDB    X3, X1, X1
+	VPADDB    X3, X5, X5
+	VPADDB    X3, X0, X0
+	VPBLENDVB X6, X1, X5, X1
+	VPBLENDVB X4, X1, X0, X0
+	VPACKUSWB X0, X0, X1
+	VMOVD     X1, BX
 	MOVW      BX, (AX)
 	SHRL      $0x10, BX
 	MOVB      BL, 2(AX)
-	VMOVDQA   X3, X2
+	VMOVDQA   X2, X1
 	ADDQ      $0x03, AX
 	ADDQ      $0x03, CX
 	DECQ      DX

@@ -230,9 +230,6 @@ func paethUnfilter() {
 	cur := Mem{Base: Load(Param("cur").Base(), GP64())}
 	prev := Mem{Base: Load(Param("prev").Base(), GP64())}
 	k := Load(Param("k"), GP64())
-	mask := XMM() // 0x00ff in each 16-bit lane
-	VPCMPEQW(mask, mask, mask)
-	VPSRLW(Imm(8), mask, mask)
 	a, c := XMM(), XMM()
 	VPXOR(a, a, a) // left of the first pixel: 0
 	VPXOR(c, c, c) // up-left of the first pixel: 0
@@ -259,11 +256,16 @@ func paethUnfilter() {
 	m1, m2 := XMM(), XMM()
 	VPCMPGTW(t, hi, m1) // hi > t: not lo
 	VPCMPGTW(lo, t, m2) // t > lo: not hi
+	// a = x + the predictor modulo 256, the sums formed before the choice
+	// (so that they leave a's chain): byte adds, the words' high bytes (0
+	// in both) staying 0.
+	xc, xlo, xhi := XMM(), XMM(), XMM()
+	VPADDB(x, c, xc)
+	VPADDB(x, lo, xlo)
+	VPADDB(x, hi, xhi)
 	p := XMM()
-	VPBLENDVB(m1, c, lo, p) // hi > t ? c : lo
-	VPBLENDVB(m2, p, hi, p) // t > lo ? p : hi
-	VPADDW(x, p, a)
-	VPAND(mask, a, a) // modulo 256
+	VPBLENDVB(m1, xc, xlo, p) // hi > t ? x + c : x + lo
+	VPBLENDVB(m2, p, xhi, a)  // t > lo ? p : x + hi
 	// Store the three bytes.
 	o := XMM()
 	VPACKUSWB(a, a, o)

@@ -202,12 +202,9 @@ func (h *huffmanDeflate) block(data []byte, final bool) {
 	}
 	canonicalCodes(h.codes[:], h.lens[:])
 
-	// The data, three codes (≤ 45 bits) per step, four where the longest
-	// code has at most 14 bits (the shift counts, below 64, are masked so
-	// that the compiler needs no check for counts of 64 and more), the bit
-	// buffer in
-	// registers: after each step the whole bytes are stored with one 8-byte
-	// write into spare capacity (libdeflate's way), leaving < 8 bits.
+	// The data, several codes per step with the bit buffer in registers
+	// (huffmanCodes: the assembly or huffmanCodesGo), the last few codes
+	// through bits.
 	codes := &h.codes
 	// A coded block is smaller than a stored one, so its data take at most
 	// len(data) + 6 bytes; 64 more leave room for the 8-byte writes.
@@ -220,40 +217,7 @@ func (h *huffmanDeflate) block(data []byte, final bool) {
 		acc >>= 8
 		o++
 	}
-	i = 0
-	if slices.Max(h.lens[:]) <= 14 {
-		// Four codes (≤ 56 bits) per step fit beside the < 8 pending bits.
-		for ; i+4 <= len(data) && o+8 <= len(buf); i += 4 {
-			q := data[i : i+4 : i+4]
-			c0, c1, c2, c3 := codes[q[0]], codes[q[1]], codes[q[2]], codes[q[3]]
-			acc |= uint64(c0&0xffff) << (nacc & 63)
-			nacc += uint(c0 >> 16)
-			acc |= uint64(c1&0xffff) << (nacc & 63)
-			nacc += uint(c1 >> 16)
-			acc |= uint64(c2&0xffff) << (nacc & 63)
-			nacc += uint(c2 >> 16)
-			acc |= uint64(c3&0xffff) << (nacc & 63)
-			nacc += uint(c3 >> 16)
-			binary.LittleEndian.PutUint64(buf[o:], acc)
-			o += int(nacc >> 3)
-			acc >>= (nacc &^ 7) & 63
-			nacc &= 7
-		}
-	}
-	for ; i+3 <= len(data) && o+8 <= len(buf); i += 3 {
-		q := data[i : i+3 : i+3]
-		c0, c1, c2 := codes[q[0]], codes[q[1]], codes[q[2]]
-		acc |= uint64(c0&0xffff) << (nacc & 63)
-		nacc += uint(c0 >> 16)
-		acc |= uint64(c1&0xffff) << (nacc & 63)
-		nacc += uint(c1 >> 16)
-		acc |= uint64(c2&0xffff) << (nacc & 63)
-		nacc += uint(c2 >> 16)
-		binary.LittleEndian.PutUint64(buf[o:], acc)
-		o += int(nacc >> 3)
-		acc >>= (nacc &^ 7) & 63
-		nacc &= 7
-	}
+	i, o, acc, nacc = huffmanCodes(buf, o, data, codes, slices.Max(h.lens[:]), acc, nacc)
 	h.acc, h.nacc, h.out = acc, nacc, buf[:o]
 	for ; i < len(data); i++ {
 		c := codes[data[i]]
@@ -383,4 +347,53 @@ func huffmanLengths(lens []uint8, freq []int, maxLen int) {
 			k--
 		}
 	}
+}
+
+// huffmanCodesGo writes the codes of data's first bytes (codes: as
+// canonicalCodes sets them, at most maxLen bits long) into buf from byte o
+// on, after the nacc < 8 pending bits acc, as long as buf has 8 bytes of
+// room, and returns the number of bytes coded, the new o and the pending
+// bits (fewer than 8). It is huffmanCodes in pure Go.
+//
+// Three codes (≤ 45 bits) go a step, four where the longest code has at
+// most 14 bits, the bit buffer in registers: after each step the whole
+// bytes are stored with one 8-byte write into spare capacity (libdeflate's
+// way), leaving < 8 bits. The shift counts, below 64, are masked so that the
+// compiler needs no check for counts of 64 and more.
+func huffmanCodesGo(buf []byte, o int, data []byte, codes *[257]uint32, maxLen uint8, acc uint64, nacc uint) (int, int, uint64, uint) {
+	i := 0
+	if maxLen <= 14 {
+		// Four codes (≤ 56 bits) per step fit beside the < 8 pending bits.
+		for ; i+4 <= len(data) && o+8 <= len(buf); i += 4 {
+			q := data[i : i+4 : i+4]
+			c0, c1, c2, c3 := codes[q[0]], codes[q[1]], codes[q[2]], codes[q[3]]
+			acc |= uint64(c0&0xffff) << (nacc & 63)
+			nacc += uint(c0 >> 16)
+			acc |= uint64(c1&0xffff) << (nacc & 63)
+			nacc += uint(c1 >> 16)
+			acc |= uint64(c2&0xffff) << (nacc & 63)
+			nacc += uint(c2 >> 16)
+			acc |= uint64(c3&0xffff) << (nacc & 63)
+			nacc += uint(c3 >> 16)
+			binary.LittleEndian.PutUint64(buf[o:], acc)
+			o += int(nacc >> 3)
+			acc >>= (nacc &^ 7) & 63
+			nacc &= 7
+		}
+	}
+	for ; i+3 <= len(data) && o+8 <= len(buf); i += 3 {
+		q := data[i : i+3 : i+3]
+		c0, c1, c2 := codes[q[0]], codes[q[1]], codes[q[2]]
+		acc |= uint64(c0&0xffff) << (nacc & 63)
+		nacc += uint(c0 >> 16)
+		acc |= uint64(c1&0xffff) << (nacc & 63)
+		nacc += uint(c1 >> 16)
+		acc |= uint64(c2&0xffff) << (nacc & 63)
+		nacc += uint(c2 >> 16)
+		binary.LittleEndian.PutUint64(buf[o:], acc)
+		o += int(nacc >> 3)
+		acc >>= (nacc &^ 7) & 63
+		nacc &= 7
+	}
+	return i, o, acc, nacc
 }

@@ -14,7 +14,8 @@ import (
 // deflateInputs are inputs for the Huffman-only encoder: empty, one byte,
 // one repeated byte, random bytes (stored blocks), text-like data, a mix,
 // frequencies that follow the Fibonacci sequence (the deepest Huffman trees,
-// which must be limited to 15 bits; and to 7 for the code-length code), and
+// which must be limited to 15 bits; and to 7 for the code-length code), a
+// block that starts with many codes of 15 bits, and
 // sizes on both sides of the 65,535-byte block size.
 func deflateInputs() [][]byte {
 	r := rand.New(rand.NewPCG(7, 8))
@@ -26,6 +27,15 @@ func deflateInputs() [][]byte {
 		}
 		a, b = b, a+b
 	}
+	// A first block whose 60 rarest symbols (15-bit codes) come first, side
+	// by side: 60 single bytes, then counts 2¹⁵, 2¹⁴, …, 2.
+	var deep []byte
+	for s := range 60 {
+		deep = append(deep, byte(100+s))
+	}
+	for s := range 15 {
+		deep = append(deep, bytes.Repeat([]byte{byte(s)}, 1<<(15-s))...)
+	}
 	r.Shuffle(len(fib), func(i, j int) { fib[i], fib[j] = fib[j], fib[i] })
 	geo := make([]byte, 200000) // Paeth residuals of a smooth image look like this
 	for i := range geo {
@@ -35,7 +45,7 @@ func deflateInputs() [][]byte {
 		}
 		geo[i] = byte(v)
 	}
-	out := [][]byte{{}, {4}, bytes.Repeat([]byte{9}, 70000), geo, geo[:65535], geo[:65536], geo[:65534], fib}
+	out := [][]byte{{}, {4}, bytes.Repeat([]byte{9}, 70000), geo, geo[:65535], geo[:65536], geo[:65534], fib, deep}
 	out = append(out, samples()...)
 	return out
 }

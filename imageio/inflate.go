@@ -468,6 +468,11 @@ func (d *inflater) fastCodes(dst []byte, n int, dist *huffman, litFast, distFast
 	done := false
 	var err error
 	for pos+8 <= len(in) && n+258+8 <= len(dst) {
+		// The common symbols through the assembly where there is one
+		// (inflateFast); the loop's body takes the next symbol.
+		if n, pos, bits, nbits = inflateFast(dst, n, in, pos, bits, nbits, litFast, distFast); pos+8 > len(in) || n+258+8 > len(dst) {
+			break
+		}
 		// refill, as d.refill: at least 56 bits
 		bits |= binary.LittleEndian.Uint64(in[pos:]) << nbits
 		pos += int(63-nbits) >> 3

@@ -91,3 +91,47 @@ func unpaeth3(cur, prev []byte) {
 		cur[i] += byte(paeth(int(cur[i-3]), int(prev[i]), int(prev[i-3])))
 	}
 }
+
+// huffmanVector reports whether huffmanCodes uses the assembly, which needs
+// BMI2 (every CPU with AVX2 that Go runs on has it, but it is checked).
+var huffmanVector = cpu.X86.HasAVX2 && cpu.X86.HasBMI2
+
+// huffmanCodes writes the codes of data's first bytes (codes: as
+// canonicalCodes sets them, at most maxLen bits long) into buf from byte o
+// on, after the nacc < 8 pending bits acc, as long as buf has 8 bytes of
+// room, and returns the number of bytes coded, the new o and the pending
+// bits (fewer than 8). Groups of four bytes go through the assembly, as
+// many at a time as buf surely has room for (each group writes at most 8
+// bytes); the rest, if any, through huffmanCodesGo. The output is the same
+// (TestHuffmanCodesVector).
+func huffmanCodes(buf []byte, o int, data []byte, codes *[257]uint32, maxLen uint8, acc uint64, nacc uint) (int, int, uint64, uint) {
+	if !huffmanVector || !pngVector {
+		return huffmanCodesGo(buf, o, data, codes, maxLen, acc, nacc)
+	}
+	i := 0
+	for {
+		k := min((len(data)-i)/4, (len(buf)-o-8)/8)
+		if k <= 0 {
+			break
+		}
+		n, a, na := huffmanCodesAsm(buf[o:], data[i:], codes, acc, uint64(nacc), k)
+		o, acc, nacc = o+n, a, uint(na)
+		i += 4 * k
+	}
+	j, o, acc, nacc := huffmanCodesGo(buf, o, data[i:], codes, maxLen, acc, nacc)
+	return i + j, o, acc, nacc
+}
+
+// inflateFast decodes the common symbols of fastCodes' loop (literals,
+// matches whose codes are in the fast tables) through the assembly, as
+// long as the input holds 8 more bytes and dst has room for a longest
+// match and 8 bytes of slack, and returns fastCodes' state at the first
+// symbol it does not take; fastCodes then takes that one. The output and
+// state are those of fastCodes' Go loop (TestInflateFastVector).
+func inflateFast(dst []byte, n int, in []byte, pos int, bits uint64, nbits uint, litFast, distFast *fastTable) (int, int, uint64, uint) {
+	if !huffmanVector || !pngVector || pos+8 > len(in) || n+258+8 > len(dst) {
+		return n, pos, bits, nbits
+	}
+	n, pos, bits, nb := inflateFastAsm(dst, n, in, pos, bits, uint64(nbits), (*[1 << tableBits]uint32)(litFast), (*[1 << tableBits]uint32)(distFast))
+	return n, pos, bits, uint(nb)
+}

@@ -203,45 +203,274 @@ adler_done:
 // func paethUnfilter3Asm(cur []byte, prev []byte, k int)
 // Requires: AVX
 TEXT ·paethUnfilter3Asm(SB), NOSPLIT, $0-56
-	MOVQ     cur_base+0(FP), AX
-	MOVQ     prev_base+24(FP), CX
-	MOVQ     k+48(FP), DX
-	VPCMPEQW X0, X0, X0
-	VPSRLW   $0x08, X0, X0
-	VPXOR    X1, X1, X1
-	VPXOR    X2, X2, X2
+	MOVQ  cur_base+0(FP), AX
+	MOVQ  prev_base+24(FP), CX
+	MOVQ  k+48(FP), DX
+	VPXOR X0, X0, X0
+	VPXOR X1, X1, X1
 
 unpaeth_loop:
 	TESTQ     DX, DX
 	JZ        unpaeth_done
 	MOVL      (CX), BX
+	VMOVD     BX, X2
+	VPMOVZXBW X2, X2
+	MOVL      (AX), BX
 	VMOVD     BX, X3
 	VPMOVZXBW X3, X3
-	MOVL      (AX), BX
-	VMOVD     BX, X4
-	VPMOVZXBW X4, X4
-	VPADDW    X2, X2, X5
-	VPADDW    X2, X5, X5
-	VPSUBW    X3, X5, X5
-	VPSUBW    X1, X5, X5
-	VPMINSW   X3, X1, X6
-	VPMAXSW   X3, X1, X1
-	VPCMPGTW  X5, X1, X7
-	VPCMPGTW  X6, X5, X5
-	VPBLENDVB X7, X2, X6, X2
-	VPBLENDVB X5, X2, X1, X2
-	VPADDW    X4, X2, X1
-	VPAND     X0, X1, X1
-	VPACKUSWB X1, X1, X2
-	VMOVD     X2, BX
+	VPADDW    X1, X1, X4
+	VPADDW    X1, X4, X4
+	VPSUBW    X2, X4, X4
+	VPSUBW    X0, X4, X4
+	VPMINSW   X2, X0, X5
+	VPMAXSW   X2, X0, X0
+	VPCMPGTW  X4, X0, X6
+	VPCMPGTW  X5, X4, X4
+	VPADDB    X3, X1, X1
+	VPADDB    X3, X5, X5
+	VPADDB    X3, X0, X0
+	VPBLENDVB X6, X1, X5, X1
+	VPBLENDVB X4, X1, X0, X0
+	VPACKUSWB X0, X0, X1
+	VMOVD     X1, BX
 	MOVW      BX, (AX)
 	SHRL      $0x10, BX
 	MOVB      BL, 2(AX)
-	VMOVDQA   X3, X2
+	VMOVDQA   X2, X1
 	ADDQ      $0x03, AX
 	ADDQ      $0x03, CX
 	DECQ      DX
 	JMP       unpaeth_loop
 
 unpaeth_done:
+	RET
+
+// func huffmanCodesAsm(dst []byte, data []byte, codes *[257]uint32, acc uint64, nacc uint64, k int) (n int, acc2 uint64, nacc2 uint64)
+// Requires: BMI2, CMOV
+TEXT ·huffmanCodesAsm(SB), NOSPLIT, $0-104
+	MOVQ dst_base+0(FP), AX
+	MOVQ data_base+24(FP), CX
+	MOVQ codes+48(FP), DX
+	MOVQ acc+56(FP), BX
+	MOVQ nacc+64(FP), SI
+	MOVQ k+72(FP), DI
+	XORQ R8, R8
+
+huff_loop:
+	TESTQ   DI, DI
+	JZ      huff_done
+	MOVBQZX (CX), R9
+	MOVBQZX 1(CX), R10
+	MOVL    (DX)(R9*4), R9
+	MOVL    (DX)(R10*4), R10
+	MOVL    R9, R11
+	SHRL    $0x10, R11
+	MOVL    R10, R12
+	SHRL    $0x10, R12
+	MOVWLZX R9, R9
+	MOVWLZX R10, R10
+	SHLXQ   R11, R10, R10
+	ORQ     R10, R9
+	ADDQ    R12, R11
+	MOVBQZX 2(CX), R10
+	MOVBQZX 3(CX), R12
+	MOVL    (DX)(R10*4), R10
+	MOVL    (DX)(R12*4), R12
+	MOVL    R10, R13
+	SHRL    $0x10, R13
+	MOVL    R12, R14
+	SHRL    $0x10, R14
+	MOVWLZX R10, R10
+	MOVWLZX R12, R12
+	SHLXQ   R13, R12, R12
+	ORQ     R12, R10
+	ADDQ    R14, R13
+	SHLXQ   R11, R10, R10
+	ORQ     R10, R9
+	ADDQ    R13, R11
+	SHLXQ   SI, R9, R10
+	ORQ     R10, BX
+	MOVQ    $0x00000040, R10
+	SUBQ    SI, R10
+	SHRXQ   R10, R9, R9
+	MOVQ    BX, (AX)(R8*1)
+	ADDQ    R11, SI
+	MOVQ    SI, R10
+	SHRQ    $0x03, R10
+	ADDQ    R10, R8
+	MOVQ    SI, R10
+	ANDQ    $0x78, R10
+	SHRXQ   R10, BX, BX
+	CMPQ    SI, $0x40
+	CMOVQCC R9, BX
+	ANDQ    $0x07, SI
+	ADDQ    $0x04, CX
+	DECQ    DI
+	JMP     huff_loop
+
+huff_done:
+	MOVQ R8, n+80(FP)
+	MOVQ BX, acc2+88(FP)
+	MOVQ SI, nacc2+96(FP)
+	RET
+
+// func inflateFastAsm(dst []byte, n int, in []byte, pos int, bits uint64, nbits uint64, litFast *[1024]uint32, distFast *[1024]uint32) (n2 int, pos2 int, bits2 uint64, nbits2 uint64)
+// Requires: BMI2
+TEXT ·inflateFastAsm(SB), NOSPLIT, $32-128
+	MOVQ dst_base+0(FP), AX
+	MOVQ dst_len+8(FP), CX
+	MOVQ AX, 16(SP)
+	LEAQ -266(AX)(CX*1), CX
+	MOVQ CX, (SP)
+	MOVQ in_base+32(FP), AX
+	MOVQ in_len+40(FP), CX
+	LEAQ -8(AX)(CX*1), CX
+	MOVQ CX, 8(SP)
+	MOVQ distFast+88(FP), AX
+	MOVQ AX, 24(SP)
+	MOVQ dst_base+0(FP), AX
+	MOVQ n+24(FP), CX
+	LEAQ (AX)(CX*1), AX
+	MOVQ in_base+32(FP), CX
+	MOVQ pos+56(FP), DX
+	LEAQ (CX)(DX*1), CX
+	MOVQ bits+64(FP), DX
+	MOVQ nbits+72(FP), BX
+	MOVQ litFast+80(FP), SI
+
+inf_next:
+	CMPQ  AX, (SP)
+	JHI   inf_done
+	CMPQ  CX, 8(SP)
+	JHI   inf_done
+	SHLXQ BX, (CX), DI
+	ORQ   DI, DX
+	MOVL  $0x0000003f, DI
+	SUBQ  BX, DI
+	SHRQ  $0x03, DI
+	ADDQ  DI, CX
+	ORQ   $0x38, BX
+	MOVL  $0x000003ff, R9
+	ANDQ  DX, R9
+	MOVL  (SI)(R9*4), R8
+	MOVL  R8, R9
+	ANDL  $0x0f, R9
+
+inf_loop:
+	TESTL R8, R8
+	JNS   inf_notlit
+	SHRXQ R8, DX, DX
+	SUBQ  R9, BX
+	MOVL  R8, DI
+	SHRL  $0x08, DI
+	MOVW  DI, (AX)
+	SHRL  $0x18, R8
+	ANDL  $0x03, R8
+	ADDQ  R8, AX
+	MOVL  $0x000003ff, R9
+	ANDQ  DX, R9
+	MOVL  (SI)(R9*4), R8
+	MOVL  R8, R9
+	ANDL  $0x0f, R9
+	TESTL R8, R8
+	JNS   inf_next
+	SHRXQ R8, DX, DX
+	SUBQ  R9, BX
+	MOVL  R8, DI
+	SHRL  $0x08, DI
+	MOVW  DI, (AX)
+	SHRL  $0x18, R8
+	ANDL  $0x03, R8
+	ADDQ  R8, AX
+	MOVL  $0x000003ff, R9
+	ANDQ  DX, R9
+	MOVL  (SI)(R9*4), R8
+	MOVL  R8, R9
+	ANDL  $0x0f, R9
+	CMPQ  AX, (SP)
+	JHI   inf_done
+	CMPQ  CX, 8(SP)
+	JHI   inf_done
+	SHLXQ BX, (CX), DI
+	ORQ   DI, DX
+	MOVL  $0x0000003f, DI
+	SUBQ  BX, DI
+	SHRQ  $0x03, DI
+	ADDQ  DI, CX
+	ORQ   $0x38, BX
+	JMP   inf_loop
+
+inf_notlit:
+	TESTL R9, R9
+	JZ    inf_done
+	TESTL $0x40000000, R8
+	JNZ   inf_done
+	SHRXQ R9, DX, R11
+	MOVL  R8, DI
+	SHRL  $0x08, DI
+	ANDL  $0x0f, DI
+	BZHIQ DI, R11, R10
+	SHRXQ DI, R11, R11
+	LEAQ  (R9)(DI*1), R12
+	SHRL  $0x10, R8
+	ADDQ  R8, R10
+	MOVQ  24(SP), DI
+	MOVL  $0x000003ff, R9
+	ANDQ  R11, R9
+	MOVL  (DI)(R9*4), R8
+	MOVL  R8, R9
+	ANDL  $0x0f, R9
+	TESTL R9, R9
+	JZ    inf_done
+	SHRXQ R9, R11, R11
+	ADDQ  R9, R12
+	MOVL  R8, DI
+	SHRL  $0x08, DI
+	ANDL  $0x0f, DI
+	BZHIQ DI, R11, R9
+	SHRXQ DI, R11, R11
+	ADDQ  DI, R12
+	SHRL  $0x10, R8
+	ADDQ  R8, R9
+	MOVQ  AX, DI
+	SUBQ  16(SP), DI
+	CMPQ  R9, DI
+	JGT   inf_done
+	MOVQ  R11, DX
+	SUBQ  R12, BX
+	MOVQ  AX, R11
+	SUBQ  R9, R11
+	ADDQ  R10, AX
+	MOVQ  AX, R8
+	SUBQ  R10, R8
+	CMPQ  R9, $0x08
+	JB    inf_bytes
+
+inf_words:
+	MOVQ (R11), DI
+	MOVQ DI, (R8)
+	ADDQ $0x08, R11
+	ADDQ $0x08, R8
+	CMPQ R8, AX
+	JB   inf_words
+	JMP  inf_next
+
+inf_bytes:
+	MOVBLZX (R11), DI
+	MOVB    DI, (R8)
+	INCQ    R11
+	INCQ    R8
+	CMPQ    R8, AX
+	JB      inf_bytes
+	JMP     inf_next
+
+inf_done:
+	MOVQ dst_base+0(FP), SI
+	SUBQ SI, AX
+	MOVQ in_base+32(FP), SI
+	SUBQ SI, CX
+	MOVQ AX, n2+96(FP)
+	MOVQ CX, pos2+104(FP)
+	MOVQ DX, bits2+112(FP)
+	MOVQ BX, nbits2+120(FP)
 	RET

@@ -37,3 +37,29 @@ func adler32Asm(p []byte, k int) (a uint64, b uint64)
 //
 //go:noescape
 func paethUnfilter3Asm(cur []byte, prev []byte, k int)
+
+// huffmanCodesAsm writes the Huffman codes of the first 4k bytes of data
+// (codes[b]: the bit-reversed code of byte b in its low 16 bits, its length
+// in the bits above) into dst after the nacc < 8 pending bits acc, least
+// significant bit first, and returns the number of whole bytes written and
+// the pending bits (fewer than 8). Four codes go a step: joined into one bit
+// string of at most 60 bits, which goes into the bit buffer after the pending
+// bits; the buffer's 8 bytes are stored, and the bits past its 64 carried
+// into the next step. Each step advances by at most 8 bytes and stores 8, so
+// dst must hold 8k + 8 bytes. It needs BMI2.
+//
+//go:noescape
+func huffmanCodesAsm(dst []byte, data []byte, codes *[257]uint32, acc uint64, nacc uint64, k int) (n int, acc2 uint64, nacc2 uint64)
+
+// inflateFastAsm decodes deflate symbols into dst from byte n on, from
+// in's bits from byte pos on after the nbits pending bits (< 64) in bits, as
+// inflater.fastCodes does, while pos + 8 ≤ len(in) and n + 266 ≤ len(dst):
+// literals (litFast entries with fastLiteral) and matches whose length entry
+// and distance entry are both in the tables (lengths in bits 0–3 not 0) and
+// whose distance is at most n. It returns at a symbol boundary, before the
+// first symbol it does not take (a long or invalid code, the end of the
+// block, a distance beyond the output) or when the input or output runs
+// short, with the new n, pos and bit buffer. It needs BMI2.
+//
+//go:noescape
+func inflateFastAsm(dst []byte, n int, in []byte, pos int, bits uint64, nbits uint64, litFast *[1024]uint32, distFast *[1024]uint32) (n2 int, pos2 int, bits2 uint64, nbits2 uint64)

@@ -12,7 +12,8 @@
 //
 // Each routine is the whole-vector loop of one pure-Go kernel of package
 // imageio; the Go callers (imageio/png_amd64.go) check the lengths and do
-// the ragged ends. Every routine ends with VZEROUPPER.
+// the ragged ends. Every routine that uses vector registers ends with
+// VZEROUPPER.
 package main
 
 import (
@@ -27,6 +28,8 @@ func main() {
 	rgb8Planes()
 	adler32()
 	paethUnfilter()
+	huffmanCodes()
+	inflateFast()
 	Generate()
 }
 
@@ -227,9 +230,6 @@ func paethUnfilter() {
 	cur := Mem{Base: Load(Param("cur").Base(), GP64())}
 	prev := Mem{Base: Load(Param("prev").Base(), GP64())}
 	k := Load(Param("k"), GP64())
-	mask := XMM() // 0x00ff in each 16-bit lane
-	VPCMPEQW(mask, mask, mask)
-	VPSRLW(Imm(8), mask, mask)
 	a, c := XMM(), XMM()
 	VPXOR(a, a, a) // left of the first pixel: 0
 	VPXOR(c, c, c) // up-left of the first pixel: 0
@@ -256,11 +256,16 @@ func paethUnfilter() {
 	m1, m2 := XMM(), XMM()
 	VPCMPGTW(t, hi, m1) // hi > t: not lo
 	VPCMPGTW(lo, t, m2) // t > lo: not hi
+	// a = x + the predictor modulo 256, the sums formed before the choice
+	// (so that they leave a's chain): byte adds, the words' high bytes (0
+	// in both) staying 0.
+	xc, xlo, xhi := XMM(), XMM(), XMM()
+	VPADDB(x, c, xc)
+	VPADDB(x, lo, xlo)
+	VPADDB(x, hi, xhi)
 	p := XMM()
-	VPBLENDVB(m1, c, lo, p) // hi > t ? c : lo
-	VPBLENDVB(m2, p, hi, p) // t > lo ? p : hi
-	VPADDW(x, p, a)
-	VPAND(mask, a, a) // modulo 256
+	VPBLENDVB(m1, xc, xlo, p) // hi > t ? x + c : x + lo
+	VPBLENDVB(m2, p, xhi, a)  // t > lo ? p : x + hi
 	// Store the three bytes.
 	o := XMM()
 	VPACKUSWB(a, a, o)
@@ -274,5 +279,265 @@ func paethUnfilter() {
 	DECQ(k)
 	JMP(LabelRef("unpaeth_loop"))
 	Label("unpaeth_done")
+	RET()
+}
+
+// huffmanCodes: huffmanCodesGo's loop with BMI2 shifts (SHLX, SHRX), four
+// codes a step joined before they meet the bit buffer.
+func huffmanCodes() {
+	TEXT("huffmanCodesAsm", NOSPLIT, "func(dst, data []byte, codes *[257]uint32, acc, nacc uint64, k int) (n int, acc2, nacc2 uint64)")
+	Pragma("noescape")
+	Doc("huffmanCodesAsm writes the Huffman codes of the first 4k bytes of data",
+		"(codes[b]: the bit-reversed code of byte b in its low 16 bits, its length",
+		"in the bits above) into dst after the nacc < 8 pending bits acc, least",
+		"significant bit first, and returns the number of whole bytes written and",
+		"the pending bits (fewer than 8). Four codes go a step: joined into one bit",
+		"string of at most 60 bits, which goes into the bit buffer after the pending",
+		"bits; the buffer's 8 bytes are stored, and the bits past its 64 carried",
+		"into the next step. Each step advances by at most 8 bytes and stores 8, so",
+		"dst must hold 8k + 8 bytes. It needs BMI2.")
+	dst := Load(Param("dst").Base(), GP64())
+	src := Load(Param("data").Base(), GP64())
+	codes := Load(Param("codes"), GP64())
+	acc := Load(Param("acc"), GP64())
+	nacc := Load(Param("nacc"), GP64())
+	k := Load(Param("k"), GP64())
+	o := GP64()
+	XORQ(o, o)
+	Label("huff_loop")
+	TESTQ(k, k)
+	JZ(LabelRef("huff_done"))
+	// pair joins the codes of bytes i and i+1: their bit string and its
+	// length.
+	pair := func(i int) (GPVirtual, GPVirtual) {
+		b0, b1 := GP64(), GP64()
+		MOVBQZX(Mem{Base: src, Disp: i}, b0)
+		MOVBQZX(Mem{Base: src, Disp: i + 1}, b1)
+		c0, c1 := GP64(), GP64()
+		MOVL(Mem{Base: codes, Index: b0, Scale: 4}, c0.As32())
+		MOVL(Mem{Base: codes, Index: b1, Scale: 4}, c1.As32())
+		l0, l1 := GP64(), GP64()
+		MOVL(c0.As32(), l0.As32())
+		SHRL(Imm(16), l0.As32())
+		MOVL(c1.As32(), l1.As32())
+		SHRL(Imm(16), l1.As32())
+		MOVWLZX(c0.As16(), c0.As32())
+		MOVWLZX(c1.As16(), c1.As32())
+		SHLXQ(l0, c1, c1)
+		ORQ(c1, c0)
+		ADDQ(l1, l0)
+		return c0, l0
+	}
+	p, l := pair(0)
+	p23, l23 := pair(2)
+	SHLXQ(l, p23, p23)
+	ORQ(p23, p)
+	ADDQ(l23, l)
+	// lo = acc | p<<nacc; hi = the bits of p past lo's 64 (used only when
+	// nacc + l ≥ 64, so nacc > 0).
+	t := GP64()
+	SHLXQ(nacc, p, t)
+	ORQ(t, acc)
+	sh := GP64()
+	MOVQ(U32(64), sh)
+	SUBQ(nacc, sh)
+	SHRXQ(sh, p, p)
+	MOVQ(acc, Mem{Base: dst, Index: o, Scale: 1})
+	ADDQ(l, nacc) // n = nacc + l ≤ 67
+	MOVQ(nacc, t)
+	SHRQ(Imm(3), t)
+	ADDQ(t, o)
+	MOVQ(nacc, t)
+	ANDQ(U8(0x78), t) // n &^ 7; SHRX takes 64 as 0, which the CMOV corrects
+	SHRXQ(t, acc, acc)
+	CMPQ(nacc, U8(64))
+	CMOVQCC(p, acc)
+	ANDQ(U8(7), nacc)
+	ADDQ(Imm(4), src)
+	DECQ(k)
+	JMP(LabelRef("huff_loop"))
+	Label("huff_done")
+	Store(o, ReturnIndex(0))
+	Store(acc, ReturnIndex(1))
+	Store(nacc, ReturnIndex(2))
+	RET()
+}
+
+// inflateFast: the common symbols of inflater.fastCodes' loop with BMI2
+// shifts: literals (one or two a table entry) and matches whose length and
+// distance codes are in the fast tables, the distance within the output.
+func inflateFast() {
+	TEXT("inflateFastAsm", NOSPLIT, "func(dst []byte, n int, in []byte, pos int, bits, nbits uint64, litFast, distFast *[1024]uint32) (n2, pos2 int, bits2, nbits2 uint64)")
+	Pragma("noescape")
+	Doc("inflateFastAsm decodes deflate symbols into dst from byte n on, from",
+		"in's bits from byte pos on after the nbits pending bits (< 64) in bits, as",
+		"inflater.fastCodes does, while pos + 8 ≤ len(in) and n + 266 ≤ len(dst):",
+		"literals (litFast entries with fastLiteral) and matches whose length entry",
+		"and distance entry are both in the tables (lengths in bits 0–3 not 0) and",
+		"whose distance is at most n. It returns at a symbol boundary, before the",
+		"first symbol it does not take (a long or invalid code, the end of the",
+		"block, a distance beyond the output) or when the input or output runs",
+		"short, with the new n, pos and bit buffer. It needs BMI2.")
+	// In registers: the output and input pointers, the bit buffer, the
+	// literal table; the limits, the output's start and the distance table
+	// on the stack.
+	loc := AllocLocal(32)
+	dlimM, ilimM, dbaseM, distM := loc, loc.Offset(8), loc.Offset(16), loc.Offset(24)
+	{
+		b, x := Load(Param("dst").Base(), GP64()), Load(Param("dst").Len(), GP64())
+		MOVQ(b, dbaseM)
+		LEAQ(Mem{Base: b, Index: x, Scale: 1, Disp: -266}, x)
+		MOVQ(x, dlimM) // dp ≤ dlim
+		ib, il := Load(Param("in").Base(), GP64()), Load(Param("in").Len(), GP64())
+		LEAQ(Mem{Base: ib, Index: il, Scale: 1, Disp: -8}, il)
+		MOVQ(il, ilimM) // ip ≤ ilim
+		dt := Load(Param("distFast"), GP64())
+		MOVQ(dt, distM)
+	}
+	dp, ip := GP64(), GP64()
+	{
+		b, n := Load(Param("dst").Base(), GP64()), Load(Param("n"), GP64())
+		LEAQ(Mem{Base: b, Index: n, Scale: 1}, dp)
+		ib, pos := Load(Param("in").Base(), GP64()), Load(Param("pos"), GP64())
+		LEAQ(Mem{Base: ib, Index: pos, Scale: 1}, ip)
+	}
+	bits := Load(Param("bits"), GP64())
+	nbits := Load(Param("nbits"), GP64())
+	lit := Load(Param("litFast"), GP64())
+	t, e, l := GP64(), GP64(), GP64()
+	// lookup loads the entry of table tab for the low 10 bits of b into e
+	// and its length (bits 0–3) into l.
+	lookup := func(tab, b Register) {
+		MOVL(U32(1023), l.As32())
+		ANDQ(b, l)
+		MOVL(Mem{Base: tab, Index: l, Scale: 4}, e.As32())
+		MOVL(e.As32(), l.As32())
+		ANDL(U8(15), l.As32())
+	}
+	// next: at a symbol boundary, as at the top of fastCodes' loop: return
+	// if the input or output runs short, else refill (bits |=
+	// in[pos:pos+8] << nbits; pos += (63 − nbits) >> 3; nbits |= 56).
+	next := func() {
+		CMPQ(dp, dlimM)
+		JHI(LabelRef("inf_done"))
+		CMPQ(ip, ilimM)
+		JHI(LabelRef("inf_done"))
+		SHLXQ(nbits, Mem{Base: ip}, t)
+		ORQ(t, bits)
+		MOVL(U32(63), t.As32())
+		SUBQ(nbits, t)
+		SHRQ(Imm(3), t)
+		ADDQ(t, ip)
+		ORQ(U8(56), nbits)
+	}
+	// literal takes the literal entry in e: its code (SHRX takes the
+	// length from e's low 6 bits, of which bits 4 and 5 are 0), its two
+	// bytes stored (dst has the slack), dp advanced by its count.
+	literal := func() {
+		SHRXQ(e, bits, bits)
+		SUBQ(l, nbits)
+		MOVL(e.As32(), t.As32())
+		SHRL(Imm(8), t.As32())
+		MOVW(t.As16(), Mem{Base: dp})
+		SHRL(Imm(24), e.As32())
+		ANDL(U8(3), e.As32())
+		ADDQ(e, dp)
+	}
+	Label("inf_next")
+	next()
+	lookup(lit, bits)
+	// Here the bit buffer has been refilled and e is the entry of its low
+	// bits in the literal/length table.
+	Label("inf_loop")
+	TESTL(e.As32(), e.As32())
+	JNS(LabelRef("inf_notlit"))
+	literal()
+	lookup(lit, bits) // ≥ 46 bits left
+	TESTL(e.As32(), e.As32())
+	JNS(LabelRef("inf_next"))
+	literal()
+	// The next entry first (≥ 36 bits left; a refill adds bits only above
+	// them), the refill after it.
+	lookup(lit, bits)
+	next()
+	JMP(LabelRef("inf_loop"))
+
+	Label("inf_notlit")
+	TESTL(l.As32(), l.As32())
+	JZ(LabelRef("inf_done")) // a long or invalid code
+	TESTL(U32(1<<30), e.As32())
+	JNZ(LabelRef("inf_done")) // the end of the block
+	// A length: base + extra bits; then the distance entry. Nothing is
+	// consumed until both are known to be taken.
+	length, tb, used := GP64(), GP64(), GP64()
+	SHRXQ(l, bits, tb)
+	MOVL(e.As32(), t.As32())
+	SHRL(Imm(8), t.As32())
+	ANDL(U8(15), t.As32())
+	BZHIQ(t, tb, length)
+	SHRXQ(t, tb, tb)
+	LEAQ(Mem{Base: l, Index: t, Scale: 1}, used) // bits used so far
+	SHRL(Imm(16), e.As32())
+	ADDQ(e, length)
+	MOVQ(distM, t)
+	lookup(t, tb)
+	TESTL(l.As32(), l.As32())
+	JZ(LabelRef("inf_done")) // a long or invalid distance code
+	distance := GP64()
+	SHRXQ(l, tb, tb)
+	ADDQ(l, used)
+	MOVL(e.As32(), t.As32())
+	SHRL(Imm(8), t.As32())
+	ANDL(U8(15), t.As32())
+	BZHIQ(t, tb, distance)
+	SHRXQ(t, tb, tb)
+	ADDQ(t, used)
+	SHRL(Imm(16), e.As32())
+	ADDQ(e, distance)
+	MOVQ(dp, t)
+	SUBQ(dbaseM, t) // n
+	CMPQ(distance, t)
+	JGT(LabelRef("inf_done")) // beyond the output: fastCodes reports it
+	// Taken: consume and copy from src = dp − distance.
+	MOVQ(tb, bits)
+	SUBQ(used, nbits)
+	src := tb
+	MOVQ(dp, src)
+	SUBQ(distance, src)
+	ADDQ(length, dp) // the match's end; e walks to it
+	MOVQ(dp, e)
+	SUBQ(length, e)
+	CMPQ(distance, U8(8))
+	JB(LabelRef("inf_bytes"))
+	// 8 bytes at a time from bytes already final (distance ≥ 8); the last
+	// word may write up to 7 bytes past the match, inside dst's slack.
+	Label("inf_words")
+	MOVQ(Mem{Base: src}, t)
+	MOVQ(t, Mem{Base: e})
+	ADDQ(Imm(8), src)
+	ADDQ(Imm(8), e)
+	CMPQ(e, dp)
+	JB(LabelRef("inf_words"))
+	JMP(LabelRef("inf_next"))
+	Label("inf_bytes")
+	MOVBLZX(Mem{Base: src}, t.As32())
+	MOVB(t.As8(), Mem{Base: e})
+	INCQ(src)
+	INCQ(e)
+	CMPQ(e, dp)
+	JB(LabelRef("inf_bytes"))
+	JMP(LabelRef("inf_next"))
+
+	Label("inf_done")
+	{
+		b := Load(Param("dst").Base(), GP64())
+		SUBQ(b, dp)
+		ib := Load(Param("in").Base(), GP64())
+		SUBQ(ib, ip)
+	}
+	Store(dp, ReturnIndex(0))
+	Store(ip, ReturnIndex(1))
+	Store(bits, ReturnIndex(2))
+	Store(nbits, ReturnIndex(3))
 	RET()
 }

@@ -23,6 +23,8 @@
 package main
 
 import (
+	"fmt"
+
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
@@ -60,24 +62,33 @@ func bcast(m Mem) VecVirtual { y := YMM(); VBROADCASTSS(m, y); return y }
 // single vectors; body(off, w) emits the code for w vectors at off. n must
 // be a multiple of 8; it is clobbered.
 func blocks(name string, n GPVirtual, body func(off GPVirtual, w int)) {
+	blocksW(name, n, []int{4, 1}, body)
+}
+
+// blocksW is blocks with the block widths ws (in vectors, decreasing, the
+// last 1): each width runs while its blocks fit, then the next.
+// The filter kernels use 8-vector blocks: eight independent sums hide the
+// latency of the dependent additions (two add pipes, 3 cycles each on Zen).
+func blocksW(name string, n GPVirtual, ws []int, body func(off GPVirtual, w int)) {
 	off := GP64()
 	XORQ(off, off)
 	SHLQ(Imm(2), n)
 	end := GP64()
-	Label(name + "_loop4")
-	MOVQ(off, end)
-	ADDQ(Imm(128), end)
-	CMPQ(end, n)
-	JA(LabelRef(name + "_loop1"))
-	body(off, 4)
-	ADDQ(Imm(128), off)
-	JMP(LabelRef(name + "_loop4"))
-	Label(name + "_loop1")
-	CMPQ(off, n)
-	JAE(LabelRef(name + "_done"))
-	body(off, 1)
-	ADDQ(Imm(32), off)
-	JMP(LabelRef(name + "_loop1"))
+	for i, w := range ws {
+		lbl := fmt.Sprintf("%s_loop%d", name, w)
+		next := name + "_done"
+		if i+1 < len(ws) {
+			next = fmt.Sprintf("%s_loop%d", name, ws[i+1])
+		}
+		Label(lbl)
+		MOVQ(off, end)
+		ADDQ(U32(32*w), end)
+		CMPQ(end, n)
+		JA(LabelRef(next))
+		body(off, w)
+		ADDQ(U32(32*w), off)
+		JMP(LabelRef(lbl))
+	}
 	Label(name + "_done")
 	VZEROUPPER()
 	RET()
@@ -98,7 +109,7 @@ func corrRow() {
 		LEAQ(k.Idx(r, 4), mid)
 		SHLQ(Imm(2), r) // r in bytes from here on
 		n := length("out")
-		blocks("corrRowSym", n, func(off GPVirtual, w int) {
+		blocksW("corrRowSym", n, []int{8, 4, 1}, func(off GPVirtual, w int) {
 			px := GP64() // &pad[x + r]
 			LEAQ(pad.Idx(off, 1), px)
 			ADDQ(r, px)
@@ -113,7 +124,7 @@ func corrRow() {
 			MOVQ(mid, kp)
 			MOVQ(mid, end)
 			ADDQ(r, end) // &k[2r]
-			lbl := "corrRowSym_taps" + map[int]string{1: "1", 4: "4"}[w]
+			lbl := "corrRowSym_taps" + fmt.Sprint(w)
 			Label(lbl)
 			CMPQ(kp, end)
 			JAE(LabelRef(lbl + "_done"))
@@ -144,7 +155,7 @@ func corrRow() {
 		kend := GP64()
 		LEAQ(k.Idx(nk, 4), kend)
 		n := length("out")
-		blocks("corrRowGen", n, func(off GPVirtual, w int) {
+		blocksW("corrRowGen", n, []int{8, 4, 1}, func(off GPVirtual, w int) {
 			px, kp := GP64(), GP64()
 			LEAQ(pad.Idx(off, 1), px)
 			MOVQ(k.Base, kp)
@@ -153,7 +164,7 @@ func corrRow() {
 				s[j] = YMM()
 				VXORPS(s[j], s[j], s[j])
 			}
-			lbl := "corrRowGen_taps" + map[int]string{1: "1", 4: "4"}[w]
+			lbl := "corrRowGen_taps" + fmt.Sprint(w)
 			Label(lbl)
 			CMPQ(kp, kend)
 			JAE(LabelRef(lbl + "_done"))
@@ -194,7 +205,7 @@ func combineRows() {
 		LEAQ(Mem{Base: hdr, Index: hdr, Scale: 1}, last)
 		SUBQ(rows.Base, last) // rows + 48r = &rows[2r]
 		n := length("out")
-		blocks("combineRowsSym", n, func(off GPVirtual, w int) {
+		blocksW("combineRowsSym", n, []int{8, 4, 1}, func(off GPVirtual, w int) {
 			c := bcast(Mem{Base: mid})
 			s := make([]VecVirtual, w)
 			for j := range s {
@@ -204,7 +215,7 @@ func combineRows() {
 			MOVQ(rows.Base, lo)
 			MOVQ(last, hi)
 			MOVQ(wts.Base, kp)
-			lbl := "combineRowsSym_k" + map[int]string{1: "1", 4: "4"}[w]
+			lbl := "combineRowsSym_k" + fmt.Sprint(w)
 			Label(lbl)
 			CMPQ(kp, mid)
 			JAE(LabelRef(lbl + "_done"))
@@ -238,7 +249,7 @@ func combineRows() {
 		kend := GP64()
 		LEAQ(wts.Idx(nk, 4), kend)
 		n := length("out")
-		blocks("combineRowsGen", n, func(off GPVirtual, w int) {
+		blocksW("combineRowsGen", n, []int{8, 4, 1}, func(off GPVirtual, w int) {
 			s := make([]VecVirtual, w)
 			for j := range s {
 				s[j] = YMM()
@@ -247,7 +258,7 @@ func combineRows() {
 			hdr, kp := GP64(), GP64()
 			MOVQ(rows.Base, hdr)
 			MOVQ(wts.Base, kp)
-			lbl := "combineRowsGen_k" + map[int]string{1: "1", 4: "4"}[w]
+			lbl := "combineRowsGen_k" + fmt.Sprint(w)
 			Label(lbl)
 			CMPQ(kp, kend)
 			JAE(LabelRef(lbl + "_done"))
@@ -371,7 +382,7 @@ func diskRows() {
 			s[j] = sub(t, lo.Offset(32*j))
 		}
 		ADDQ(Imm(16), op)
-		lbl := "diskRows_j" + map[int]string{1: "1", 4: "4"}[w]
+		lbl := "diskRows_j" + fmt.Sprint(w)
 		Label(lbl)
 		CMPQ(op, oend)
 		JAE(LabelRef(lbl + "_done"))

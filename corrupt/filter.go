@@ -329,21 +329,45 @@ func sparseCorr(dst, src []float32, w, h int, taps []tap, b Border, pad []float3
 		row := pad[py*pw : (py+1)*pw]
 		srow := src[sy*w : (sy+1)*w]
 		copy(row[l:l+w], srow)
+		lo, hi := row[:l], row[l+w:]
+		if b == Replicate { // every border index is 0 or w−1
+			v0, v1 := srow[0], srow[w-1]
+			for i := range lo {
+				lo[i] = v0
+			}
+			for i := range hi {
+				hi[i] = v1
+			}
+			continue
+		}
 		for i, j := range lidx {
-			row[l-1-i] = srow[j]
+			lo[l-1-i] = srow[j]
 		}
 		for i, j := range ridx {
-			row[l+w+i] = srow[j]
+			hi[i] = srow[j]
 		}
 	}
 	rows, wts = rows[:len(taps)], wts[:len(taps)]
+	var offsBuf [128]int
+	offs := offsBuf[:0]
+	if len(taps) > len(offsBuf) {
+		offs = make([]int, 0, len(taps))
+	}
 	for i, tp := range taps {
 		wts[i] = tp.w
+		offs = append(offs, (t+tp.dy)*pw+l+tp.dx)
 	}
-	for y := range h {
-		for i, tp := range taps {
-			off := (y+t+tp.dy)*pw + l + tp.dx
-			rows[i] = pad[off : off+w]
+	sparseRows(dst[:w*h], w, pad, pw, offs, wts, rows)
+}
+
+// sparseRowsGo writes every row y of dst (width w) as combineRows of the
+// rows pad[y·pw+offs[k]:][:w] with weights wts; rows is scratch of
+// len(wts).
+func sparseRowsGo(dst []float32, w int, pad []float32, pw int, offs []int, wts []float32, rows [][]float32) {
+	for y := range len(dst) / w {
+		for k, o := range offs {
+			o += y * pw
+			rows[k] = pad[o : o+w]
 		}
 		combineRows(dst[y*w:(y+1)*w], rows, wts)
 	}

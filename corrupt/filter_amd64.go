@@ -88,6 +88,44 @@ func combineRowsAVX2(out []float32, rows [][]float32, wts []float32) {
 	combineRowsGo(out[x:], tail, wts)
 }
 
+// sparseRows writes every row y of dst (width w) as combineRows of the rows
+// pad[y·pw+offs[k]:][:w] with weights wts (sparseCorr's rows); rows is
+// scratch of len(wts). With AVX2 and weights that are not symmetric (the
+// symmetric ones take combineRows' folded path) the rows are read through
+// their offsets by combineOffAsm, without building slices per row; the
+// offsets are checked against pad once per plane.
+func sparseRows(dst []float32, w int, pad []float32, pw int, offs []int, wts []float32, rows [][]float32) {
+	nk := len(wts)
+	if !simdKernels || len(dst) == 0 || nk == 0 || (nk >= 3 && nk%2 == 1 && isSymmetric(wts)) {
+		sparseRowsGo(dst, w, pad, pw, offs, wts, rows)
+		return
+	}
+	h := len(dst) / w
+	offs = offs[:nk]
+	last := (h-1)*pw + w // one past the last sample row h−1 reads, from offset 0
+	for _, o := range offs {
+		if o < 0 || o > len(pad)-last {
+			panic("corrupt: sparseRows offset outside the padded plane")
+		}
+	}
+	x8 := w &^ 7
+	for y := range h {
+		row := dst[y*w : (y+1)*w]
+		base := pad[y*pw:]
+		if x8 > 0 {
+			combineOffAsm(row[:x8], base, offs, wts)
+		}
+		// The last w mod 8 outputs as combineRowsGo's scalar tail.
+		for x := x8; x < w; x++ {
+			var s float32
+			for k, v := range wts {
+				s += v * base[offs[k]+x]
+			}
+			row[x] = s
+		}
+	}
+}
+
 // combineRowsSym2 writes two output rows of a symmetric column filter
 // (odd len(wts) ≥ 3): out0 from rows[:len(wts)] and out1 from rows[1:].
 func combineRowsSym2(out0, out1 []float32, rows [][]float32, wts []float32) {

@@ -613,6 +613,141 @@ combineRowsGen_done:
 	VZEROUPPER
 	RET
 
+// func combineOffAsm(out []float32, base []float32, offs []int, wts []float32)
+// Requires: AVX
+TEXT ·combineOffAsm(SB), NOSPLIT, $0-96
+	MOVQ out_base+0(FP), AX
+	MOVQ base_base+24(FP), CX
+	MOVQ offs_base+48(FP), DX
+	MOVQ wts_base+72(FP), BX
+	MOVQ wts_len+80(FP), SI
+	LEAQ (BX)(SI*4), SI
+	MOVQ out_len+8(FP), DI
+	XORQ R8, R8
+	SHLQ $0x02, DI
+
+combineOff_loop8:
+	MOVQ   R8, R9
+	ADDQ   $0x00000100, R9
+	CMPQ   R9, DI
+	JA     combineOff_loop4
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	MOVQ   DX, R9
+	MOVQ   BX, R10
+
+combineOff_k8:
+	CMPQ         R10, SI
+	JAE          combineOff_k8_done
+	VBROADCASTSS (R10), Y8
+	MOVQ         (R9), R11
+	LEAQ         (CX)(R11*4), R11
+	VMULPS       (R11)(R8*1), Y8, Y9
+	VADDPS       Y9, Y0, Y0
+	VMULPS       32(R11)(R8*1), Y8, Y9
+	VADDPS       Y9, Y1, Y1
+	VMULPS       64(R11)(R8*1), Y8, Y9
+	VADDPS       Y9, Y2, Y2
+	VMULPS       96(R11)(R8*1), Y8, Y9
+	VADDPS       Y9, Y3, Y3
+	VMULPS       128(R11)(R8*1), Y8, Y9
+	VADDPS       Y9, Y4, Y4
+	VMULPS       160(R11)(R8*1), Y8, Y9
+	VADDPS       Y9, Y5, Y5
+	VMULPS       192(R11)(R8*1), Y8, Y9
+	VADDPS       Y9, Y6, Y6
+	VMULPS       224(R11)(R8*1), Y8, Y8
+	VADDPS       Y8, Y7, Y7
+	ADDQ         $0x04, R10
+	ADDQ         $0x08, R9
+	JMP          combineOff_k8
+
+combineOff_k8_done:
+	VMOVUPS Y0, (AX)(R8*1)
+	VMOVUPS Y1, 32(AX)(R8*1)
+	VMOVUPS Y2, 64(AX)(R8*1)
+	VMOVUPS Y3, 96(AX)(R8*1)
+	VMOVUPS Y4, 128(AX)(R8*1)
+	VMOVUPS Y5, 160(AX)(R8*1)
+	VMOVUPS Y6, 192(AX)(R8*1)
+	VMOVUPS Y7, 224(AX)(R8*1)
+	ADDQ    $0x00000100, R8
+	JMP     combineOff_loop8
+
+combineOff_loop4:
+	MOVQ   R8, R9
+	ADDQ   $0x00000080, R9
+	CMPQ   R9, DI
+	JA     combineOff_loop1
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	MOVQ   DX, R9
+	MOVQ   BX, R10
+
+combineOff_k4:
+	CMPQ         R10, SI
+	JAE          combineOff_k4_done
+	VBROADCASTSS (R10), Y4
+	MOVQ         (R9), R11
+	LEAQ         (CX)(R11*4), R11
+	VMULPS       (R11)(R8*1), Y4, Y5
+	VADDPS       Y5, Y0, Y0
+	VMULPS       32(R11)(R8*1), Y4, Y5
+	VADDPS       Y5, Y1, Y1
+	VMULPS       64(R11)(R8*1), Y4, Y5
+	VADDPS       Y5, Y2, Y2
+	VMULPS       96(R11)(R8*1), Y4, Y4
+	VADDPS       Y4, Y3, Y3
+	ADDQ         $0x04, R10
+	ADDQ         $0x08, R9
+	JMP          combineOff_k4
+
+combineOff_k4_done:
+	VMOVUPS Y0, (AX)(R8*1)
+	VMOVUPS Y1, 32(AX)(R8*1)
+	VMOVUPS Y2, 64(AX)(R8*1)
+	VMOVUPS Y3, 96(AX)(R8*1)
+	ADDQ    $0x00000080, R8
+	JMP     combineOff_loop4
+
+combineOff_loop1:
+	MOVQ   R8, R9
+	ADDQ   $0x00000020, R9
+	CMPQ   R9, DI
+	JA     combineOff_done
+	VXORPS Y0, Y0, Y0
+	MOVQ   DX, R9
+	MOVQ   BX, R10
+
+combineOff_k1:
+	CMPQ         R10, SI
+	JAE          combineOff_k1_done
+	VBROADCASTSS (R10), Y1
+	MOVQ         (R9), R11
+	LEAQ         (CX)(R11*4), R11
+	VMULPS       (R11)(R8*1), Y1, Y1
+	VADDPS       Y1, Y0, Y0
+	ADDQ         $0x04, R10
+	ADDQ         $0x08, R9
+	JMP          combineOff_k1
+
+combineOff_k1_done:
+	VMOVUPS Y0, (AX)(R8*1)
+	ADDQ    $0x00000020, R8
+	JMP     combineOff_loop1
+
+combineOff_done:
+	VZEROUPPER
+	RET
+
 DATA onef32<>+0(SB)/4, $(1.0)
 GLOBL onef32<>(SB), RODATA|NOPTR, $4
 

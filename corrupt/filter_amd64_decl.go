@@ -30,6 +30,14 @@ func combineRowsSymAsm(out []float32, rows [][]float32, wts []float32)
 //go:noescape
 func combineRowsGenAsm(out []float32, rows [][]float32, wts []float32)
 
+// combineOffAsm is combineRowsGenAsm with rows[k] = base[offs[k]:]: for
+// len(out), a multiple of 8, outputs s = 0, then s += wts[k]·base[offs[k]+x]
+// for k = 0…len(wts)−1. len(offs) must be len(wts) and every offs[k]+len(out)
+// at most len(base).
+//
+//go:noescape
+func combineOffAsm(out []float32, base []float32, offs []int, wts []float32)
+
 // clampPlaneAsm is clampPlaneGo for len(p), a multiple of 8, samples: lanes
 // not above 0 (NaN included) become +0, lanes above 1 become 1.
 //

@@ -55,7 +55,7 @@ func sameBits(t *testing.T, what string, got, want []float32) {
 func TestSIMDCorrRowExact(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	simdModes(t, func(mode string) {
-		for _, w := range []int{1, 7, 8, 9, 15, 16, 31, 32, 33, 47, 63, 64, 65, 100, 224, 227} {
+		for _, w := range []int{1, 7, 8, 9, 15, 16, 31, 32, 33, 47, 63, 64, 65, 100, 120, 127, 224, 227} {
 			for _, n := range []int{1, 2, 3, 4, 5, 7, 9, 15, 21, 41} {
 				for _, sym := range []bool{true, false} {
 					k := testKernel(rng, n, sym)
@@ -74,7 +74,7 @@ func TestSIMDCorrRowExact(t *testing.T) {
 func TestSIMDCombineRowsExact(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	simdModes(t, func(mode string) {
-		for _, w := range []int{1, 7, 8, 9, 31, 32, 33, 63, 64, 65, 224, 227} {
+		for _, w := range []int{1, 7, 8, 9, 31, 32, 33, 63, 64, 65, 120, 127, 224, 227} {
 			for _, n := range []int{1, 2, 3, 4, 5, 7, 9, 15, 21, 41} {
 				for _, sym := range []bool{true, false} {
 					wts := testKernel(rng, n, sym)
@@ -89,6 +89,44 @@ func TestSIMDCombineRowsExact(t *testing.T) {
 				}
 			}
 		}
+	})
+}
+
+// TestSIMDSparseRowsExact checks that sparseRows (combineOffAsm for weights
+// that are not symmetric) gives sparseRowsGo's bits, for widths that use
+// every block size and the scalar tail, and that it refuses an offset that
+// reads past the padded plane.
+func TestSIMDSparseRowsExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	simdModes(t, func(mode string) {
+		for _, w := range []int{1, 7, 8, 9, 33, 63, 64, 65, 120, 127, 224, 227} {
+			for _, n := range []int{1, 2, 3, 5, 21, 51} {
+				for _, sym := range []bool{true, false} {
+					const h, ex = 5, 11 // rows, padding on each side
+					pw := w + 2*ex
+					pad := randPlane(rng, pw*(h+2*ex))
+					wts := testKernel(rng, n, sym)
+					offs := make([]int, n)
+					for k := range offs {
+						offs[k] = rng.IntN(2*ex+1)*pw + rng.IntN(2*ex+1)
+					}
+					rows := make([][]float32, n)
+					got, want := make([]float32, w*h), make([]float32, w*h)
+					sparseRows(got, w, pad, pw, offs, wts, rows)
+					sparseRowsGo(want, w, pad, pw, offs, wts, rows)
+					sameBits(t, mode+" sparseRows", got, want)
+				}
+			}
+		}
+		defer func() {
+			if recover() == nil {
+				t.Errorf("sparseRows accepted an offset past the padded plane")
+			}
+		}()
+		w, pw, h := 16, 20, 3
+		pad := make([]float32, pw*h)
+		dst := make([]float32, w*h)
+		sparseRows(dst, w, pad, pw, []int{0, 5}, []float32{1, 2}, make([][]float32, 2))
 	})
 }
 

@@ -34,6 +34,7 @@ func main() {
 	ConstraintExpr("amd64,!purego")
 	corrRow()
 	combineRows()
+	combineOff()
 	clampPlane()
 	noiseMix()
 	diskRows()
@@ -270,6 +271,52 @@ func combineRows() {
 			}
 			ADDQ(Imm(4), kp)
 			ADDQ(Imm(24), hdr)
+			JMP(LabelRef(lbl))
+			Label(lbl + "_done")
+			for j := range s {
+				VMOVUPS(s[j], out.Idx(off, 1).Offset(32*j))
+			}
+		})
+	}
+}
+
+// combineOff: combineRowsGo's general path with the rows given as offsets
+// into one padded plane (sparseCorr).
+func combineOff() {
+	TEXT("combineOffAsm", NOSPLIT, "func(out, base []float32, offs []int, wts []float32)")
+	Pragma("noescape")
+	Doc("combineOffAsm is combineRowsGenAsm with rows[k] = base[offs[k]:]: for",
+		"len(out), a multiple of 8, outputs s = 0, then s += wts[k]·base[offs[k]+x]",
+		"for k = 0…len(wts)−1. len(offs) must be len(wts) and every offs[k]+len(out)",
+		"at most len(base).")
+	{
+		out, bp, offs, wts := base("out"), base("base"), base("offs"), base("wts")
+		nk := length("wts")
+		kend := GP64()
+		LEAQ(wts.Idx(nk, 4), kend)
+		n := length("out")
+		blocksW("combineOff", n, []int{8, 4, 1}, func(off GPVirtual, w int) {
+			s := make([]VecVirtual, w)
+			for j := range s {
+				s[j] = YMM()
+				VXORPS(s[j], s[j], s[j])
+			}
+			op, kp := GP64(), GP64()
+			MOVQ(offs.Base, op)
+			MOVQ(wts.Base, kp)
+			lbl := "combineOff_k" + fmt.Sprint(w)
+			Label(lbl)
+			CMPQ(kp, kend)
+			JAE(LabelRef(lbl + "_done"))
+			v := bcast(Mem{Base: kp})
+			a := GP64()
+			MOVQ(Mem{Base: op}, a)
+			LEAQ(Mem{Base: bp.Base, Index: a, Scale: 4}, a)
+			for j := range s {
+				VADDPS(mul(v, Mem{Base: a, Index: off, Scale: 1, Disp: 32 * j}), s[j], s[j])
+			}
+			ADDQ(Imm(4), kp)
+			ADDQ(Imm(8), op)
 			JMP(LabelRef(lbl))
 			Label(lbl + "_done")
 			for j := range s {

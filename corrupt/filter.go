@@ -113,10 +113,11 @@ func padRow(dst, src []float32, r int, b Border) {
 func separable(dst, src []float32, w, h int, kx, ky []float32, b Border, tmp, line []float32) {
 	rx, ry := len(kx)/2, len(ky)/2
 	// Row pass into tmp.
+	symx := len(kx)%2 == 1 && isSymmetric(kx)
 	for y := range h {
 		pad := line[:w+2*rx]
 		padRow(pad, src[y*w:(y+1)*w], rx, b)
-		corrRow(tmp[y*w:(y+1)*w], pad, kx)
+		corrRowSym(tmp[y*w:(y+1)*w], pad, kx, symx)
 	}
 	// Column pass: accumulate whole rows so that the inner loop runs along x.
 	// Rows are gathered per output row into a fixed-size array of slices

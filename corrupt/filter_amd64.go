@@ -25,15 +25,23 @@ var simdKernels = cpu.X86.HasAVX2
 // corrRow writes out[x] = Σ_k k[i]·pad[x+i] for x < len(out); pad must hold
 // len(out)+len(k)−1 samples.
 func corrRow(out, pad, k []float32) {
+	corrRowSym(out, pad, k, len(k)%2 == 1 && isSymmetric(k))
+}
+
+// corrRowSym is corrRow for a caller that knows whether k is symmetric:
+// sym must be len(k)%2 == 1 && isSymmetric(k) (separable checks it once
+// per plane instead of once per row).
+func corrRowSym(out, pad, k []float32, sym bool) {
 	if simdKernels {
-		corrRowAVX2(out, pad, k)
+		corrRowAVX2(out, pad, k, sym)
 		return
 	}
 	corrRowGo(out, pad, k)
 }
 
-// corrRowAVX2 is corrRowGo with the whole vectors in assembly.
-func corrRowAVX2(out, pad, k []float32) {
+// corrRowAVX2 is corrRowGo with the whole vectors in assembly; sym as for
+// corrRowSym.
+func corrRowAVX2(out, pad, k []float32, sym bool) {
 	n := len(k)
 	if n == 0 {
 		corrRowGo(out, pad, k)
@@ -41,7 +49,7 @@ func corrRowAVX2(out, pad, k []float32) {
 	}
 	pad = pad[:len(out)+n-1]
 	x := len(out) &^ 7
-	if n%2 == 1 && isSymmetric(k) {
+	if sym {
 		corrRowSymAsm(out[:x], pad, k)
 	} else {
 		corrRowGenAsm(out[:x], pad, k)
@@ -55,21 +63,21 @@ func corrRowAVX2(out, pad, k []float32) {
 // least len(out) samples.
 func combineRows(out []float32, rows [][]float32, wts []float32) {
 	if simdKernels {
-		combineRowsAVX2(out, rows, wts)
+		combineRowsAVX2(out, rows, wts, len(wts) >= 3 && len(wts)%2 == 1 && isSymmetric(wts))
 		return
 	}
 	combineRowsGo(out, rows, wts)
 }
 
-// combineRowsAVX2 is combineRowsGo with the whole vectors in assembly.
-func combineRowsAVX2(out []float32, rows [][]float32, wts []float32) {
+// combineRowsAVX2 is combineRowsGo with the whole vectors in assembly; sym
+// must be len(wts) >= 3 && len(wts)%2 == 1 && isSymmetric(wts).
+func combineRowsAVX2(out []float32, rows [][]float32, wts []float32, sym bool) {
 	n := len(out)
 	rows = rows[:len(wts)]
 	for _, r := range rows {
 		_ = r[:n]
 	}
 	x := n &^ 7
-	sym := len(wts) >= 3 && len(wts)%2 == 1 && isSymmetric(wts)
 	if sym {
 		combineRowsSymAsm(out[:x], rows, wts)
 	} else {
@@ -135,8 +143,9 @@ func combineRowsSym2(out0, out1 []float32, rows [][]float32, wts []float32) {
 		combineRowsGo(out1, rows[1:], wts)
 		return
 	}
-	combineRowsAVX2(out0, rows[:n], wts)
-	combineRowsAVX2(out1, rows[1:n+1], wts)
+	sym := n >= 3 && n%2 == 1 && isSymmetric(wts) // checked once for both rows
+	combineRowsAVX2(out0, rows[:n], wts, sym)
+	combineRowsAVX2(out1, rows[1:n+1], wts, sym)
 }
 
 // diskRows is diskRowsGo (see there).

@@ -11,6 +11,10 @@ package corrupt
 // len(out)+len(k)−1 samples.
 func corrRow(out, pad, k []float32) { corrRowGo(out, pad, k) }
 
+// corrRowSym is corrRow for a caller that knows whether k is symmetric (sym,
+// unused by the pure-Go kernel).
+func corrRowSym(out, pad, k []float32, _ bool) { corrRowGo(out, pad, k) }
+
 // combineRows writes out[x] = Σ_k wts[k]·rows[k][x]. Every row must hold at
 // least len(out) samples.
 func combineRows(out []float32, rows [][]float32, wts []float32) { combineRowsGo(out, rows, wts) }

@@ -546,7 +546,7 @@ func applyGlassBlur(dst, src *imageio.Image, p []float64, rng *rand.Rand) {
 // values stay in registers.)
 func glassCopyRow(R, G, B []float32, lo, hi, w, delta int, n uint64, g wyrand) wyrand {
 	G, B = G[:len(R)], B[:len(R)] // one bounds check per index below
-	off := -delta * (w + 1)        // dx = dy = −δ
+	off := -delta * (w + 1)       // dx = dy = −δ
 	for to := hi; to >= lo; to-- {
 		v := g.next()
 		from := to + off + int((v>>32)*n>>32)*w + int((v&0xffffffff)*n>>32)

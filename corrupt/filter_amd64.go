@@ -143,9 +143,32 @@ func combineRowsSym2(out0, out1 []float32, rows [][]float32, wts []float32) {
 		combineRowsGo(out1, rows[1:], wts)
 		return
 	}
-	sym := n >= 3 && n%2 == 1 && isSymmetric(wts) // checked once for both rows
-	combineRowsAVX2(out0, rows[:n], wts, sym)
-	combineRowsAVX2(out1, rows[1:n+1], wts, sym)
+	if n < 3 || n%2 == 0 || !isSymmetric(wts) {
+		combineRowsAVX2(out0, rows[:n], wts, false)
+		combineRowsAVX2(out1, rows[1:n+1], wts, false)
+		return
+	}
+	w := len(out0)
+	out1 = out1[:w]
+	rows = rows[:n+1]
+	for _, r := range rows {
+		_ = r[:w]
+	}
+	x := w &^ 7
+	combineRowsSym2Asm(out0[:x], out1[:x], rows, wts)
+	if x == w {
+		return
+	}
+	var tailBuf [65][]float32
+	tail := tailBuf[:0]
+	if len(rows) > len(tailBuf) {
+		tail = make([][]float32, 0, len(rows))
+	}
+	for _, r := range rows {
+		tail = append(tail, r[x:w])
+	}
+	combineRowsGo(out0[x:], tail[:n], wts)
+	combineRowsGo(out1[x:], tail[1:], wts)
 }
 
 // diskRows is diskRowsGo (see there).

@@ -35,6 +35,7 @@ func main() {
 	corrRow()
 	combineRows()
 	combineOff()
+	combineRowsSym2()
 	clampPlane()
 	noiseMix()
 	diskRows()
@@ -275,6 +276,80 @@ func combineRows() {
 			Label(lbl + "_done")
 			for j := range s {
 				VMOVUPS(s[j], out.Idx(off, 1).Offset(32*j))
+			}
+		})
+	}
+}
+
+// combineRowsSym2: two output rows of a symmetric column filter that load
+// every input row once for both.
+func combineRowsSym2() {
+	TEXT("combineRowsSym2Asm", NOSPLIT, "func(out0, out1 []float32, rows [][]float32, wts []float32)")
+	Pragma("noescape")
+	Doc("combineRowsSym2Asm is combineRowsSymAsm for two output rows: out0 from",
+		"rows[0…n−1] and out1 from rows[1…n] (odd symmetric wts, n = 2r+1, len(rows)",
+		"= n+1), len(out0) = len(out1), a multiple of 8. Step k adds",
+		"wts[k]·(rows[k] + rows[n−1−k]) to out0 and wts[k]·(rows[k+1] + rows[n−k]) to",
+		"out1: rows[k+1] and rows[n−1−k], loaded for step k, are out0's and out1's",
+		"rows of step k+1, so each row is loaded once for both outputs.")
+	{
+		out0, out1, rows, wts := base("out0"), base("out1"), base("rows"), base("wts")
+		r := length("wts")
+		SHRQ(Imm(1), r)
+		c := bcast(wts.Idx(r, 4)) // wts[r]
+		// midHdr = &rows[r], last = &rows[2r] (slice headers, 24 bytes).
+		midHdr, last := GP64(), GP64()
+		MOVQ(r, midHdr)
+		IMUL3Q(Imm(24), midHdr, midHdr)
+		LEAQ(Mem{Base: midHdr, Index: midHdr, Scale: 1}, last)
+		ADDQ(rows.Base, midHdr)
+		ADDQ(rows.Base, last)
+		n := length("out0")
+		blocksW("combineRowsSym2", n, []int{2, 1}, func(off GPVirtual, w int) {
+			a, b := GP64(), GP64()
+			MOVQ(Mem{Base: midHdr}, a)           // rows[r]
+			MOVQ(Mem{Base: midHdr, Disp: 24}, b) // rows[r+1]
+			s0, s1 := make([]VecVirtual, w), make([]VecVirtual, w)
+			for j := range w {
+				s0[j] = mul(c, Mem{Base: a, Index: off, Scale: 1, Disp: 32 * j})
+				s1[j] = mul(c, Mem{Base: b, Index: off, Scale: 1, Disp: 32 * j})
+			}
+			MOVQ(Mem{Base: rows.Base}, a)      // rows[0]
+			MOVQ(Mem{Base: last, Disp: 24}, b) // rows[n]
+			L, H := make([]VecVirtual, w), make([]VecVirtual, w)
+			for j := range w {
+				L[j], H[j] = YMM(), YMM()
+				VMOVUPS(Mem{Base: a, Index: off, Scale: 1, Disp: 32 * j}, L[j])
+				VMOVUPS(Mem{Base: b, Index: off, Scale: 1, Disp: 32 * j}, H[j])
+			}
+			lo, hi, kp := GP64(), GP64(), GP64() // &rows[k], &rows[n−1−k], &wts[k]
+			MOVQ(rows.Base, lo)
+			MOVQ(last, hi)
+			MOVQ(wts.Base, kp)
+			lbl := "combineRowsSym2_k" + fmt.Sprint(w)
+			Label(lbl)
+			CMPQ(lo, midHdr)
+			JAE(LabelRef(lbl + "_done"))
+			v := bcast(Mem{Base: kp})
+			MOVQ(Mem{Base: hi}, a)           // rows[n−1−k]
+			MOVQ(Mem{Base: lo, Disp: 24}, b) // rows[k+1]
+			for j := range w {
+				A, B := YMM(), YMM()
+				VMOVUPS(Mem{Base: a, Index: off, Scale: 1, Disp: 32 * j}, A)
+				VMOVUPS(Mem{Base: b, Index: off, Scale: 1, Disp: 32 * j}, B)
+				VADDPS(mul(v, add(L[j], A)), s0[j], s0[j])
+				VADDPS(mul(v, add(B, H[j])), s1[j], s1[j])
+				VMOVAPS(B, L[j])
+				VMOVAPS(A, H[j])
+			}
+			ADDQ(Imm(4), kp)
+			ADDQ(Imm(24), lo)
+			SUBQ(Imm(24), hi)
+			JMP(LabelRef(lbl))
+			Label(lbl + "_done")
+			for j := range w {
+				VMOVUPS(s0[j], out0.Idx(off, 1).Offset(32*j))
+				VMOVUPS(s1[j], out1.Idx(off, 1).Offset(32*j))
 			}
 		})
 	}

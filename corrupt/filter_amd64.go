@@ -49,13 +49,22 @@ func corrRowAVX2(out, pad, k []float32, sym bool) {
 	}
 	pad = pad[:len(out)+n-1]
 	x := len(out) &^ 7
-	if sym {
-		corrRowSymAsm(out[:x], pad, k)
-	} else {
-		corrRowGenAsm(out[:x], pad, k)
-	}
-	if x < len(out) {
+	if x < len(out) && x > 0 {
+		// The last vector overlaps the one before: its first outputs are
+		// computed twice, with the same operations, instead of in Go.
+		t := len(out) - 8
+		asmCorrRow(out[t:], pad[t:], k, sym)
+	} else if x < len(out) {
 		corrRowGo(out[x:], pad[x:], k)
+	}
+	asmCorrRow(out[:x], pad, k, sym)
+}
+
+func asmCorrRow(out, pad, k []float32, sym bool) {
+	if sym {
+		corrRowSymAsm(out, pad, k)
+	} else {
+		corrRowGenAsm(out, pad, k)
 	}
 }
 
@@ -78,22 +87,37 @@ func combineRowsAVX2(out []float32, rows [][]float32, wts []float32, sym bool) {
 		_ = r[:n]
 	}
 	x := n &^ 7
-	if sym {
-		combineRowsSymAsm(out[:x], rows, wts)
-	} else {
-		combineRowsGenAsm(out[:x], rows, wts)
-	}
+	asmCombineRows(out[:x], rows, wts, sym)
 	if x == n {
 		return
+	}
+	// The outputs past the last whole vector: one more vector that overlaps
+	// the one before (its first outputs are computed twice, with the same
+	// operations), or in Go when out is shorter than a vector.
+	t := x
+	if x > 0 {
+		t = n - 8
 	}
 	tail := make([][]float32, 0, 64)
 	if len(rows) > cap(tail) {
 		tail = make([][]float32, 0, len(rows))
 	}
 	for _, r := range rows {
-		tail = append(tail, r[x:n])
+		tail = append(tail, r[t:n])
 	}
-	combineRowsGo(out[x:], tail, wts)
+	if x > 0 {
+		asmCombineRows(out[t:], tail, wts, sym)
+	} else {
+		combineRowsGo(out, tail, wts)
+	}
+}
+
+func asmCombineRows(out []float32, rows [][]float32, wts []float32, sym bool) {
+	if sym {
+		combineRowsSymAsm(out, rows, wts)
+	} else {
+		combineRowsGenAsm(out, rows, wts)
+	}
 }
 
 // sparseRows writes every row y of dst (width w) as combineRows of the rows
@@ -122,8 +146,14 @@ func sparseRows(dst []float32, w int, pad []float32, pw int, offs []int, wts []f
 		base := pad[y*pw:]
 		if x8 > 0 {
 			combineOffAsm(row[:x8], base, offs, wts)
+			if x8 < w {
+				// One more vector, overlapping the one before (its first
+				// outputs are computed twice, with the same operations).
+				combineOffAsm(row[w-8:], base[w-8:], offs, wts)
+			}
+			continue
 		}
-		// The last w mod 8 outputs as combineRowsGo's scalar tail.
+		// Rows narrower than a vector: combineRowsGo's scalar tail.
 		for x := x8; x < w; x++ {
 			var s float32
 			for k, v := range wts {
@@ -159,16 +189,26 @@ func combineRowsSym2(out0, out1 []float32, rows [][]float32, wts []float32) {
 	if x == w {
 		return
 	}
+	// As in combineRowsAVX2: an overlapping last vector, or Go for rows
+	// shorter than a vector.
+	t := x
+	if x > 0 {
+		t = w - 8
+	}
 	var tailBuf [65][]float32
 	tail := tailBuf[:0]
 	if len(rows) > len(tailBuf) {
 		tail = make([][]float32, 0, len(rows))
 	}
 	for _, r := range rows {
-		tail = append(tail, r[x:w])
+		tail = append(tail, r[t:w])
 	}
-	combineRowsGo(out0[x:], tail[:n], wts)
-	combineRowsGo(out1[x:], tail[1:], wts)
+	if x > 0 {
+		combineRowsSym2Asm(out0[t:], out1[t:], tail, wts)
+		return
+	}
+	combineRowsGo(out0, tail[:n], wts)
+	combineRowsGo(out1, tail[1:], wts)
 }
 
 // diskRows is diskRowsGo (see there).

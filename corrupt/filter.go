@@ -303,10 +303,11 @@ type tap struct {
 }
 
 // sparseCorr correlates plane src (w×h) with the sparse kernel taps, extending
-// borders with b, and writes dst (which must not alias src). pad is scratch of
+// borders with b, and writes dst (which must not alias src), clipped as
+// clampPlane does if clamp. pad is scratch of
 // at least (w+px)·(h+py) samples where px = max dx − min dx over taps (≥ 0
 // extent beyond the image, see sparsePadSize) and rows scratch of len(taps).
-func sparseCorr(dst, src []float32, w, h int, taps []tap, b Border, pad []float32, rows [][]float32, wts []float32) {
+func sparseCorr(dst, src []float32, w, h int, taps []tap, b Border, clamp bool, pad []float32, rows [][]float32, wts []float32) {
 	l, r, t, bt := tapExtent(taps)
 	pw := w + l + r
 	ph := h + t + bt
@@ -358,19 +359,22 @@ func sparseCorr(dst, src []float32, w, h int, taps []tap, b Border, pad []float3
 		wts[i] = tp.w
 		offs = append(offs, (t+tp.dy)*pw+l+tp.dx)
 	}
-	sparseRows(dst[:w*h], w, pad, pw, offs, wts, rows)
+	sparseRows(dst[:w*h], w, pad, pw, offs, wts, rows, clamp)
 }
 
 // sparseRowsGo writes every row y of dst (width w) as combineRows of the
-// rows pad[y·pw+offs[k]:][:w] with weights wts; rows is scratch of
-// len(wts).
-func sparseRowsGo(dst []float32, w int, pad []float32, pw int, offs []int, wts []float32, rows [][]float32) {
+// rows pad[y·pw+offs[k]:][:w] with weights wts, then clamps dst
+// (clampPlane) if clamp; rows is scratch of len(wts).
+func sparseRowsGo(dst []float32, w int, pad []float32, pw int, offs []int, wts []float32, rows [][]float32, clamp bool) {
 	for y := range len(dst) / w {
 		for k, o := range offs {
 			o += y * pw
 			rows[k] = pad[o : o+w]
 		}
 		combineRows(dst[y*w:(y+1)*w], rows, wts)
+	}
+	if clamp {
+		clampPlane(dst)
 	}
 }
 

@@ -122,15 +122,19 @@ func asmCombineRows(out []float32, rows [][]float32, wts []float32, sym bool) {
 
 // sparseRows writes every row y of dst (width w) as combineRows of the rows
 // pad[y·pw+offs[k]:][:w] with weights wts (sparseCorr's rows); rows is
-// scratch of len(wts). With AVX2 and weights that are not symmetric (the
+// scratch of len(wts); if clamp, dst is clipped as clampPlane does. With AVX2 and weights that are not symmetric (the
 // symmetric ones take combineRows' folded path) the rows are read through
 // their offsets by combineOffAsm, without building slices per row; the
 // offsets are checked against pad once per plane.
-func sparseRows(dst []float32, w int, pad []float32, pw int, offs []int, wts []float32, rows [][]float32) {
+func sparseRows(dst []float32, w int, pad []float32, pw int, offs []int, wts []float32, rows [][]float32, clamp bool) {
 	nk := len(wts)
 	if !simdKernels || len(dst) == 0 || nk == 0 || (nk >= 3 && nk%2 == 1 && isSymmetric(wts)) {
-		sparseRowsGo(dst, w, pad, pw, offs, wts, rows)
+		sparseRowsGo(dst, w, pad, pw, offs, wts, rows, clamp)
 		return
+	}
+	combine := combineOffAsm
+	if clamp {
+		combine = combineOffClampAsm // the clamp fused into the store
 	}
 	h := len(dst) / w
 	offs = offs[:nk]
@@ -145,11 +149,11 @@ func sparseRows(dst []float32, w int, pad []float32, pw int, offs []int, wts []f
 		row := dst[y*w : (y+1)*w]
 		base := pad[y*pw:]
 		if x8 > 0 {
-			combineOffAsm(row[:x8], base, offs, wts)
+			combine(row[:x8], base, offs, wts)
 			if x8 < w {
 				// One more vector, overlapping the one before (its first
 				// outputs are computed twice, with the same operations).
-				combineOffAsm(row[w-8:], base[w-8:], offs, wts)
+				combine(row[w-8:], base[w-8:], offs, wts)
 			}
 			continue
 		}
@@ -161,6 +165,9 @@ func sparseRows(dst []float32, w int, pad []float32, pw int, offs []int, wts []f
 			}
 			row[x] = s
 		}
+	}
+	if clamp && x8 == 0 {
+		clampPlane(dst)
 	}
 }
 

@@ -613,6 +613,9 @@ combineRowsGen_done:
 	VZEROUPPER
 	RET
 
+DATA onef32<>+0(SB)/4, $(1.0)
+GLOBL onef32<>(SB), RODATA|NOPTR, $4
+
 // func combineOffAsm(out []float32, base []float32, offs []int, wts []float32)
 // Requires: AVX
 TEXT ·combineOffAsm(SB), NOSPLIT, $0-96
@@ -626,11 +629,11 @@ TEXT ·combineOffAsm(SB), NOSPLIT, $0-96
 	XORQ R8, R8
 	SHLQ $0x02, DI
 
-combineOff_loop8:
+combineOffAsm_loop8:
 	MOVQ   R8, R9
 	ADDQ   $0x00000100, R9
 	CMPQ   R9, DI
-	JA     combineOff_loop4
+	JA     combineOffAsm_loop4
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
 	VXORPS Y2, Y2, Y2
@@ -642,9 +645,9 @@ combineOff_loop8:
 	MOVQ   DX, R9
 	MOVQ   BX, R10
 
-combineOff_k8:
+combineOffAsm_k8:
 	CMPQ         R10, SI
-	JAE          combineOff_k8_done
+	JAE          combineOffAsm_k8_done
 	VBROADCASTSS (R10), Y8
 	MOVQ         (R9), R11
 	LEAQ         (CX)(R11*4), R11
@@ -666,9 +669,9 @@ combineOff_k8:
 	VADDPS       Y8, Y7, Y7
 	ADDQ         $0x04, R10
 	ADDQ         $0x08, R9
-	JMP          combineOff_k8
+	JMP          combineOffAsm_k8
 
-combineOff_k8_done:
+combineOffAsm_k8_done:
 	VMOVUPS Y0, (AX)(R8*1)
 	VMOVUPS Y1, 32(AX)(R8*1)
 	VMOVUPS Y2, 64(AX)(R8*1)
@@ -678,13 +681,13 @@ combineOff_k8_done:
 	VMOVUPS Y6, 192(AX)(R8*1)
 	VMOVUPS Y7, 224(AX)(R8*1)
 	ADDQ    $0x00000100, R8
-	JMP     combineOff_loop8
+	JMP     combineOffAsm_loop8
 
-combineOff_loop4:
+combineOffAsm_loop4:
 	MOVQ   R8, R9
 	ADDQ   $0x00000080, R9
 	CMPQ   R9, DI
-	JA     combineOff_loop1
+	JA     combineOffAsm_loop1
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
 	VXORPS Y2, Y2, Y2
@@ -692,9 +695,9 @@ combineOff_loop4:
 	MOVQ   DX, R9
 	MOVQ   BX, R10
 
-combineOff_k4:
+combineOffAsm_k4:
 	CMPQ         R10, SI
-	JAE          combineOff_k4_done
+	JAE          combineOffAsm_k4_done
 	VBROADCASTSS (R10), Y4
 	MOVQ         (R9), R11
 	LEAQ         (CX)(R11*4), R11
@@ -708,28 +711,28 @@ combineOff_k4:
 	VADDPS       Y4, Y3, Y3
 	ADDQ         $0x04, R10
 	ADDQ         $0x08, R9
-	JMP          combineOff_k4
+	JMP          combineOffAsm_k4
 
-combineOff_k4_done:
+combineOffAsm_k4_done:
 	VMOVUPS Y0, (AX)(R8*1)
 	VMOVUPS Y1, 32(AX)(R8*1)
 	VMOVUPS Y2, 64(AX)(R8*1)
 	VMOVUPS Y3, 96(AX)(R8*1)
 	ADDQ    $0x00000080, R8
-	JMP     combineOff_loop4
+	JMP     combineOffAsm_loop4
 
-combineOff_loop1:
+combineOffAsm_loop1:
 	MOVQ   R8, R9
 	ADDQ   $0x00000020, R9
 	CMPQ   R9, DI
-	JA     combineOff_done
+	JA     combineOffAsm_done
 	VXORPS Y0, Y0, Y0
 	MOVQ   DX, R9
 	MOVQ   BX, R10
 
-combineOff_k1:
+combineOffAsm_k1:
 	CMPQ         R10, SI
-	JAE          combineOff_k1_done
+	JAE          combineOffAsm_k1_done
 	VBROADCASTSS (R10), Y1
 	MOVQ         (R9), R11
 	LEAQ         (CX)(R11*4), R11
@@ -737,14 +740,207 @@ combineOff_k1:
 	VADDPS       Y1, Y0, Y0
 	ADDQ         $0x04, R10
 	ADDQ         $0x08, R9
-	JMP          combineOff_k1
+	JMP          combineOffAsm_k1
 
-combineOff_k1_done:
+combineOffAsm_k1_done:
 	VMOVUPS Y0, (AX)(R8*1)
 	ADDQ    $0x00000020, R8
-	JMP     combineOff_loop1
+	JMP     combineOffAsm_loop1
 
-combineOff_done:
+combineOffAsm_done:
+	VZEROUPPER
+	RET
+
+// func combineOffClampAsm(out []float32, base []float32, offs []int, wts []float32)
+// Requires: AVX
+TEXT ·combineOffClampAsm(SB), NOSPLIT, $0-96
+	MOVQ out_base+0(FP), AX
+	MOVQ base_base+24(FP), CX
+	MOVQ offs_base+48(FP), DX
+	MOVQ wts_base+72(FP), BX
+	MOVQ wts_len+80(FP), SI
+	LEAQ (BX)(SI*4), SI
+	MOVQ out_len+8(FP), DI
+	XORQ R8, R8
+	SHLQ $0x02, DI
+
+combineOffClampAsm_loop8:
+	MOVQ   R8, R9
+	ADDQ   $0x00000100, R9
+	CMPQ   R9, DI
+	JA     combineOffClampAsm_loop4
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	MOVQ   DX, R9
+	MOVQ   BX, R10
+
+combineOffClampAsm_k8:
+	CMPQ         R10, SI
+	JAE          combineOffClampAsm_k8_done
+	VBROADCASTSS (R10), Y8
+	MOVQ         (R9), R11
+	LEAQ         (CX)(R11*4), R11
+	VMULPS       (R11)(R8*1), Y8, Y9
+	VADDPS       Y9, Y0, Y0
+	VMULPS       32(R11)(R8*1), Y8, Y9
+	VADDPS       Y9, Y1, Y1
+	VMULPS       64(R11)(R8*1), Y8, Y9
+	VADDPS       Y9, Y2, Y2
+	VMULPS       96(R11)(R8*1), Y8, Y9
+	VADDPS       Y9, Y3, Y3
+	VMULPS       128(R11)(R8*1), Y8, Y9
+	VADDPS       Y9, Y4, Y4
+	VMULPS       160(R11)(R8*1), Y8, Y9
+	VADDPS       Y9, Y5, Y5
+	VMULPS       192(R11)(R8*1), Y8, Y9
+	VADDPS       Y9, Y6, Y6
+	VMULPS       224(R11)(R8*1), Y8, Y8
+	VADDPS       Y8, Y7, Y7
+	ADDQ         $0x04, R10
+	ADDQ         $0x08, R9
+	JMP          combineOffClampAsm_k8
+
+combineOffClampAsm_k8_done:
+	VBROADCASTSS onef32<>+0(SB), Y8
+	VXORPS       Y9, Y9, Y9
+	VCMPPS       $0x01, Y0, Y9, Y10
+	VANDPS       Y0, Y10, Y0
+	VCMPPS       $0x01, Y0, Y8, Y10
+	VBLENDVPS    Y10, Y8, Y0, Y0
+	VCMPPS       $0x01, Y1, Y9, Y10
+	VANDPS       Y1, Y10, Y1
+	VCMPPS       $0x01, Y1, Y8, Y10
+	VBLENDVPS    Y10, Y8, Y1, Y1
+	VCMPPS       $0x01, Y2, Y9, Y10
+	VANDPS       Y2, Y10, Y2
+	VCMPPS       $0x01, Y2, Y8, Y10
+	VBLENDVPS    Y10, Y8, Y2, Y2
+	VCMPPS       $0x01, Y3, Y9, Y10
+	VANDPS       Y3, Y10, Y3
+	VCMPPS       $0x01, Y3, Y8, Y10
+	VBLENDVPS    Y10, Y8, Y3, Y3
+	VCMPPS       $0x01, Y4, Y9, Y10
+	VANDPS       Y4, Y10, Y4
+	VCMPPS       $0x01, Y4, Y8, Y10
+	VBLENDVPS    Y10, Y8, Y4, Y4
+	VCMPPS       $0x01, Y5, Y9, Y10
+	VANDPS       Y5, Y10, Y5
+	VCMPPS       $0x01, Y5, Y8, Y10
+	VBLENDVPS    Y10, Y8, Y5, Y5
+	VCMPPS       $0x01, Y6, Y9, Y10
+	VANDPS       Y6, Y10, Y6
+	VCMPPS       $0x01, Y6, Y8, Y10
+	VBLENDVPS    Y10, Y8, Y6, Y6
+	VCMPPS       $0x01, Y7, Y9, Y9
+	VANDPS       Y7, Y9, Y7
+	VCMPPS       $0x01, Y7, Y8, Y9
+	VBLENDVPS    Y9, Y8, Y7, Y7
+	VMOVUPS      Y0, (AX)(R8*1)
+	VMOVUPS      Y1, 32(AX)(R8*1)
+	VMOVUPS      Y2, 64(AX)(R8*1)
+	VMOVUPS      Y3, 96(AX)(R8*1)
+	VMOVUPS      Y4, 128(AX)(R8*1)
+	VMOVUPS      Y5, 160(AX)(R8*1)
+	VMOVUPS      Y6, 192(AX)(R8*1)
+	VMOVUPS      Y7, 224(AX)(R8*1)
+	ADDQ         $0x00000100, R8
+	JMP          combineOffClampAsm_loop8
+
+combineOffClampAsm_loop4:
+	MOVQ   R8, R9
+	ADDQ   $0x00000080, R9
+	CMPQ   R9, DI
+	JA     combineOffClampAsm_loop1
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	MOVQ   DX, R9
+	MOVQ   BX, R10
+
+combineOffClampAsm_k4:
+	CMPQ         R10, SI
+	JAE          combineOffClampAsm_k4_done
+	VBROADCASTSS (R10), Y4
+	MOVQ         (R9), R11
+	LEAQ         (CX)(R11*4), R11
+	VMULPS       (R11)(R8*1), Y4, Y5
+	VADDPS       Y5, Y0, Y0
+	VMULPS       32(R11)(R8*1), Y4, Y5
+	VADDPS       Y5, Y1, Y1
+	VMULPS       64(R11)(R8*1), Y4, Y5
+	VADDPS       Y5, Y2, Y2
+	VMULPS       96(R11)(R8*1), Y4, Y4
+	VADDPS       Y4, Y3, Y3
+	ADDQ         $0x04, R10
+	ADDQ         $0x08, R9
+	JMP          combineOffClampAsm_k4
+
+combineOffClampAsm_k4_done:
+	VBROADCASTSS onef32<>+0(SB), Y4
+	VXORPS       Y5, Y5, Y5
+	VCMPPS       $0x01, Y0, Y5, Y6
+	VANDPS       Y0, Y6, Y0
+	VCMPPS       $0x01, Y0, Y4, Y6
+	VBLENDVPS    Y6, Y4, Y0, Y0
+	VCMPPS       $0x01, Y1, Y5, Y6
+	VANDPS       Y1, Y6, Y1
+	VCMPPS       $0x01, Y1, Y4, Y6
+	VBLENDVPS    Y6, Y4, Y1, Y1
+	VCMPPS       $0x01, Y2, Y5, Y6
+	VANDPS       Y2, Y6, Y2
+	VCMPPS       $0x01, Y2, Y4, Y6
+	VBLENDVPS    Y6, Y4, Y2, Y2
+	VCMPPS       $0x01, Y3, Y5, Y5
+	VANDPS       Y3, Y5, Y3
+	VCMPPS       $0x01, Y3, Y4, Y5
+	VBLENDVPS    Y5, Y4, Y3, Y3
+	VMOVUPS      Y0, (AX)(R8*1)
+	VMOVUPS      Y1, 32(AX)(R8*1)
+	VMOVUPS      Y2, 64(AX)(R8*1)
+	VMOVUPS      Y3, 96(AX)(R8*1)
+	ADDQ         $0x00000080, R8
+	JMP          combineOffClampAsm_loop4
+
+combineOffClampAsm_loop1:
+	MOVQ   R8, R9
+	ADDQ   $0x00000020, R9
+	CMPQ   R9, DI
+	JA     combineOffClampAsm_done
+	VXORPS Y0, Y0, Y0
+	MOVQ   DX, R9
+	MOVQ   BX, R10
+
+combineOffClampAsm_k1:
+	CMPQ         R10, SI
+	JAE          combineOffClampAsm_k1_done
+	VBROADCASTSS (R10), Y1
+	MOVQ         (R9), R11
+	LEAQ         (CX)(R11*4), R11
+	VMULPS       (R11)(R8*1), Y1, Y1
+	VADDPS       Y1, Y0, Y0
+	ADDQ         $0x04, R10
+	ADDQ         $0x08, R9
+	JMP          combineOffClampAsm_k1
+
+combineOffClampAsm_k1_done:
+	VBROADCASTSS onef32<>+0(SB), Y1
+	VXORPS       Y2, Y2, Y2
+	VCMPPS       $0x01, Y0, Y2, Y2
+	VANDPS       Y0, Y2, Y0
+	VCMPPS       $0x01, Y0, Y1, Y2
+	VBLENDVPS    Y2, Y1, Y0, Y0
+	VMOVUPS      Y0, (AX)(R8*1)
+	ADDQ         $0x00000020, R8
+	JMP          combineOffClampAsm_loop1
+
+combineOffClampAsm_done:
 	VZEROUPPER
 	RET
 
@@ -873,9 +1069,6 @@ combineRowsSym2_k1_done:
 combineRowsSym2_done:
 	VZEROUPPER
 	RET
-
-DATA onef32<>+0(SB)/4, $(1.0)
-GLOBL onef32<>(SB), RODATA|NOPTR, $4
 
 // func clampPlaneAsm(p []float32)
 // Requires: AVX

@@ -38,6 +38,11 @@ func combineRowsGenAsm(out []float32, rows [][]float32, wts []float32)
 //go:noescape
 func combineOffAsm(out []float32, base []float32, offs []int, wts []float32)
 
+// combineOffClampAsm is combineOffAsm followed by clampPlaneAsm on the outputs.
+//
+//go:noescape
+func combineOffClampAsm(out []float32, base []float32, offs []int, wts []float32)
+
 // combineRowsSym2Asm is combineRowsSymAsm for two output rows: out0 from
 // rows[0…n−1] and out1 from rows[1…n] (odd symmetric wts, n = 2r+1, len(rows)
 // = n+1), len(out0) = len(out1), a multiple of 8. Step k adds

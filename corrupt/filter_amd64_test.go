@@ -93,7 +93,8 @@ func TestSIMDCombineRowsExact(t *testing.T) {
 }
 
 // TestSIMDSparseRowsExact checks that sparseRows (combineOffAsm for weights
-// that are not symmetric) gives sparseRowsGo's bits, for widths that use
+// that are not symmetric, combineOffClampAsm when it clamps) gives the bits
+// of sparseRowsGo (and clampPlaneGo), for widths that use
 // every block size and the scalar tail, and that it refuses an offset that
 // reads past the padded plane.
 func TestSIMDSparseRowsExact(t *testing.T) {
@@ -111,10 +112,15 @@ func TestSIMDSparseRowsExact(t *testing.T) {
 						offs[k] = rng.IntN(2*ex+1)*pw + rng.IntN(2*ex+1)
 					}
 					rows := make([][]float32, n)
-					got, want := make([]float32, w*h), make([]float32, w*h)
-					sparseRows(got, w, pad, pw, offs, wts, rows)
-					sparseRowsGo(want, w, pad, pw, offs, wts, rows)
-					sameBits(t, mode+" sparseRows", got, want)
+					for _, clamp := range []bool{false, true} {
+						got, want := make([]float32, w*h), make([]float32, w*h)
+						sparseRows(got, w, pad, pw, offs, wts, rows, clamp)
+						sparseRowsGo(want, w, pad, pw, offs, wts, rows, false)
+						if clamp {
+							clampPlaneGo(want)
+						}
+						sameBits(t, mode+" sparseRows", got, want)
+					}
 				}
 			}
 		}
@@ -126,7 +132,7 @@ func TestSIMDSparseRowsExact(t *testing.T) {
 		w, pw, h := 16, 20, 3
 		pad := make([]float32, pw*h)
 		dst := make([]float32, w*h)
-		sparseRows(dst, w, pad, pw, []int{0, 5}, []float32{1, 2}, make([][]float32, 2))
+		sparseRows(dst, w, pad, pw, []int{0, 5}, []float32{1, 2}, make([][]float32, 2), false)
 	})
 }
 

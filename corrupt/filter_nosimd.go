@@ -41,6 +41,6 @@ func combineRowsSym2(out0, out1 []float32, rows [][]float32, wts []float32) {
 func noiseMix(d, s, z []float32, a, b float32) { noiseMixGo(d, s, z, a, b) }
 
 // sparseRows is sparseRowsGo (see there).
-func sparseRows(dst []float32, w int, pad []float32, pw int, offs []int, wts []float32, rows [][]float32) {
-	sparseRowsGo(dst, w, pad, pw, offs, wts, rows)
+func sparseRows(dst []float32, w int, pad []float32, pw int, offs []int, wts []float32, rows [][]float32, clamp bool) {
+	sparseRowsGo(dst, w, pad, pw, offs, wts, rows, clamp)
 }

@@ -34,7 +34,9 @@ func main() {
 	ConstraintExpr("amd64,!purego")
 	corrRow()
 	combineRows()
-	combineOff()
+	onef32 = ConstData("onef32", F32(1))
+	combineOff("combineOffAsm", false)
+	combineOff("combineOffClampAsm", true)
 	combineRowsSym2()
 	clampPlane()
 	noiseMix()
@@ -357,20 +359,25 @@ func combineRowsSym2() {
 
 // combineOff: combineRowsGo's general path with the rows given as offsets
 // into one padded plane (sparseCorr).
-func combineOff() {
-	TEXT("combineOffAsm", NOSPLIT, "func(out, base []float32, offs []int, wts []float32)")
+// With clamp the sums are clipped as clampPlaneAsm does before the store.
+func combineOff(name string, clamp bool) {
+	TEXT(name, NOSPLIT, "func(out, base []float32, offs []int, wts []float32)")
 	Pragma("noescape")
-	Doc("combineOffAsm is combineRowsGenAsm with rows[k] = base[offs[k]:]: for",
-		"len(out), a multiple of 8, outputs s = 0, then s += wts[k]·base[offs[k]+x]",
-		"for k = 0…len(wts)−1. len(offs) must be len(wts) and every offs[k]+len(out)",
-		"at most len(base).")
+	if clamp {
+		Doc(name+" is combineOffAsm followed by clampPlaneAsm on the outputs.")
+	} else {
+		Doc(name+" is combineRowsGenAsm with rows[k] = base[offs[k]:]: for",
+			"len(out), a multiple of 8, outputs s = 0, then s += wts[k]·base[offs[k]+x]",
+			"for k = 0…len(wts)−1. len(offs) must be len(wts) and every offs[k]+len(out)",
+			"at most len(base).")
+	}
 	{
 		out, bp, offs, wts := base("out"), base("base"), base("offs"), base("wts")
 		nk := length("wts")
 		kend := GP64()
 		LEAQ(wts.Idx(nk, 4), kend)
 		n := length("out")
-		blocksW("combineOff", n, []int{8, 4, 1}, func(off GPVirtual, w int) {
+		blocksW(name, n, []int{8, 4, 1}, func(off GPVirtual, w int) {
 			s := make([]VecVirtual, w)
 			for j := range s {
 				s[j] = YMM()
@@ -379,7 +386,7 @@ func combineOff() {
 			op, kp := GP64(), GP64()
 			MOVQ(offs.Base, op)
 			MOVQ(wts.Base, kp)
-			lbl := "combineOff_k" + fmt.Sprint(w)
+			lbl := name + "_k" + fmt.Sprint(w)
 			Label(lbl)
 			CMPQ(kp, kend)
 			JAE(LabelRef(lbl + "_done"))
@@ -394,6 +401,18 @@ func combineOff() {
 			ADDQ(Imm(8), op)
 			JMP(LabelRef(lbl))
 			Label(lbl + "_done")
+			if clamp {
+				o, z := bcast(onef32), YMM()
+				VXORPS(z, z, z)
+				for _, v := range s {
+					pos := YMM()
+					VCMPPS(Imm(0x01), v, z, pos) // 0 < v, false for NaN
+					VANDPS(v, pos, v)
+					gt := YMM()
+					VCMPPS(Imm(0x01), v, o, gt) // 1 < v
+					VBLENDVPS(gt, o, v, v)
+				}
+			}
 			for j := range s {
 				VMOVUPS(s[j], out.Idx(off, 1).Offset(32*j))
 			}
@@ -402,8 +421,11 @@ func combineOff() {
 }
 
 // clampPlane: clampPlaneGo.
+// onef32 is the float32 1 of the clamps.
+var onef32 Mem
+
 func clampPlane() {
-	one := ConstData("onef32", F32(1))
+	one := onef32
 	TEXT("clampPlaneAsm", NOSPLIT, "func(p []float32)")
 	Pragma("noescape")
 	Doc("clampPlaneAsm is clampPlaneGo for len(p), a multiple of 8, samples: lanes",

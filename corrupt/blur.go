@@ -456,23 +456,26 @@ func applyGaussianBlur(dst, src *imageio.Image, p []float64, _ *rand.Rand) {
 	bufp := getF32(w*h + max(w, h) + 2*skimageRadius(p[0]) + 1)
 	defer putF32(bufp)
 	for c := range 3 {
-		gaussianPlane(dst.Ch[c], src.Ch[c], w, h, p[0], *bufp)
-		clampPlane(dst.Ch[c])
+		gaussianPlane(dst.Ch[c], src.Ch[c], w, h, p[0], true, *bufp)
 	}
 }
 
 // gaussianPlane blurs one plane with scikit-image semantics (radius
-// int(4σ+0.5), edges replicated). dst may equal src. scratch must hold
-// w*h + max(w,h) + 2r + 1 samples.
-func gaussianPlane(dst, src []float32, w, h int, sigma float64, scratch []float32) {
+// int(4σ+0.5), edges replicated) and clips the result as clampPlane does if
+// clamp. dst may equal src. scratch must hold w*h + max(w,h) + 2r + 1
+// samples.
+func gaussianPlane(dst, src []float32, w, h int, sigma float64, clamp bool, scratch []float32) {
 	r := skimageRadius(sigma)
 	if r == 0 {
 		copy(dst, src)
+		if clamp {
+			clampPlane(dst[:w*h])
+		}
 		return
 	}
 	var tapsBuf [64]float32
 	taps := gaussianTapsInto(tapsBuf[:0], sigma, r)
-	separable(dst, src, w, h, taps, taps, Replicate, scratch[:w*h], scratch[w*h:])
+	separableClamp(dst, src, w, h, taps, taps, Replicate, clamp, scratch[:w*h], scratch[w*h:])
 }
 
 // gaussianTapsInto appends to buf the taps gaussianTaps(sigma, r) returns,
@@ -519,7 +522,7 @@ func applyGlassBlur(dst, src *imageio.Image, p []float64, rng *rand.Rand) {
 	// Step 1: blur and truncate to 8 bit (into dst, used as the work image).
 	for c := range 3 {
 		d := dst.Ch[c]
-		gaussianPlane(d, src.Ch[c], w, h, sigma, *bufp)
+		gaussianPlane(d, src.Ch[c], w, h, sigma, false, *bufp)
 		glassQuantize(d)
 	}
 	// Step 2: the local-pixel "swaps" (really copies, see Doc).
@@ -543,8 +546,7 @@ func applyGlassBlur(dst, src *imageio.Image, p []float64, rng *rand.Rand) {
 	}
 	// Step 3: blur again and clip.
 	for c := range 3 {
-		gaussianPlane(dst.Ch[c], dst.Ch[c], w, h, sigma, *bufp)
-		clampPlane(dst.Ch[c])
+		gaussianPlane(dst.Ch[c], dst.Ch[c], w, h, sigma, true, *bufp)
 	}
 }
 

@@ -111,6 +111,12 @@ func padRow(dst, src []float32, r int, b Border) {
 // w*h samples and line at least max(w, h)+len(kx), and neither may alias
 // src or dst.
 func separable(dst, src []float32, w, h int, kx, ky []float32, b Border, tmp, line []float32) {
+	separableClamp(dst, src, w, h, kx, ky, b, false, tmp, line)
+}
+
+// separableClamp is separable whose result is clipped as clampPlane does if
+// clamp (in the column pass's stores where the kernels allow).
+func separableClamp(dst, src []float32, w, h int, kx, ky []float32, b Border, clamp bool, tmp, line []float32) {
 	rx, ry := len(kx)/2, len(ky)/2
 	// Row pass into tmp.
 	symx := len(kx)%2 == 1 && isSymmetric(kx)
@@ -142,7 +148,7 @@ func separable(dst, src []float32, w, h int, kx, ky []float32, b Border, tmp, li
 				}
 				rows2[k] = tmp[yy*w : (yy+1)*w]
 			}
-			combineRowsSym2(dst[y*w:(y+1)*w], dst[(y+1)*w:(y+2)*w], rows2, ky)
+			combineRowsSym2(dst[y*w:(y+1)*w], dst[(y+1)*w:(y+2)*w], rows2, ky, clamp)
 		}
 		if y < h { // odd height: the last row alone
 			for k := range ky {
@@ -150,6 +156,9 @@ func separable(dst, src []float32, w, h int, kx, ky []float32, b Border, tmp, li
 				rows[k] = tmp[yy*w : (yy+1)*w]
 			}
 			combineRows(dst[y*w:(y+1)*w], rows, ky)
+			if clamp {
+				clampPlane(dst[y*w : (y+1)*w])
+			}
 		}
 		return
 	}
@@ -159,6 +168,9 @@ func separable(dst, src []float32, w, h int, kx, ky []float32, b Border, tmp, li
 			rows[k] = tmp[yy*w : (yy+1)*w]
 		}
 		combineRows(dst[y*w:(y+1)*w], rows, ky)
+	}
+	if clamp {
+		clampPlane(dst[:w*h])
 	}
 }
 

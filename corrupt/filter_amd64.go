@@ -132,10 +132,6 @@ func sparseRows(dst []float32, w int, pad []float32, pw int, offs []int, wts []f
 		sparseRowsGo(dst, w, pad, pw, offs, wts, rows, clamp)
 		return
 	}
-	combine := combineOffAsm
-	if clamp {
-		combine = combineOffClampAsm // the clamp fused into the store
-	}
 	h := len(dst) / w
 	offs = offs[:nk]
 	last := (h-1)*pw + w // one past the last sample row h−1 reads, from offset 0
@@ -149,11 +145,11 @@ func sparseRows(dst []float32, w int, pad []float32, pw int, offs []int, wts []f
 		row := dst[y*w : (y+1)*w]
 		base := pad[y*pw:]
 		if x8 > 0 {
-			combine(row[:x8], base, offs, wts)
+			offAsm(row[:x8], base, offs, wts, clamp)
 			if x8 < w {
 				// One more vector, overlapping the one before (its first
 				// outputs are computed twice, with the same operations).
-				combine(row[w-8:], base[w-8:], offs, wts)
+				offAsm(row[w-8:], base[w-8:], offs, wts, clamp)
 			}
 			continue
 		}
@@ -172,17 +168,17 @@ func sparseRows(dst []float32, w int, pad []float32, pw int, offs []int, wts []f
 }
 
 // combineRowsSym2 writes two output rows of a symmetric column filter
-// (odd len(wts) ≥ 3): out0 from rows[:len(wts)] and out1 from rows[1:].
-func combineRowsSym2(out0, out1 []float32, rows [][]float32, wts []float32) {
+// (odd len(wts) ≥ 3): out0 from rows[:len(wts)] and out1 from rows[1:],
+// both clipped as clampPlane does if clamp.
+func combineRowsSym2(out0, out1 []float32, rows [][]float32, wts []float32, clamp bool) {
 	n := len(wts)
-	if !simdKernels {
-		combineRowsGo(out0, rows[:n], wts)
-		combineRowsGo(out1, rows[1:], wts)
-		return
-	}
-	if n < 3 || n%2 == 0 || !isSymmetric(wts) {
-		combineRowsAVX2(out0, rows[:n], wts, false)
-		combineRowsAVX2(out1, rows[1:n+1], wts, false)
+	if !simdKernels || n < 3 || n%2 == 0 || !isSymmetric(wts) {
+		combineRows(out0, rows[:n], wts)
+		combineRows(out1, rows[1:n+1], wts)
+		if clamp {
+			clampPlane(out0)
+			clampPlane(out1)
+		}
 		return
 	}
 	w := len(out0)
@@ -192,7 +188,7 @@ func combineRowsSym2(out0, out1 []float32, rows [][]float32, wts []float32) {
 		_ = r[:w]
 	}
 	x := w &^ 7
-	combineRowsSym2Asm(out0[:x], out1[:x], rows, wts)
+	sym2Asm(out0[:x], out1[:x], rows, wts, clamp)
 	if x == w {
 		return
 	}
@@ -211,11 +207,15 @@ func combineRowsSym2(out0, out1 []float32, rows [][]float32, wts []float32) {
 		tail = append(tail, r[t:w])
 	}
 	if x > 0 {
-		combineRowsSym2Asm(out0[t:], out1[t:], tail, wts)
+		sym2Asm(out0[t:], out1[t:], tail, wts, clamp)
 		return
 	}
 	combineRowsGo(out0, tail[:n], wts)
 	combineRowsGo(out1, tail[1:], wts)
+	if clamp {
+		clampPlane(out0)
+		clampPlane(out1)
+	}
 }
 
 // diskRows is diskRowsGo (see there).
@@ -310,4 +310,24 @@ func noiseMix(d, s, z []float32, a, b float32) {
 		noiseMixABAsm(d[:x], s, z, &c)
 	}
 	noiseMixGo(d[x:], s[x:], z[x:], a, b)
+}
+
+// offAsm calls combineOffAsm, or combineOffClampAsm (the clamp fused into
+// the stores) if clamp. (Direct calls: a function value would make the
+// slices escape.)
+func offAsm(out, base []float32, offs []int, wts []float32, clamp bool) {
+	if clamp {
+		combineOffClampAsm(out, base, offs, wts)
+	} else {
+		combineOffAsm(out, base, offs, wts)
+	}
+}
+
+// sym2Asm calls combineRowsSym2Asm, or combineRowsSym2ClampAsm if clamp.
+func sym2Asm(out0, out1 []float32, rows [][]float32, wts []float32, clamp bool) {
+	if clamp {
+		combineRowsSym2ClampAsm(out0, out1, rows, wts)
+	} else {
+		combineRowsSym2Asm(out0, out1, rows, wts)
+	}
 }

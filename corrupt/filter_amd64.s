@@ -962,11 +962,11 @@ TEXT ·combineRowsSym2Asm(SB), NOSPLIT, $0-96
 	XORQ         R9, R9
 	SHLQ         $0x02, R8
 
-combineRowsSym2_loop2:
+combineRowsSym2Asm_loop2:
 	MOVQ    R9, R10
 	ADDQ    $0x00000040, R10
 	CMPQ    R10, R8
-	JA      combineRowsSym2_loop1
+	JA      combineRowsSym2Asm_loop1
 	MOVQ    (SI), R10
 	MOVQ    24(SI), R11
 	VMULPS  (R10)(R9*1), Y0, Y1
@@ -983,9 +983,9 @@ combineRowsSym2_loop2:
 	MOVQ    DI, R13
 	MOVQ    BX, R14
 
-combineRowsSym2_k2:
+combineRowsSym2Asm_k2:
 	CMPQ         R12, SI
-	JAE          combineRowsSym2_k2_done
+	JAE          combineRowsSym2Asm_k2_done
 	VBROADCASTSS (R14), Y9
 	MOVQ         (R13), R10
 	MOVQ         24(R12), R11
@@ -1012,21 +1012,21 @@ combineRowsSym2_k2:
 	ADDQ         $0x04, R14
 	ADDQ         $0x18, R12
 	SUBQ         $0x18, R13
-	JMP          combineRowsSym2_k2
+	JMP          combineRowsSym2Asm_k2
 
-combineRowsSym2_k2_done:
+combineRowsSym2Asm_k2_done:
 	VMOVUPS Y1, (AX)(R9*1)
 	VMOVUPS Y2, (CX)(R9*1)
 	VMOVUPS Y3, 32(AX)(R9*1)
 	VMOVUPS Y4, 32(CX)(R9*1)
 	ADDQ    $0x00000040, R9
-	JMP     combineRowsSym2_loop2
+	JMP     combineRowsSym2Asm_loop2
 
-combineRowsSym2_loop1:
+combineRowsSym2Asm_loop1:
 	MOVQ    R9, R10
 	ADDQ    $0x00000020, R10
 	CMPQ    R10, R8
-	JA      combineRowsSym2_done
+	JA      combineRowsSym2Asm_done
 	MOVQ    (SI), R10
 	MOVQ    24(SI), R11
 	VMULPS  (R10)(R9*1), Y0, Y1
@@ -1039,9 +1039,9 @@ combineRowsSym2_loop1:
 	MOVQ    DI, R13
 	MOVQ    BX, R14
 
-combineRowsSym2_k1:
+combineRowsSym2Asm_k1:
 	CMPQ         R12, SI
-	JAE          combineRowsSym2_k1_done
+	JAE          combineRowsSym2Asm_k1_done
 	VBROADCASTSS (R14), Y5
 	MOVQ         (R13), R10
 	MOVQ         24(R12), R11
@@ -1058,15 +1058,169 @@ combineRowsSym2_k1:
 	ADDQ         $0x04, R14
 	ADDQ         $0x18, R12
 	SUBQ         $0x18, R13
-	JMP          combineRowsSym2_k1
+	JMP          combineRowsSym2Asm_k1
 
-combineRowsSym2_k1_done:
+combineRowsSym2Asm_k1_done:
 	VMOVUPS Y1, (AX)(R9*1)
 	VMOVUPS Y2, (CX)(R9*1)
 	ADDQ    $0x00000020, R9
-	JMP     combineRowsSym2_loop1
+	JMP     combineRowsSym2Asm_loop1
 
-combineRowsSym2_done:
+combineRowsSym2Asm_done:
+	VZEROUPPER
+	RET
+
+// func combineRowsSym2ClampAsm(out0 []float32, out1 []float32, rows [][]float32, wts []float32)
+// Requires: AVX
+TEXT ·combineRowsSym2ClampAsm(SB), NOSPLIT, $0-96
+	MOVQ         out0_base+0(FP), AX
+	MOVQ         out1_base+24(FP), CX
+	MOVQ         rows_base+48(FP), DX
+	MOVQ         wts_base+72(FP), BX
+	MOVQ         wts_len+80(FP), SI
+	SHRQ         $0x01, SI
+	VBROADCASTSS (BX)(SI*4), Y0
+	IMUL3Q       $0x18, SI, SI
+	LEAQ         (SI)(SI*1), DI
+	ADDQ         DX, SI
+	ADDQ         DX, DI
+	MOVQ         out0_len+8(FP), R8
+	XORQ         R9, R9
+	SHLQ         $0x02, R8
+
+combineRowsSym2ClampAsm_loop2:
+	MOVQ    R9, R10
+	ADDQ    $0x00000040, R10
+	CMPQ    R10, R8
+	JA      combineRowsSym2ClampAsm_loop1
+	MOVQ    (SI), R10
+	MOVQ    24(SI), R11
+	VMULPS  (R10)(R9*1), Y0, Y1
+	VMULPS  (R11)(R9*1), Y0, Y2
+	VMULPS  32(R10)(R9*1), Y0, Y3
+	VMULPS  32(R11)(R9*1), Y0, Y4
+	MOVQ    (DX), R10
+	MOVQ    24(DI), R11
+	VMOVUPS (R10)(R9*1), Y5
+	VMOVUPS (R11)(R9*1), Y6
+	VMOVUPS 32(R10)(R9*1), Y7
+	VMOVUPS 32(R11)(R9*1), Y8
+	MOVQ    DX, R12
+	MOVQ    DI, R13
+	MOVQ    BX, R14
+
+combineRowsSym2ClampAsm_k2:
+	CMPQ         R12, SI
+	JAE          combineRowsSym2ClampAsm_k2_done
+	VBROADCASTSS (R14), Y9
+	MOVQ         (R13), R10
+	MOVQ         24(R12), R11
+	VMOVUPS      (R10)(R9*1), Y10
+	VMOVUPS      (R11)(R9*1), Y11
+	VADDPS       Y10, Y5, Y5
+	VMULPS       Y5, Y9, Y5
+	VADDPS       Y5, Y1, Y1
+	VADDPS       Y6, Y11, Y5
+	VMULPS       Y5, Y9, Y5
+	VADDPS       Y5, Y2, Y2
+	VMOVAPS      Y11, Y5
+	VMOVAPS      Y10, Y6
+	VMOVUPS      32(R10)(R9*1), Y10
+	VMOVUPS      32(R11)(R9*1), Y11
+	VADDPS       Y10, Y7, Y7
+	VMULPS       Y7, Y9, Y7
+	VADDPS       Y7, Y3, Y3
+	VADDPS       Y8, Y11, Y7
+	VMULPS       Y7, Y9, Y7
+	VADDPS       Y7, Y4, Y4
+	VMOVAPS      Y11, Y7
+	VMOVAPS      Y10, Y8
+	ADDQ         $0x04, R14
+	ADDQ         $0x18, R12
+	SUBQ         $0x18, R13
+	JMP          combineRowsSym2ClampAsm_k2
+
+combineRowsSym2ClampAsm_k2_done:
+	VBROADCASTSS onef32<>+0(SB), Y5
+	VXORPS       Y6, Y6, Y6
+	VCMPPS       $0x01, Y1, Y6, Y7
+	VANDPS       Y1, Y7, Y1
+	VCMPPS       $0x01, Y1, Y5, Y7
+	VBLENDVPS    Y7, Y5, Y1, Y1
+	VCMPPS       $0x01, Y3, Y6, Y7
+	VANDPS       Y3, Y7, Y3
+	VCMPPS       $0x01, Y3, Y5, Y7
+	VBLENDVPS    Y7, Y5, Y3, Y3
+	VCMPPS       $0x01, Y2, Y6, Y7
+	VANDPS       Y2, Y7, Y2
+	VCMPPS       $0x01, Y2, Y5, Y7
+	VBLENDVPS    Y7, Y5, Y2, Y2
+	VCMPPS       $0x01, Y4, Y6, Y6
+	VANDPS       Y4, Y6, Y4
+	VCMPPS       $0x01, Y4, Y5, Y6
+	VBLENDVPS    Y6, Y5, Y4, Y4
+	VMOVUPS      Y1, (AX)(R9*1)
+	VMOVUPS      Y2, (CX)(R9*1)
+	VMOVUPS      Y3, 32(AX)(R9*1)
+	VMOVUPS      Y4, 32(CX)(R9*1)
+	ADDQ         $0x00000040, R9
+	JMP          combineRowsSym2ClampAsm_loop2
+
+combineRowsSym2ClampAsm_loop1:
+	MOVQ    R9, R10
+	ADDQ    $0x00000020, R10
+	CMPQ    R10, R8
+	JA      combineRowsSym2ClampAsm_done
+	MOVQ    (SI), R10
+	MOVQ    24(SI), R11
+	VMULPS  (R10)(R9*1), Y0, Y1
+	VMULPS  (R11)(R9*1), Y0, Y2
+	MOVQ    (DX), R10
+	MOVQ    24(DI), R11
+	VMOVUPS (R10)(R9*1), Y3
+	VMOVUPS (R11)(R9*1), Y4
+	MOVQ    DX, R12
+	MOVQ    DI, R13
+	MOVQ    BX, R14
+
+combineRowsSym2ClampAsm_k1:
+	CMPQ         R12, SI
+	JAE          combineRowsSym2ClampAsm_k1_done
+	VBROADCASTSS (R14), Y5
+	MOVQ         (R13), R10
+	MOVQ         24(R12), R11
+	VMOVUPS      (R10)(R9*1), Y6
+	VMOVUPS      (R11)(R9*1), Y7
+	VADDPS       Y6, Y3, Y3
+	VMULPS       Y3, Y5, Y3
+	VADDPS       Y3, Y1, Y1
+	VADDPS       Y4, Y7, Y3
+	VMULPS       Y3, Y5, Y3
+	VADDPS       Y3, Y2, Y2
+	VMOVAPS      Y7, Y3
+	VMOVAPS      Y6, Y4
+	ADDQ         $0x04, R14
+	ADDQ         $0x18, R12
+	SUBQ         $0x18, R13
+	JMP          combineRowsSym2ClampAsm_k1
+
+combineRowsSym2ClampAsm_k1_done:
+	VBROADCASTSS onef32<>+0(SB), Y3
+	VXORPS       Y4, Y4, Y4
+	VCMPPS       $0x01, Y1, Y4, Y5
+	VANDPS       Y1, Y5, Y1
+	VCMPPS       $0x01, Y1, Y3, Y5
+	VBLENDVPS    Y5, Y3, Y1, Y1
+	VCMPPS       $0x01, Y2, Y4, Y4
+	VANDPS       Y2, Y4, Y2
+	VCMPPS       $0x01, Y2, Y3, Y4
+	VBLENDVPS    Y4, Y3, Y2, Y2
+	VMOVUPS      Y1, (AX)(R9*1)
+	VMOVUPS      Y2, (CX)(R9*1)
+	ADDQ         $0x00000020, R9
+	JMP          combineRowsSym2ClampAsm_loop1
+
+combineRowsSym2ClampAsm_done:
 	VZEROUPPER
 	RET
 

@@ -53,6 +53,11 @@ func combineOffClampAsm(out []float32, base []float32, offs []int, wts []float32
 //go:noescape
 func combineRowsSym2Asm(out0 []float32, out1 []float32, rows [][]float32, wts []float32)
 
+// combineRowsSym2ClampAsm is combineRowsSym2Asm followed by clampPlaneAsm on both outputs.
+//
+//go:noescape
+func combineRowsSym2ClampAsm(out0 []float32, out1 []float32, rows [][]float32, wts []float32)
+
 // clampPlaneAsm is clampPlaneGo for len(p), a multiple of 8, samples: lanes
 // not above 0 (NaN included) become +0, lanes above 1 become 1.
 //

@@ -137,7 +137,8 @@ func TestSIMDSparseRowsExact(t *testing.T) {
 }
 
 // TestSIMDCombineRowsSym2Exact checks the two-row symmetric column kernel
-// against two calls of combineRowsGo.
+// against two calls of combineRowsGo, and its clamping variant against
+// them followed by clampPlaneGo.
 func TestSIMDCombineRowsSym2Exact(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	simdModes(t, func(mode string) {
@@ -148,13 +149,19 @@ func TestSIMDCombineRowsSym2Exact(t *testing.T) {
 				for i := range rows {
 					rows[i] = randPlane(rng, w+rng.IntN(3))
 				}
-				got0, got1 := make([]float32, w), make([]float32, w)
-				want0, want1 := make([]float32, w), make([]float32, w)
-				combineRowsSym2(got0, got1, rows, wts)
-				combineRowsGo(want0, rows[:n], wts)
-				combineRowsGo(want1, rows[1:], wts)
-				sameBits(t, mode+" combineRowsSym2 row 0", got0, want0)
-				sameBits(t, mode+" combineRowsSym2 row 1", got1, want1)
+				for _, clamp := range []bool{false, true} {
+					got0, got1 := make([]float32, w), make([]float32, w)
+					want0, want1 := make([]float32, w), make([]float32, w)
+					combineRowsSym2(got0, got1, rows, wts, clamp)
+					combineRowsGo(want0, rows[:n], wts)
+					combineRowsGo(want1, rows[1:], wts)
+					if clamp {
+						clampPlaneGo(want0)
+						clampPlaneGo(want1)
+					}
+					sameBits(t, mode+" combineRowsSym2 row 0", got0, want0)
+					sameBits(t, mode+" combineRowsSym2 row 1", got1, want1)
+				}
 			}
 		}
 	})
@@ -174,14 +181,19 @@ func TestSIMDSeparableExact(t *testing.T) {
 				asym := testKernel(rng, 5, false)
 				for _, b := range []Border{Replicate, Reflect101, Symmetric, Wrap} {
 					for _, k := range [][2][]float32{{taps, taps}, {asym, taps}, {taps, asym}} {
-						got, want := make([]float32, w*h), make([]float32, w*h)
-						tmp, line := make([]float32, w*h), make([]float32, max(w, h)+len(k[0]))
-						separable(got, src, w, h, k[0], k[1], b, tmp, line)
-						s := simdKernels
-						simdKernels = false
-						separable(want, src, w, h, k[0], k[1], b, tmp, line)
-						simdKernels = s
-						sameBits(t, mode+" separable", got, want)
+						for _, clamp := range []bool{false, true} {
+							got, want := make([]float32, w*h), make([]float32, w*h)
+							tmp, line := make([]float32, w*h), make([]float32, max(w, h)+len(k[0]))
+							separableClamp(got, src, w, h, k[0], k[1], b, clamp, tmp, line)
+							s := simdKernels
+							simdKernels = false
+							separable(want, src, w, h, k[0], k[1], b, tmp, line)
+							simdKernels = s
+							if clamp {
+								clampPlaneGo(want)
+							}
+							sameBits(t, mode+" separable", got, want)
+						}
 					}
 				}
 			}

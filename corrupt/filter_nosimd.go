@@ -31,10 +31,15 @@ func clampPlane(p []float32) { clampPlaneGo(p) }
 func glassQuantize(d []float32) { glassQuantizeGo(d) }
 
 // combineRowsSym2 writes two output rows of a symmetric column filter:
-// out0 from rows[:len(wts)] and out1 from rows[1:].
-func combineRowsSym2(out0, out1 []float32, rows [][]float32, wts []float32) {
+// out0 from rows[:len(wts)] and out1 from rows[1:], both clipped as
+// clampPlane does if clamp.
+func combineRowsSym2(out0, out1 []float32, rows [][]float32, wts []float32, clamp bool) {
 	combineRowsGo(out0, rows[:len(wts)], wts)
 	combineRowsGo(out1, rows[1:], wts)
+	if clamp {
+		clampPlaneGo(out0)
+		clampPlaneGo(out1)
+	}
 }
 
 // noiseMix applies normal noise draws z to s (see noiseMixGo).

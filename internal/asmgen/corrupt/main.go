@@ -37,7 +37,8 @@ func main() {
 	onef32 = ConstData("onef32", F32(1))
 	combineOff("combineOffAsm", false)
 	combineOff("combineOffClampAsm", true)
-	combineRowsSym2()
+	combineRowsSym2("combineRowsSym2Asm", false)
+	combineRowsSym2("combineRowsSym2ClampAsm", true)
 	clampPlane()
 	noiseMix()
 	diskRows()
@@ -285,15 +286,20 @@ func combineRows() {
 
 // combineRowsSym2: two output rows of a symmetric column filter that load
 // every input row once for both.
-func combineRowsSym2() {
-	TEXT("combineRowsSym2Asm", NOSPLIT, "func(out0, out1 []float32, rows [][]float32, wts []float32)")
+// With clamp the sums are clipped as clampPlaneAsm does before the store.
+func combineRowsSym2(name string, clamp bool) {
+	TEXT(name, NOSPLIT, "func(out0, out1 []float32, rows [][]float32, wts []float32)")
 	Pragma("noescape")
-	Doc("combineRowsSym2Asm is combineRowsSymAsm for two output rows: out0 from",
-		"rows[0…n−1] and out1 from rows[1…n] (odd symmetric wts, n = 2r+1, len(rows)",
-		"= n+1), len(out0) = len(out1), a multiple of 8. Step k adds",
-		"wts[k]·(rows[k] + rows[n−1−k]) to out0 and wts[k]·(rows[k+1] + rows[n−k]) to",
-		"out1: rows[k+1] and rows[n−1−k], loaded for step k, are out0's and out1's",
-		"rows of step k+1, so each row is loaded once for both outputs.")
+	if clamp {
+		Doc(name + " is combineRowsSym2Asm followed by clampPlaneAsm on both outputs.")
+	} else {
+		Doc(name+" is combineRowsSymAsm for two output rows: out0 from",
+			"rows[0…n−1] and out1 from rows[1…n] (odd symmetric wts, n = 2r+1, len(rows)",
+			"= n+1), len(out0) = len(out1), a multiple of 8. Step k adds",
+			"wts[k]·(rows[k] + rows[n−1−k]) to out0 and wts[k]·(rows[k+1] + rows[n−k]) to",
+			"out1: rows[k+1] and rows[n−1−k], loaded for step k, are out0's and out1's",
+			"rows of step k+1, so each row is loaded once for both outputs.")
+	}
 	{
 		out0, out1, rows, wts := base("out0"), base("out1"), base("rows"), base("wts")
 		r := length("wts")
@@ -307,7 +313,7 @@ func combineRowsSym2() {
 		ADDQ(rows.Base, midHdr)
 		ADDQ(rows.Base, last)
 		n := length("out0")
-		blocksW("combineRowsSym2", n, []int{2, 1}, func(off GPVirtual, w int) {
+		blocksW(name, n, []int{2, 1}, func(off GPVirtual, w int) {
 			a, b := GP64(), GP64()
 			MOVQ(Mem{Base: midHdr}, a)           // rows[r]
 			MOVQ(Mem{Base: midHdr, Disp: 24}, b) // rows[r+1]
@@ -328,7 +334,7 @@ func combineRowsSym2() {
 			MOVQ(rows.Base, lo)
 			MOVQ(last, hi)
 			MOVQ(wts.Base, kp)
-			lbl := "combineRowsSym2_k" + fmt.Sprint(w)
+			lbl := name + "_k" + fmt.Sprint(w)
 			Label(lbl)
 			CMPQ(lo, midHdr)
 			JAE(LabelRef(lbl + "_done"))
@@ -349,6 +355,9 @@ func combineRowsSym2() {
 			SUBQ(Imm(24), hi)
 			JMP(LabelRef(lbl))
 			Label(lbl + "_done")
+			if clamp {
+				clampVecs(append(s0, s1...))
+			}
 			for j := range w {
 				VMOVUPS(s0[j], out0.Idx(off, 1).Offset(32*j))
 				VMOVUPS(s1[j], out1.Idx(off, 1).Offset(32*j))
@@ -364,7 +373,7 @@ func combineOff(name string, clamp bool) {
 	TEXT(name, NOSPLIT, "func(out, base []float32, offs []int, wts []float32)")
 	Pragma("noescape")
 	if clamp {
-		Doc(name+" is combineOffAsm followed by clampPlaneAsm on the outputs.")
+		Doc(name + " is combineOffAsm followed by clampPlaneAsm on the outputs.")
 	} else {
 		Doc(name+" is combineRowsGenAsm with rows[k] = base[offs[k]:]: for",
 			"len(out), a multiple of 8, outputs s = 0, then s += wts[k]·base[offs[k]+x]",
@@ -402,16 +411,7 @@ func combineOff(name string, clamp bool) {
 			JMP(LabelRef(lbl))
 			Label(lbl + "_done")
 			if clamp {
-				o, z := bcast(onef32), YMM()
-				VXORPS(z, z, z)
-				for _, v := range s {
-					pos := YMM()
-					VCMPPS(Imm(0x01), v, z, pos) // 0 < v, false for NaN
-					VANDPS(v, pos, v)
-					gt := YMM()
-					VCMPPS(Imm(0x01), v, o, gt) // 1 < v
-					VBLENDVPS(gt, o, v, v)
-				}
+				clampVecs(s)
 			}
 			for j := range s {
 				VMOVUPS(s[j], out.Idx(off, 1).Offset(32*j))
@@ -423,6 +423,21 @@ func combineOff(name string, clamp bool) {
 // clampPlane: clampPlaneGo.
 // onef32 is the float32 1 of the clamps.
 var onef32 Mem
+
+// clampVecs clips the vectors as clampPlaneAsm does: lanes not above 0 (NaN
+// included) become +0, lanes above 1 become 1.
+func clampVecs(s []VecVirtual) {
+	o, z := bcast(onef32), YMM()
+	VXORPS(z, z, z)
+	for _, v := range s {
+		pos := YMM()
+		VCMPPS(Imm(0x01), v, z, pos) // 0 < v, false for NaN
+		VANDPS(v, pos, v)
+		gt := YMM()
+		VCMPPS(Imm(0x01), v, o, gt) // 1 < v
+		VBLENDVPS(gt, o, v, v)
+	}
+}
 
 func clampPlane() {
 	one := onef32

@@ -9,6 +9,7 @@ import "golang.org/x/sys/cpu"
 // This file is the amd64 kernel dispatch (the default build and
 // GOEXPERIMENT=simd alike): the vector loops
 // of the separable filters (corrRow, combineRows, combineRowsSym2), of the
+// sparse correlation (sparseRows), of the
 // disk blur's rows, of glass blur's 8-bit truncation, of the noise mix and
 // of the clamp are AVX2 assembly (filter_amd64.s, generated
 // by internal/asmgen/corrupt with avo), used when the CPU has AVX2; every

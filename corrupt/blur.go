@@ -456,23 +456,26 @@ func applyGaussianBlur(dst, src *imageio.Image, p []float64, _ *rand.Rand) {
 	bufp := getF32(w*h + max(w, h) + 2*skimageRadius(p[0]) + 1)
 	defer putF32(bufp)
 	for c := range 3 {
-		gaussianPlane(dst.Ch[c], src.Ch[c], w, h, p[0], *bufp)
-		clampPlane(dst.Ch[c])
+		gaussianPlane(dst.Ch[c], src.Ch[c], w, h, p[0], true, *bufp)
 	}
 }
 
 // gaussianPlane blurs one plane with scikit-image semantics (radius
-// int(4σ+0.5), edges replicated). dst may equal src. scratch must hold
-// w*h + max(w,h) + 2r + 1 samples.
-func gaussianPlane(dst, src []float32, w, h int, sigma float64, scratch []float32) {
+// int(4σ+0.5), edges replicated) and clips the result as clampPlane does if
+// clamp. dst may equal src. scratch must hold w*h + max(w,h) + 2r + 1
+// samples.
+func gaussianPlane(dst, src []float32, w, h int, sigma float64, clamp bool, scratch []float32) {
 	r := skimageRadius(sigma)
 	if r == 0 {
 		copy(dst, src)
+		if clamp {
+			clampPlane(dst[:w*h])
+		}
 		return
 	}
 	var tapsBuf [64]float32
 	taps := gaussianTapsInto(tapsBuf[:0], sigma, r)
-	separable(dst, src, w, h, taps, taps, Replicate, scratch[:w*h], scratch[w*h:])
+	separableClamp(dst, src, w, h, taps, taps, Replicate, clamp, scratch[:w*h], scratch[w*h:])
 }
 
 // gaussianTapsInto appends to buf the taps gaussianTaps(sigma, r) returns,
@@ -519,30 +522,49 @@ func applyGlassBlur(dst, src *imageio.Image, p []float64, rng *rand.Rand) {
 	// Step 1: blur and truncate to 8 bit (into dst, used as the work image).
 	for c := range 3 {
 		d := dst.Ch[c]
-		gaussianPlane(d, src.Ch[c], w, h, sigma, *bufp)
+		gaussianPlane(d, src.Ch[c], w, h, sigma, false, *bufp)
 		glassQuantize(d)
 	}
 	// Step 2: the local-pixel "swaps" (really copies, see Doc).
 	g := wyrand(rng.Uint64())
 	n := uint64(2 * delta)
 	R, G, B := dst.Ch[0], dst.Ch[1], dst.Ch[2]
-	G, B = G[:len(R)], B[:len(R)] // one bounds check per index below
+	// The source offset of each dy, dx = −δ folded in: a table look-up
+	// instead of a multiplication per pixel.
+	var offBuf [32]int
+	dyOff := offBuf[:0]
+	if n > uint64(len(offBuf)) {
+		dyOff = make([]int, 0, n)
+	}
+	for k := range int(n) {
+		dyOff = append(dyOff, (k-delta)*w-delta)
+	}
 	for range iters {
 		for y := h - delta; y > delta; y-- {
-			for x := w - delta; x > delta; x-- {
-				v := g.next()
-				dx := int((v&0xffffffff)*n>>32) - delta
-				dy := int((v>>32)*n>>32) - delta
-				to, from := y*w+x, (y+dy)*w+x+dx
-				R[to], G[to], B[to] = R[from], G[from], B[from]
-			}
+			g = glassCopyRow(R, G, B, y*w+delta+1, y*w+w-delta, dyOff, n, g)
 		}
 	}
 	// Step 3: blur again and clip.
 	for c := range 3 {
-		gaussianPlane(dst.Ch[c], dst.Ch[c], w, h, sigma, *bufp)
-		clampPlane(dst.Ch[c])
+		gaussianPlane(dst.Ch[c], dst.Ch[c], w, h, sigma, true, *bufp)
 	}
+}
+
+// glassCopyRow does glass blur's copies for one row, x = w−δ down to δ+1
+// (plane indices hi down to lo): each draws dx and dy uniformly from
+// −δ…δ−1 (the low and high 32 bits of one draw of g, times n = 2δ, high
+// half) and copies pixel (x+dx, y+dy) to (x, y) in all three planes.
+// dyOff[dy+δ] is (dy·w − δ), the offset of the source for dx = −δ. It
+// returns the generator's state. (A function of its own so that the loop's
+// values stay in registers.)
+func glassCopyRow(R, G, B []float32, lo, hi int, dyOff []int, n uint64, g wyrand) wyrand {
+	G, B = G[:len(R)], B[:len(R)] // one bounds check per index below
+	for to := hi; to >= lo; to-- {
+		v := g.next()
+		from := to + dyOff[(v>>32)*n>>32] + int((v&0xffffffff)*n>>32)
+		R[to], G[to], B[to] = R[from], G[from], B[from]
+	}
+	return g
 }
 
 // glassQuantizeGo is the pure-Go glassQuantize: every sample v becomes

@@ -256,9 +256,15 @@ func TestBorderIndex(t *testing.T) {
 
 // BenchmarkCorruptions times every corruption on a 224×224 RGB image at
 // mid-domain parameters (the reference timings use index 500 of 1000).
-func BenchmarkCorruptions(b *testing.B) {
-	src := testimg.Natural(224, 224, 1)
-	dst := imageio.New(224, 224)
+func BenchmarkCorruptions(b *testing.B) { benchCorruptions(b, 224, 224) }
+
+// BenchmarkCorruptions500x375 is BenchmarkCorruptions at 500×375, the
+// larger image size of issue 18's generate throughput targets.
+func BenchmarkCorruptions500x375(b *testing.B) { benchCorruptions(b, 500, 375) }
+
+func benchCorruptions(b *testing.B, w, h int) {
+	src := testimg.Natural(w, h, 1)
+	dst := imageio.New(w, h)
 	for _, c := range All() {
 		b.Run(c.Name, func(b *testing.B) {
 			p := mid(c)

@@ -111,12 +111,19 @@ func padRow(dst, src []float32, r int, b Border) {
 // w*h samples and line at least max(w, h)+len(kx), and neither may alias
 // src or dst.
 func separable(dst, src []float32, w, h int, kx, ky []float32, b Border, tmp, line []float32) {
+	separableClamp(dst, src, w, h, kx, ky, b, false, tmp, line)
+}
+
+// separableClamp is separable whose result is clipped as clampPlane does if
+// clamp (in the column pass's stores where the kernels allow).
+func separableClamp(dst, src []float32, w, h int, kx, ky []float32, b Border, clamp bool, tmp, line []float32) {
 	rx, ry := len(kx)/2, len(ky)/2
 	// Row pass into tmp.
+	symx := len(kx)%2 == 1 && isSymmetric(kx)
 	for y := range h {
 		pad := line[:w+2*rx]
 		padRow(pad, src[y*w:(y+1)*w], rx, b)
-		corrRow(tmp[y*w:(y+1)*w], pad, kx)
+		corrRowSym(tmp[y*w:(y+1)*w], pad, kx, symx)
 	}
 	// Column pass: accumulate whole rows so that the inner loop runs along x.
 	// Rows are gathered per output row into a fixed-size array of slices
@@ -141,7 +148,7 @@ func separable(dst, src []float32, w, h int, kx, ky []float32, b Border, tmp, li
 				}
 				rows2[k] = tmp[yy*w : (yy+1)*w]
 			}
-			combineRowsSym2(dst[y*w:(y+1)*w], dst[(y+1)*w:(y+2)*w], rows2, ky)
+			combineRowsSym2(dst[y*w:(y+1)*w], dst[(y+1)*w:(y+2)*w], rows2, ky, clamp)
 		}
 		if y < h { // odd height: the last row alone
 			for k := range ky {
@@ -149,6 +156,9 @@ func separable(dst, src []float32, w, h int, kx, ky []float32, b Border, tmp, li
 				rows[k] = tmp[yy*w : (yy+1)*w]
 			}
 			combineRows(dst[y*w:(y+1)*w], rows, ky)
+			if clamp {
+				clampPlane(dst[y*w : (y+1)*w])
+			}
 		}
 		return
 	}
@@ -158,6 +168,9 @@ func separable(dst, src []float32, w, h int, kx, ky []float32, b Border, tmp, li
 			rows[k] = tmp[yy*w : (yy+1)*w]
 		}
 		combineRows(dst[y*w:(y+1)*w], rows, ky)
+	}
+	if clamp {
+		clampPlane(dst[:w*h])
 	}
 }
 
@@ -302,10 +315,11 @@ type tap struct {
 }
 
 // sparseCorr correlates plane src (w×h) with the sparse kernel taps, extending
-// borders with b, and writes dst (which must not alias src). pad is scratch of
+// borders with b, and writes dst (which must not alias src), clipped as
+// clampPlane does if clamp. pad is scratch of
 // at least (w+px)·(h+py) samples where px = max dx − min dx over taps (≥ 0
 // extent beyond the image, see sparsePadSize) and rows scratch of len(taps).
-func sparseCorr(dst, src []float32, w, h int, taps []tap, b Border, pad []float32, rows [][]float32, wts []float32) {
+func sparseCorr(dst, src []float32, w, h int, taps []tap, b Border, clamp bool, pad []float32, rows [][]float32, wts []float32) {
 	l, r, t, bt := tapExtent(taps)
 	pw := w + l + r
 	ph := h + t + bt
@@ -329,23 +343,50 @@ func sparseCorr(dst, src []float32, w, h int, taps []tap, b Border, pad []float3
 		row := pad[py*pw : (py+1)*pw]
 		srow := src[sy*w : (sy+1)*w]
 		copy(row[l:l+w], srow)
+		lo, hi := row[:l], row[l+w:]
+		if b == Replicate { // every border index is 0 or w−1
+			v0, v1 := srow[0], srow[w-1]
+			for i := range lo {
+				lo[i] = v0
+			}
+			for i := range hi {
+				hi[i] = v1
+			}
+			continue
+		}
 		for i, j := range lidx {
-			row[l-1-i] = srow[j]
+			lo[l-1-i] = srow[j]
 		}
 		for i, j := range ridx {
-			row[l+w+i] = srow[j]
+			hi[i] = srow[j]
 		}
 	}
 	rows, wts = rows[:len(taps)], wts[:len(taps)]
+	var offsBuf [128]int
+	offs := offsBuf[:0]
+	if len(taps) > len(offsBuf) {
+		offs = make([]int, 0, len(taps))
+	}
 	for i, tp := range taps {
 		wts[i] = tp.w
+		offs = append(offs, (t+tp.dy)*pw+l+tp.dx)
 	}
-	for y := range h {
-		for i, tp := range taps {
-			off := (y+t+tp.dy)*pw + l + tp.dx
-			rows[i] = pad[off : off+w]
+	sparseRows(dst[:w*h], w, pad, pw, offs, wts, rows, clamp)
+}
+
+// sparseRowsGo writes every row y of dst (width w) as combineRows of the
+// rows pad[y·pw+offs[k]:][:w] with weights wts, then clamps dst
+// (clampPlane) if clamp; rows is scratch of len(wts).
+func sparseRowsGo(dst []float32, w int, pad []float32, pw int, offs []int, wts []float32, rows [][]float32, clamp bool) {
+	for y := range len(dst) / w {
+		for k, o := range offs {
+			o += y * pw
+			rows[k] = pad[o : o+w]
 		}
 		combineRows(dst[y*w:(y+1)*w], rows, wts)
+	}
+	if clamp {
+		clampPlane(dst)
 	}
 }
 

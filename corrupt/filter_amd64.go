@@ -9,6 +9,7 @@ import "golang.org/x/sys/cpu"
 // This file is the amd64 kernel dispatch (the default build and
 // GOEXPERIMENT=simd alike): the vector loops
 // of the separable filters (corrRow, combineRows, combineRowsSym2), of the
+// sparse correlation (sparseRows), of the
 // disk blur's rows, of glass blur's 8-bit truncation, of the noise mix and
 // of the clamp are AVX2 assembly (filter_amd64.s, generated
 // by internal/asmgen/corrupt with avo), used when the CPU has AVX2; every
@@ -25,15 +26,23 @@ var simdKernels = cpu.X86.HasAVX2
 // corrRow writes out[x] = Σ_k k[i]·pad[x+i] for x < len(out); pad must hold
 // len(out)+len(k)−1 samples.
 func corrRow(out, pad, k []float32) {
+	corrRowSym(out, pad, k, len(k)%2 == 1 && isSymmetric(k))
+}
+
+// corrRowSym is corrRow for a caller that knows whether k is symmetric:
+// sym must be len(k)%2 == 1 && isSymmetric(k) (separable checks it once
+// per plane instead of once per row).
+func corrRowSym(out, pad, k []float32, sym bool) {
 	if simdKernels {
-		corrRowAVX2(out, pad, k)
+		corrRowAVX2(out, pad, k, sym)
 		return
 	}
 	corrRowGo(out, pad, k)
 }
 
-// corrRowAVX2 is corrRowGo with the whole vectors in assembly.
-func corrRowAVX2(out, pad, k []float32) {
+// corrRowAVX2 is corrRowGo with the whole vectors in assembly; sym as for
+// corrRowSym.
+func corrRowAVX2(out, pad, k []float32, sym bool) {
 	n := len(k)
 	if n == 0 {
 		corrRowGo(out, pad, k)
@@ -41,13 +50,22 @@ func corrRowAVX2(out, pad, k []float32) {
 	}
 	pad = pad[:len(out)+n-1]
 	x := len(out) &^ 7
-	if n%2 == 1 && isSymmetric(k) {
-		corrRowSymAsm(out[:x], pad, k)
-	} else {
-		corrRowGenAsm(out[:x], pad, k)
-	}
-	if x < len(out) {
+	if x < len(out) && x > 0 {
+		// The last vector overlaps the one before: its first outputs are
+		// computed twice, with the same operations, instead of in Go.
+		t := len(out) - 8
+		asmCorrRow(out[t:], pad[t:], k, sym)
+	} else if x < len(out) {
 		corrRowGo(out[x:], pad[x:], k)
+	}
+	asmCorrRow(out[:x], pad, k, sym)
+}
+
+func asmCorrRow(out, pad, k []float32, sym bool) {
+	if sym {
+		corrRowSymAsm(out, pad, k)
+	} else {
+		corrRowGenAsm(out, pad, k)
 	}
 }
 
@@ -55,50 +73,150 @@ func corrRowAVX2(out, pad, k []float32) {
 // least len(out) samples.
 func combineRows(out []float32, rows [][]float32, wts []float32) {
 	if simdKernels {
-		combineRowsAVX2(out, rows, wts)
+		combineRowsAVX2(out, rows, wts, len(wts) >= 3 && len(wts)%2 == 1 && isSymmetric(wts))
 		return
 	}
 	combineRowsGo(out, rows, wts)
 }
 
-// combineRowsAVX2 is combineRowsGo with the whole vectors in assembly.
-func combineRowsAVX2(out []float32, rows [][]float32, wts []float32) {
+// combineRowsAVX2 is combineRowsGo with the whole vectors in assembly; sym
+// must be len(wts) >= 3 && len(wts)%2 == 1 && isSymmetric(wts).
+func combineRowsAVX2(out []float32, rows [][]float32, wts []float32, sym bool) {
 	n := len(out)
 	rows = rows[:len(wts)]
 	for _, r := range rows {
 		_ = r[:n]
 	}
 	x := n &^ 7
-	sym := len(wts) >= 3 && len(wts)%2 == 1 && isSymmetric(wts)
-	if sym {
-		combineRowsSymAsm(out[:x], rows, wts)
-	} else {
-		combineRowsGenAsm(out[:x], rows, wts)
-	}
+	asmCombineRows(out[:x], rows, wts, sym)
 	if x == n {
 		return
+	}
+	// The outputs past the last whole vector: one more vector that overlaps
+	// the one before (its first outputs are computed twice, with the same
+	// operations), or in Go when out is shorter than a vector.
+	t := x
+	if x > 0 {
+		t = n - 8
 	}
 	tail := make([][]float32, 0, 64)
 	if len(rows) > cap(tail) {
 		tail = make([][]float32, 0, len(rows))
 	}
 	for _, r := range rows {
-		tail = append(tail, r[x:n])
+		tail = append(tail, r[t:n])
 	}
-	combineRowsGo(out[x:], tail, wts)
+	if x > 0 {
+		asmCombineRows(out[t:], tail, wts, sym)
+	} else {
+		combineRowsGo(out, tail, wts)
+	}
+}
+
+func asmCombineRows(out []float32, rows [][]float32, wts []float32, sym bool) {
+	if sym {
+		combineRowsSymAsm(out, rows, wts)
+	} else {
+		combineRowsGenAsm(out, rows, wts)
+	}
+}
+
+// sparseRows writes every row y of dst (width w) as combineRows of the rows
+// pad[y·pw+offs[k]:][:w] with weights wts (sparseCorr's rows); rows is
+// scratch of len(wts); if clamp, dst is clipped as clampPlane does. With AVX2 and weights that are not symmetric (the
+// symmetric ones take combineRows' folded path) the rows are read through
+// their offsets by combineOffAsm, without building slices per row; the
+// offsets are checked against pad once per plane.
+func sparseRows(dst []float32, w int, pad []float32, pw int, offs []int, wts []float32, rows [][]float32, clamp bool) {
+	nk := len(wts)
+	if !simdKernels || len(dst) == 0 || nk == 0 || (nk >= 3 && nk%2 == 1 && isSymmetric(wts)) {
+		sparseRowsGo(dst, w, pad, pw, offs, wts, rows, clamp)
+		return
+	}
+	h := len(dst) / w
+	offs = offs[:nk]
+	last := (h-1)*pw + w // one past the last sample row h−1 reads, from offset 0
+	for _, o := range offs {
+		if o < 0 || o > len(pad)-last {
+			panic("corrupt: sparseRows offset outside the padded plane")
+		}
+	}
+	x8 := w &^ 7
+	for y := range h {
+		row := dst[y*w : (y+1)*w]
+		base := pad[y*pw:]
+		if x8 > 0 {
+			offAsm(row[:x8], base, offs, wts, clamp)
+			if x8 < w {
+				// One more vector, overlapping the one before (its first
+				// outputs are computed twice, with the same operations).
+				offAsm(row[w-8:], base[w-8:], offs, wts, clamp)
+			}
+			continue
+		}
+		// Rows narrower than a vector: combineRowsGo's scalar tail.
+		for x := x8; x < w; x++ {
+			var s float32
+			for k, v := range wts {
+				s += v * base[offs[k]+x]
+			}
+			row[x] = s
+		}
+	}
+	if clamp && x8 == 0 {
+		clampPlane(dst)
+	}
 }
 
 // combineRowsSym2 writes two output rows of a symmetric column filter
-// (odd len(wts) ≥ 3): out0 from rows[:len(wts)] and out1 from rows[1:].
-func combineRowsSym2(out0, out1 []float32, rows [][]float32, wts []float32) {
+// (odd len(wts) ≥ 3): out0 from rows[:len(wts)] and out1 from rows[1:],
+// both clipped as clampPlane does if clamp.
+func combineRowsSym2(out0, out1 []float32, rows [][]float32, wts []float32, clamp bool) {
 	n := len(wts)
-	if !simdKernels {
-		combineRowsGo(out0, rows[:n], wts)
-		combineRowsGo(out1, rows[1:], wts)
+	if !simdKernels || n < 3 || n%2 == 0 || !isSymmetric(wts) {
+		combineRows(out0, rows[:n], wts)
+		combineRows(out1, rows[1:n+1], wts)
+		if clamp {
+			clampPlane(out0)
+			clampPlane(out1)
+		}
 		return
 	}
-	combineRowsAVX2(out0, rows[:n], wts)
-	combineRowsAVX2(out1, rows[1:n+1], wts)
+	w := len(out0)
+	out1 = out1[:w]
+	rows = rows[:n+1]
+	for _, r := range rows {
+		_ = r[:w]
+	}
+	x := w &^ 7
+	sym2Asm(out0[:x], out1[:x], rows, wts, clamp)
+	if x == w {
+		return
+	}
+	// As in combineRowsAVX2: an overlapping last vector, or Go for rows
+	// shorter than a vector.
+	t := x
+	if x > 0 {
+		t = w - 8
+	}
+	var tailBuf [65][]float32
+	tail := tailBuf[:0]
+	if len(rows) > len(tailBuf) {
+		tail = make([][]float32, 0, len(rows))
+	}
+	for _, r := range rows {
+		tail = append(tail, r[t:w])
+	}
+	if x > 0 {
+		sym2Asm(out0[t:], out1[t:], tail, wts, clamp)
+		return
+	}
+	combineRowsGo(out0, tail[:n], wts)
+	combineRowsGo(out1, tail[1:], wts)
+	if clamp {
+		clampPlane(out0)
+		clampPlane(out1)
+	}
 }
 
 // diskRows is diskRowsGo (see there).
@@ -193,4 +311,24 @@ func noiseMix(d, s, z []float32, a, b float32) {
 		noiseMixABAsm(d[:x], s, z, &c)
 	}
 	noiseMixGo(d[x:], s[x:], z[x:], a, b)
+}
+
+// offAsm calls combineOffAsm, or combineOffClampAsm (the clamp fused into
+// the stores) if clamp. (Direct calls: a function value would make the
+// slices escape.)
+func offAsm(out, base []float32, offs []int, wts []float32, clamp bool) {
+	if clamp {
+		combineOffClampAsm(out, base, offs, wts)
+	} else {
+		combineOffAsm(out, base, offs, wts)
+	}
+}
+
+// sym2Asm calls combineRowsSym2Asm, or combineRowsSym2ClampAsm if clamp.
+func sym2Asm(out0, out1 []float32, rows [][]float32, wts []float32, clamp bool) {
+	if clamp {
+		combineRowsSym2ClampAsm(out0, out1, rows, wts)
+	} else {
+		combineRowsSym2Asm(out0, out1, rows, wts)
+	}
 }

@@ -18,9 +18,83 @@ TEXT ·corrRowSymAsm(SB), NOSPLIT, $0-72
 	XORQ DI, DI
 	SHLQ $0x02, SI
 
+corrRowSym_loop8:
+	MOVQ         DI, R8
+	ADDQ         $0x00000100, R8
+	CMPQ         R8, SI
+	JA           corrRowSym_loop4
+	LEAQ         (CX)(DI*1), R8
+	ADDQ         BX, R8
+	VBROADCASTSS (DX), Y0
+	VMULPS       (R8), Y0, Y1
+	VMULPS       32(R8), Y0, Y2
+	VMULPS       64(R8), Y0, Y3
+	VMULPS       96(R8), Y0, Y4
+	VMULPS       128(R8), Y0, Y5
+	VMULPS       160(R8), Y0, Y6
+	VMULPS       192(R8), Y0, Y7
+	VMULPS       224(R8), Y0, Y0
+	MOVQ         R8, R9
+	MOVQ         DX, R10
+	MOVQ         DX, R11
+	ADDQ         BX, R11
+
+corrRowSym_taps8:
+	CMPQ         R10, R11
+	JAE          corrRowSym_taps8_done
+	ADDQ         $0x04, R10
+	SUBQ         $0x04, R9
+	ADDQ         $0x04, R8
+	VBROADCASTSS (R10), Y8
+	VMOVUPS      (R9), Y9
+	VADDPS       (R8), Y9, Y9
+	VMULPS       Y9, Y8, Y9
+	VADDPS       Y9, Y1, Y1
+	VMOVUPS      32(R9), Y9
+	VADDPS       32(R8), Y9, Y9
+	VMULPS       Y9, Y8, Y9
+	VADDPS       Y9, Y2, Y2
+	VMOVUPS      64(R9), Y9
+	VADDPS       64(R8), Y9, Y9
+	VMULPS       Y9, Y8, Y9
+	VADDPS       Y9, Y3, Y3
+	VMOVUPS      96(R9), Y9
+	VADDPS       96(R8), Y9, Y9
+	VMULPS       Y9, Y8, Y9
+	VADDPS       Y9, Y4, Y4
+	VMOVUPS      128(R9), Y9
+	VADDPS       128(R8), Y9, Y9
+	VMULPS       Y9, Y8, Y9
+	VADDPS       Y9, Y5, Y5
+	VMOVUPS      160(R9), Y9
+	VADDPS       160(R8), Y9, Y9
+	VMULPS       Y9, Y8, Y9
+	VADDPS       Y9, Y6, Y6
+	VMOVUPS      192(R9), Y9
+	VADDPS       192(R8), Y9, Y9
+	VMULPS       Y9, Y8, Y9
+	VADDPS       Y9, Y7, Y7
+	VMOVUPS      224(R9), Y9
+	VADDPS       224(R8), Y9, Y9
+	VMULPS       Y9, Y8, Y8
+	VADDPS       Y8, Y0, Y0
+	JMP          corrRowSym_taps8
+
+corrRowSym_taps8_done:
+	VMOVUPS Y1, (AX)(DI*1)
+	VMOVUPS Y2, 32(AX)(DI*1)
+	VMOVUPS Y3, 64(AX)(DI*1)
+	VMOVUPS Y4, 96(AX)(DI*1)
+	VMOVUPS Y5, 128(AX)(DI*1)
+	VMOVUPS Y6, 160(AX)(DI*1)
+	VMOVUPS Y7, 192(AX)(DI*1)
+	VMOVUPS Y0, 224(AX)(DI*1)
+	ADDQ    $0x00000100, DI
+	JMP     corrRowSym_loop8
+
 corrRowSym_loop4:
 	MOVQ         DI, R8
-	ADDQ         $0x80, R8
+	ADDQ         $0x00000080, R8
 	CMPQ         R8, SI
 	JA           corrRowSym_loop1
 	LEAQ         (CX)(DI*1), R8
@@ -65,12 +139,14 @@ corrRowSym_taps4_done:
 	VMOVUPS Y2, 32(AX)(DI*1)
 	VMOVUPS Y3, 64(AX)(DI*1)
 	VMOVUPS Y0, 96(AX)(DI*1)
-	ADDQ    $0x80, DI
+	ADDQ    $0x00000080, DI
 	JMP     corrRowSym_loop4
 
 corrRowSym_loop1:
-	CMPQ         DI, SI
-	JAE          corrRowSym_done
+	MOVQ         DI, R8
+	ADDQ         $0x00000020, R8
+	CMPQ         R8, SI
+	JA           corrRowSym_done
 	LEAQ         (CX)(DI*1), R8
 	ADDQ         BX, R8
 	VBROADCASTSS (DX), Y0
@@ -95,7 +171,7 @@ corrRowSym_taps1:
 
 corrRowSym_taps1_done:
 	VMOVUPS Y0, (AX)(DI*1)
-	ADDQ    $0x20, DI
+	ADDQ    $0x00000020, DI
 	JMP     corrRowSym_loop1
 
 corrRowSym_done:
@@ -114,9 +190,61 @@ TEXT ·corrRowGenAsm(SB), NOSPLIT, $0-72
 	XORQ DI, DI
 	SHLQ $0x02, SI
 
+corrRowGen_loop8:
+	MOVQ   DI, R8
+	ADDQ   $0x00000100, R8
+	CMPQ   R8, SI
+	JA     corrRowGen_loop4
+	LEAQ   (CX)(DI*1), R8
+	MOVQ   DX, R9
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+
+corrRowGen_taps8:
+	CMPQ         R9, BX
+	JAE          corrRowGen_taps8_done
+	VBROADCASTSS (R9), Y8
+	VMULPS       (R8), Y8, Y9
+	VADDPS       Y9, Y0, Y0
+	VMULPS       32(R8), Y8, Y9
+	VADDPS       Y9, Y1, Y1
+	VMULPS       64(R8), Y8, Y9
+	VADDPS       Y9, Y2, Y2
+	VMULPS       96(R8), Y8, Y9
+	VADDPS       Y9, Y3, Y3
+	VMULPS       128(R8), Y8, Y9
+	VADDPS       Y9, Y4, Y4
+	VMULPS       160(R8), Y8, Y9
+	VADDPS       Y9, Y5, Y5
+	VMULPS       192(R8), Y8, Y9
+	VADDPS       Y9, Y6, Y6
+	VMULPS       224(R8), Y8, Y8
+	VADDPS       Y8, Y7, Y7
+	ADDQ         $0x04, R9
+	ADDQ         $0x04, R8
+	JMP          corrRowGen_taps8
+
+corrRowGen_taps8_done:
+	VMOVUPS Y0, (AX)(DI*1)
+	VMOVUPS Y1, 32(AX)(DI*1)
+	VMOVUPS Y2, 64(AX)(DI*1)
+	VMOVUPS Y3, 96(AX)(DI*1)
+	VMOVUPS Y4, 128(AX)(DI*1)
+	VMOVUPS Y5, 160(AX)(DI*1)
+	VMOVUPS Y6, 192(AX)(DI*1)
+	VMOVUPS Y7, 224(AX)(DI*1)
+	ADDQ    $0x00000100, DI
+	JMP     corrRowGen_loop8
+
 corrRowGen_loop4:
 	MOVQ   DI, R8
-	ADDQ   $0x80, R8
+	ADDQ   $0x00000080, R8
 	CMPQ   R8, SI
 	JA     corrRowGen_loop1
 	LEAQ   (CX)(DI*1), R8
@@ -147,12 +275,14 @@ corrRowGen_taps4_done:
 	VMOVUPS Y1, 32(AX)(DI*1)
 	VMOVUPS Y2, 64(AX)(DI*1)
 	VMOVUPS Y3, 96(AX)(DI*1)
-	ADDQ    $0x80, DI
+	ADDQ    $0x00000080, DI
 	JMP     corrRowGen_loop4
 
 corrRowGen_loop1:
-	CMPQ   DI, SI
-	JAE    corrRowGen_done
+	MOVQ   DI, R8
+	ADDQ   $0x00000020, R8
+	CMPQ   R8, SI
+	JA     corrRowGen_done
 	LEAQ   (CX)(DI*1), R8
 	MOVQ   DX, R9
 	VXORPS Y0, Y0, Y0
@@ -169,7 +299,7 @@ corrRowGen_taps1:
 
 corrRowGen_taps1_done:
 	VMOVUPS Y0, (AX)(DI*1)
-	ADDQ    $0x20, DI
+	ADDQ    $0x00000020, DI
 	JMP     corrRowGen_loop1
 
 corrRowGen_done:
@@ -195,9 +325,82 @@ TEXT ·combineRowsSymAsm(SB), NOSPLIT, $0-72
 	XORQ   R9, R9
 	SHLQ   $0x02, R8
 
+combineRowsSym_loop8:
+	MOVQ         R9, R10
+	ADDQ         $0x00000100, R10
+	CMPQ         R10, R8
+	JA           combineRowsSym_loop4
+	VBROADCASTSS (SI), Y0
+	VMULPS       (BX)(R9*1), Y0, Y1
+	VMULPS       32(BX)(R9*1), Y0, Y2
+	VMULPS       64(BX)(R9*1), Y0, Y3
+	VMULPS       96(BX)(R9*1), Y0, Y4
+	VMULPS       128(BX)(R9*1), Y0, Y5
+	VMULPS       160(BX)(R9*1), Y0, Y6
+	VMULPS       192(BX)(R9*1), Y0, Y7
+	VMULPS       224(BX)(R9*1), Y0, Y0
+	MOVQ         CX, R10
+	MOVQ         DI, R11
+	MOVQ         DX, R12
+
+combineRowsSym_k8:
+	CMPQ         R12, SI
+	JAE          combineRowsSym_k8_done
+	VBROADCASTSS (R12), Y8
+	MOVQ         (R10), R13
+	MOVQ         (R11), R14
+	VMOVUPS      (R13)(R9*1), Y9
+	VADDPS       (R14)(R9*1), Y9, Y9
+	VMULPS       Y9, Y8, Y9
+	VADDPS       Y9, Y1, Y1
+	VMOVUPS      32(R13)(R9*1), Y9
+	VADDPS       32(R14)(R9*1), Y9, Y9
+	VMULPS       Y9, Y8, Y9
+	VADDPS       Y9, Y2, Y2
+	VMOVUPS      64(R13)(R9*1), Y9
+	VADDPS       64(R14)(R9*1), Y9, Y9
+	VMULPS       Y9, Y8, Y9
+	VADDPS       Y9, Y3, Y3
+	VMOVUPS      96(R13)(R9*1), Y9
+	VADDPS       96(R14)(R9*1), Y9, Y9
+	VMULPS       Y9, Y8, Y9
+	VADDPS       Y9, Y4, Y4
+	VMOVUPS      128(R13)(R9*1), Y9
+	VADDPS       128(R14)(R9*1), Y9, Y9
+	VMULPS       Y9, Y8, Y9
+	VADDPS       Y9, Y5, Y5
+	VMOVUPS      160(R13)(R9*1), Y9
+	VADDPS       160(R14)(R9*1), Y9, Y9
+	VMULPS       Y9, Y8, Y9
+	VADDPS       Y9, Y6, Y6
+	VMOVUPS      192(R13)(R9*1), Y9
+	VADDPS       192(R14)(R9*1), Y9, Y9
+	VMULPS       Y9, Y8, Y9
+	VADDPS       Y9, Y7, Y7
+	VMOVUPS      224(R13)(R9*1), Y9
+	VADDPS       224(R14)(R9*1), Y9, Y9
+	VMULPS       Y9, Y8, Y8
+	VADDPS       Y8, Y0, Y0
+	ADDQ         $0x04, R12
+	ADDQ         $0x18, R10
+	SUBQ         $0x18, R11
+	JMP          combineRowsSym_k8
+
+combineRowsSym_k8_done:
+	VMOVUPS Y1, (AX)(R9*1)
+	VMOVUPS Y2, 32(AX)(R9*1)
+	VMOVUPS Y3, 64(AX)(R9*1)
+	VMOVUPS Y4, 96(AX)(R9*1)
+	VMOVUPS Y5, 128(AX)(R9*1)
+	VMOVUPS Y6, 160(AX)(R9*1)
+	VMOVUPS Y7, 192(AX)(R9*1)
+	VMOVUPS Y0, 224(AX)(R9*1)
+	ADDQ    $0x00000100, R9
+	JMP     combineRowsSym_loop8
+
 combineRowsSym_loop4:
 	MOVQ         R9, R10
-	ADDQ         $0x80, R10
+	ADDQ         $0x00000080, R10
 	CMPQ         R10, R8
 	JA           combineRowsSym_loop1
 	VBROADCASTSS (SI), Y0
@@ -241,12 +444,14 @@ combineRowsSym_k4_done:
 	VMOVUPS Y2, 32(AX)(R9*1)
 	VMOVUPS Y3, 64(AX)(R9*1)
 	VMOVUPS Y0, 96(AX)(R9*1)
-	ADDQ    $0x80, R9
+	ADDQ    $0x00000080, R9
 	JMP     combineRowsSym_loop4
 
 combineRowsSym_loop1:
-	CMPQ         R9, R8
-	JAE          combineRowsSym_done
+	MOVQ         R9, R10
+	ADDQ         $0x00000020, R10
+	CMPQ         R10, R8
+	JA           combineRowsSym_done
 	VBROADCASTSS (SI), Y0
 	VMULPS       (BX)(R9*1), Y0, Y0
 	MOVQ         CX, R10
@@ -270,7 +475,7 @@ combineRowsSym_k1:
 
 combineRowsSym_k1_done:
 	VMOVUPS Y0, (AX)(R9*1)
-	ADDQ    $0x20, R9
+	ADDQ    $0x00000020, R9
 	JMP     combineRowsSym_loop1
 
 combineRowsSym_done:
@@ -289,9 +494,62 @@ TEXT ·combineRowsGenAsm(SB), NOSPLIT, $0-72
 	XORQ DI, DI
 	SHLQ $0x02, SI
 
+combineRowsGen_loop8:
+	MOVQ   DI, R8
+	ADDQ   $0x00000100, R8
+	CMPQ   R8, SI
+	JA     combineRowsGen_loop4
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	MOVQ   CX, R8
+	MOVQ   DX, R9
+
+combineRowsGen_k8:
+	CMPQ         R9, BX
+	JAE          combineRowsGen_k8_done
+	VBROADCASTSS (R9), Y8
+	MOVQ         (R8), R10
+	VMULPS       (R10)(DI*1), Y8, Y9
+	VADDPS       Y9, Y0, Y0
+	VMULPS       32(R10)(DI*1), Y8, Y9
+	VADDPS       Y9, Y1, Y1
+	VMULPS       64(R10)(DI*1), Y8, Y9
+	VADDPS       Y9, Y2, Y2
+	VMULPS       96(R10)(DI*1), Y8, Y9
+	VADDPS       Y9, Y3, Y3
+	VMULPS       128(R10)(DI*1), Y8, Y9
+	VADDPS       Y9, Y4, Y4
+	VMULPS       160(R10)(DI*1), Y8, Y9
+	VADDPS       Y9, Y5, Y5
+	VMULPS       192(R10)(DI*1), Y8, Y9
+	VADDPS       Y9, Y6, Y6
+	VMULPS       224(R10)(DI*1), Y8, Y8
+	VADDPS       Y8, Y7, Y7
+	ADDQ         $0x04, R9
+	ADDQ         $0x18, R8
+	JMP          combineRowsGen_k8
+
+combineRowsGen_k8_done:
+	VMOVUPS Y0, (AX)(DI*1)
+	VMOVUPS Y1, 32(AX)(DI*1)
+	VMOVUPS Y2, 64(AX)(DI*1)
+	VMOVUPS Y3, 96(AX)(DI*1)
+	VMOVUPS Y4, 128(AX)(DI*1)
+	VMOVUPS Y5, 160(AX)(DI*1)
+	VMOVUPS Y6, 192(AX)(DI*1)
+	VMOVUPS Y7, 224(AX)(DI*1)
+	ADDQ    $0x00000100, DI
+	JMP     combineRowsGen_loop8
+
 combineRowsGen_loop4:
 	MOVQ   DI, R8
-	ADDQ   $0x80, R8
+	ADDQ   $0x00000080, R8
 	CMPQ   R8, SI
 	JA     combineRowsGen_loop1
 	VXORPS Y0, Y0, Y0
@@ -323,12 +581,14 @@ combineRowsGen_k4_done:
 	VMOVUPS Y1, 32(AX)(DI*1)
 	VMOVUPS Y2, 64(AX)(DI*1)
 	VMOVUPS Y3, 96(AX)(DI*1)
-	ADDQ    $0x80, DI
+	ADDQ    $0x00000080, DI
 	JMP     combineRowsGen_loop4
 
 combineRowsGen_loop1:
-	CMPQ   DI, SI
-	JAE    combineRowsGen_done
+	MOVQ   DI, R8
+	ADDQ   $0x00000020, R8
+	CMPQ   R8, SI
+	JA     combineRowsGen_done
 	VXORPS Y0, Y0, Y0
 	MOVQ   CX, R8
 	MOVQ   DX, R9
@@ -346,7 +606,7 @@ combineRowsGen_k1:
 
 combineRowsGen_k1_done:
 	VMOVUPS Y0, (AX)(DI*1)
-	ADDQ    $0x20, DI
+	ADDQ    $0x00000020, DI
 	JMP     combineRowsGen_loop1
 
 combineRowsGen_done:
@@ -355,6 +615,614 @@ combineRowsGen_done:
 
 DATA onef32<>+0(SB)/4, $(1.0)
 GLOBL onef32<>(SB), RODATA|NOPTR, $4
+
+// func combineOffAsm(out []float32, base []float32, offs []int, wts []float32)
+// Requires: AVX
+TEXT ·combineOffAsm(SB), NOSPLIT, $0-96
+	MOVQ out_base+0(FP), AX
+	MOVQ base_base+24(FP), CX
+	MOVQ offs_base+48(FP), DX
+	MOVQ wts_base+72(FP), BX
+	MOVQ wts_len+80(FP), SI
+	LEAQ (BX)(SI*4), SI
+	MOVQ out_len+8(FP), DI
+	XORQ R8, R8
+	SHLQ $0x02, DI
+
+combineOffAsm_loop8:
+	MOVQ   R8, R9
+	ADDQ   $0x00000100, R9
+	CMPQ   R9, DI
+	JA     combineOffAsm_loop4
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	MOVQ   DX, R9
+	MOVQ   BX, R10
+
+combineOffAsm_k8:
+	CMPQ         R10, SI
+	JAE          combineOffAsm_k8_done
+	VBROADCASTSS (R10), Y8
+	MOVQ         (R9), R11
+	LEAQ         (CX)(R11*4), R11
+	VMULPS       (R11)(R8*1), Y8, Y9
+	VADDPS       Y9, Y0, Y0
+	VMULPS       32(R11)(R8*1), Y8, Y9
+	VADDPS       Y9, Y1, Y1
+	VMULPS       64(R11)(R8*1), Y8, Y9
+	VADDPS       Y9, Y2, Y2
+	VMULPS       96(R11)(R8*1), Y8, Y9
+	VADDPS       Y9, Y3, Y3
+	VMULPS       128(R11)(R8*1), Y8, Y9
+	VADDPS       Y9, Y4, Y4
+	VMULPS       160(R11)(R8*1), Y8, Y9
+	VADDPS       Y9, Y5, Y5
+	VMULPS       192(R11)(R8*1), Y8, Y9
+	VADDPS       Y9, Y6, Y6
+	VMULPS       224(R11)(R8*1), Y8, Y8
+	VADDPS       Y8, Y7, Y7
+	ADDQ         $0x04, R10
+	ADDQ         $0x08, R9
+	JMP          combineOffAsm_k8
+
+combineOffAsm_k8_done:
+	VMOVUPS Y0, (AX)(R8*1)
+	VMOVUPS Y1, 32(AX)(R8*1)
+	VMOVUPS Y2, 64(AX)(R8*1)
+	VMOVUPS Y3, 96(AX)(R8*1)
+	VMOVUPS Y4, 128(AX)(R8*1)
+	VMOVUPS Y5, 160(AX)(R8*1)
+	VMOVUPS Y6, 192(AX)(R8*1)
+	VMOVUPS Y7, 224(AX)(R8*1)
+	ADDQ    $0x00000100, R8
+	JMP     combineOffAsm_loop8
+
+combineOffAsm_loop4:
+	MOVQ   R8, R9
+	ADDQ   $0x00000080, R9
+	CMPQ   R9, DI
+	JA     combineOffAsm_loop1
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	MOVQ   DX, R9
+	MOVQ   BX, R10
+
+combineOffAsm_k4:
+	CMPQ         R10, SI
+	JAE          combineOffAsm_k4_done
+	VBROADCASTSS (R10), Y4
+	MOVQ         (R9), R11
+	LEAQ         (CX)(R11*4), R11
+	VMULPS       (R11)(R8*1), Y4, Y5
+	VADDPS       Y5, Y0, Y0
+	VMULPS       32(R11)(R8*1), Y4, Y5
+	VADDPS       Y5, Y1, Y1
+	VMULPS       64(R11)(R8*1), Y4, Y5
+	VADDPS       Y5, Y2, Y2
+	VMULPS       96(R11)(R8*1), Y4, Y4
+	VADDPS       Y4, Y3, Y3
+	ADDQ         $0x04, R10
+	ADDQ         $0x08, R9
+	JMP          combineOffAsm_k4
+
+combineOffAsm_k4_done:
+	VMOVUPS Y0, (AX)(R8*1)
+	VMOVUPS Y1, 32(AX)(R8*1)
+	VMOVUPS Y2, 64(AX)(R8*1)
+	VMOVUPS Y3, 96(AX)(R8*1)
+	ADDQ    $0x00000080, R8
+	JMP     combineOffAsm_loop4
+
+combineOffAsm_loop1:
+	MOVQ   R8, R9
+	ADDQ   $0x00000020, R9
+	CMPQ   R9, DI
+	JA     combineOffAsm_done
+	VXORPS Y0, Y0, Y0
+	MOVQ   DX, R9
+	MOVQ   BX, R10
+
+combineOffAsm_k1:
+	CMPQ         R10, SI
+	JAE          combineOffAsm_k1_done
+	VBROADCASTSS (R10), Y1
+	MOVQ         (R9), R11
+	LEAQ         (CX)(R11*4), R11
+	VMULPS       (R11)(R8*1), Y1, Y1
+	VADDPS       Y1, Y0, Y0
+	ADDQ         $0x04, R10
+	ADDQ         $0x08, R9
+	JMP          combineOffAsm_k1
+
+combineOffAsm_k1_done:
+	VMOVUPS Y0, (AX)(R8*1)
+	ADDQ    $0x00000020, R8
+	JMP     combineOffAsm_loop1
+
+combineOffAsm_done:
+	VZEROUPPER
+	RET
+
+// func combineOffClampAsm(out []float32, base []float32, offs []int, wts []float32)
+// Requires: AVX
+TEXT ·combineOffClampAsm(SB), NOSPLIT, $0-96
+	MOVQ out_base+0(FP), AX
+	MOVQ base_base+24(FP), CX
+	MOVQ offs_base+48(FP), DX
+	MOVQ wts_base+72(FP), BX
+	MOVQ wts_len+80(FP), SI
+	LEAQ (BX)(SI*4), SI
+	MOVQ out_len+8(FP), DI
+	XORQ R8, R8
+	SHLQ $0x02, DI
+
+combineOffClampAsm_loop8:
+	MOVQ   R8, R9
+	ADDQ   $0x00000100, R9
+	CMPQ   R9, DI
+	JA     combineOffClampAsm_loop4
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	MOVQ   DX, R9
+	MOVQ   BX, R10
+
+combineOffClampAsm_k8:
+	CMPQ         R10, SI
+	JAE          combineOffClampAsm_k8_done
+	VBROADCASTSS (R10), Y8
+	MOVQ         (R9), R11
+	LEAQ         (CX)(R11*4), R11
+	VMULPS       (R11)(R8*1), Y8, Y9
+	VADDPS       Y9, Y0, Y0
+	VMULPS       32(R11)(R8*1), Y8, Y9
+	VADDPS       Y9, Y1, Y1
+	VMULPS       64(R11)(R8*1), Y8, Y9
+	VADDPS       Y9, Y2, Y2
+	VMULPS       96(R11)(R8*1), Y8, Y9
+	VADDPS       Y9, Y3, Y3
+	VMULPS       128(R11)(R8*1), Y8, Y9
+	VADDPS       Y9, Y4, Y4
+	VMULPS       160(R11)(R8*1), Y8, Y9
+	VADDPS       Y9, Y5, Y5
+	VMULPS       192(R11)(R8*1), Y8, Y9
+	VADDPS       Y9, Y6, Y6
+	VMULPS       224(R11)(R8*1), Y8, Y8
+	VADDPS       Y8, Y7, Y7
+	ADDQ         $0x04, R10
+	ADDQ         $0x08, R9
+	JMP          combineOffClampAsm_k8
+
+combineOffClampAsm_k8_done:
+	VBROADCASTSS onef32<>+0(SB), Y8
+	VXORPS       Y9, Y9, Y9
+	VCMPPS       $0x01, Y0, Y9, Y10
+	VANDPS       Y0, Y10, Y0
+	VCMPPS       $0x01, Y0, Y8, Y10
+	VBLENDVPS    Y10, Y8, Y0, Y0
+	VCMPPS       $0x01, Y1, Y9, Y10
+	VANDPS       Y1, Y10, Y1
+	VCMPPS       $0x01, Y1, Y8, Y10
+	VBLENDVPS    Y10, Y8, Y1, Y1
+	VCMPPS       $0x01, Y2, Y9, Y10
+	VANDPS       Y2, Y10, Y2
+	VCMPPS       $0x01, Y2, Y8, Y10
+	VBLENDVPS    Y10, Y8, Y2, Y2
+	VCMPPS       $0x01, Y3, Y9, Y10
+	VANDPS       Y3, Y10, Y3
+	VCMPPS       $0x01, Y3, Y8, Y10
+	VBLENDVPS    Y10, Y8, Y3, Y3
+	VCMPPS       $0x01, Y4, Y9, Y10
+	VANDPS       Y4, Y10, Y4
+	VCMPPS       $0x01, Y4, Y8, Y10
+	VBLENDVPS    Y10, Y8, Y4, Y4
+	VCMPPS       $0x01, Y5, Y9, Y10
+	VANDPS       Y5, Y10, Y5
+	VCMPPS       $0x01, Y5, Y8, Y10
+	VBLENDVPS    Y10, Y8, Y5, Y5
+	VCMPPS       $0x01, Y6, Y9, Y10
+	VANDPS       Y6, Y10, Y6
+	VCMPPS       $0x01, Y6, Y8, Y10
+	VBLENDVPS    Y10, Y8, Y6, Y6
+	VCMPPS       $0x01, Y7, Y9, Y9
+	VANDPS       Y7, Y9, Y7
+	VCMPPS       $0x01, Y7, Y8, Y9
+	VBLENDVPS    Y9, Y8, Y7, Y7
+	VMOVUPS      Y0, (AX)(R8*1)
+	VMOVUPS      Y1, 32(AX)(R8*1)
+	VMOVUPS      Y2, 64(AX)(R8*1)
+	VMOVUPS      Y3, 96(AX)(R8*1)
+	VMOVUPS      Y4, 128(AX)(R8*1)
+	VMOVUPS      Y5, 160(AX)(R8*1)
+	VMOVUPS      Y6, 192(AX)(R8*1)
+	VMOVUPS      Y7, 224(AX)(R8*1)
+	ADDQ         $0x00000100, R8
+	JMP          combineOffClampAsm_loop8
+
+combineOffClampAsm_loop4:
+	MOVQ   R8, R9
+	ADDQ   $0x00000080, R9
+	CMPQ   R9, DI
+	JA     combineOffClampAsm_loop1
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	MOVQ   DX, R9
+	MOVQ   BX, R10
+
+combineOffClampAsm_k4:
+	CMPQ         R10, SI
+	JAE          combineOffClampAsm_k4_done
+	VBROADCASTSS (R10), Y4
+	MOVQ         (R9), R11
+	LEAQ         (CX)(R11*4), R11
+	VMULPS       (R11)(R8*1), Y4, Y5
+	VADDPS       Y5, Y0, Y0
+	VMULPS       32(R11)(R8*1), Y4, Y5
+	VADDPS       Y5, Y1, Y1
+	VMULPS       64(R11)(R8*1), Y4, Y5
+	VADDPS       Y5, Y2, Y2
+	VMULPS       96(R11)(R8*1), Y4, Y4
+	VADDPS       Y4, Y3, Y3
+	ADDQ         $0x04, R10
+	ADDQ         $0x08, R9
+	JMP          combineOffClampAsm_k4
+
+combineOffClampAsm_k4_done:
+	VBROADCASTSS onef32<>+0(SB), Y4
+	VXORPS       Y5, Y5, Y5
+	VCMPPS       $0x01, Y0, Y5, Y6
+	VANDPS       Y0, Y6, Y0
+	VCMPPS       $0x01, Y0, Y4, Y6
+	VBLENDVPS    Y6, Y4, Y0, Y0
+	VCMPPS       $0x01, Y1, Y5, Y6
+	VANDPS       Y1, Y6, Y1
+	VCMPPS       $0x01, Y1, Y4, Y6
+	VBLENDVPS    Y6, Y4, Y1, Y1
+	VCMPPS       $0x01, Y2, Y5, Y6
+	VANDPS       Y2, Y6, Y2
+	VCMPPS       $0x01, Y2, Y4, Y6
+	VBLENDVPS    Y6, Y4, Y2, Y2
+	VCMPPS       $0x01, Y3, Y5, Y5
+	VANDPS       Y3, Y5, Y3
+	VCMPPS       $0x01, Y3, Y4, Y5
+	VBLENDVPS    Y5, Y4, Y3, Y3
+	VMOVUPS      Y0, (AX)(R8*1)
+	VMOVUPS      Y1, 32(AX)(R8*1)
+	VMOVUPS      Y2, 64(AX)(R8*1)
+	VMOVUPS      Y3, 96(AX)(R8*1)
+	ADDQ         $0x00000080, R8
+	JMP          combineOffClampAsm_loop4
+
+combineOffClampAsm_loop1:
+	MOVQ   R8, R9
+	ADDQ   $0x00000020, R9
+	CMPQ   R9, DI
+	JA     combineOffClampAsm_done
+	VXORPS Y0, Y0, Y0
+	MOVQ   DX, R9
+	MOVQ   BX, R10
+
+combineOffClampAsm_k1:
+	CMPQ         R10, SI
+	JAE          combineOffClampAsm_k1_done
+	VBROADCASTSS (R10), Y1
+	MOVQ         (R9), R11
+	LEAQ         (CX)(R11*4), R11
+	VMULPS       (R11)(R8*1), Y1, Y1
+	VADDPS       Y1, Y0, Y0
+	ADDQ         $0x04, R10
+	ADDQ         $0x08, R9
+	JMP          combineOffClampAsm_k1
+
+combineOffClampAsm_k1_done:
+	VBROADCASTSS onef32<>+0(SB), Y1
+	VXORPS       Y2, Y2, Y2
+	VCMPPS       $0x01, Y0, Y2, Y2
+	VANDPS       Y0, Y2, Y0
+	VCMPPS       $0x01, Y0, Y1, Y2
+	VBLENDVPS    Y2, Y1, Y0, Y0
+	VMOVUPS      Y0, (AX)(R8*1)
+	ADDQ         $0x00000020, R8
+	JMP          combineOffClampAsm_loop1
+
+combineOffClampAsm_done:
+	VZEROUPPER
+	RET
+
+// func combineRowsSym2Asm(out0 []float32, out1 []float32, rows [][]float32, wts []float32)
+// Requires: AVX
+TEXT ·combineRowsSym2Asm(SB), NOSPLIT, $0-96
+	MOVQ         out0_base+0(FP), AX
+	MOVQ         out1_base+24(FP), CX
+	MOVQ         rows_base+48(FP), DX
+	MOVQ         wts_base+72(FP), BX
+	MOVQ         wts_len+80(FP), SI
+	SHRQ         $0x01, SI
+	VBROADCASTSS (BX)(SI*4), Y0
+	IMUL3Q       $0x18, SI, SI
+	LEAQ         (SI)(SI*1), DI
+	ADDQ         DX, SI
+	ADDQ         DX, DI
+	MOVQ         out0_len+8(FP), R8
+	XORQ         R9, R9
+	SHLQ         $0x02, R8
+
+combineRowsSym2Asm_loop2:
+	MOVQ    R9, R10
+	ADDQ    $0x00000040, R10
+	CMPQ    R10, R8
+	JA      combineRowsSym2Asm_loop1
+	MOVQ    (SI), R10
+	MOVQ    24(SI), R11
+	VMULPS  (R10)(R9*1), Y0, Y1
+	VMULPS  (R11)(R9*1), Y0, Y2
+	VMULPS  32(R10)(R9*1), Y0, Y3
+	VMULPS  32(R11)(R9*1), Y0, Y4
+	MOVQ    (DX), R10
+	MOVQ    24(DI), R11
+	VMOVUPS (R10)(R9*1), Y5
+	VMOVUPS (R11)(R9*1), Y6
+	VMOVUPS 32(R10)(R9*1), Y7
+	VMOVUPS 32(R11)(R9*1), Y8
+	MOVQ    DX, R12
+	MOVQ    DI, R13
+	MOVQ    BX, R14
+
+combineRowsSym2Asm_k2:
+	CMPQ         R12, SI
+	JAE          combineRowsSym2Asm_k2_done
+	VBROADCASTSS (R14), Y9
+	MOVQ         (R13), R10
+	MOVQ         24(R12), R11
+	VMOVUPS      (R10)(R9*1), Y10
+	VMOVUPS      (R11)(R9*1), Y11
+	VADDPS       Y10, Y5, Y5
+	VMULPS       Y5, Y9, Y5
+	VADDPS       Y5, Y1, Y1
+	VADDPS       Y6, Y11, Y5
+	VMULPS       Y5, Y9, Y5
+	VADDPS       Y5, Y2, Y2
+	VMOVAPS      Y11, Y5
+	VMOVAPS      Y10, Y6
+	VMOVUPS      32(R10)(R9*1), Y10
+	VMOVUPS      32(R11)(R9*1), Y11
+	VADDPS       Y10, Y7, Y7
+	VMULPS       Y7, Y9, Y7
+	VADDPS       Y7, Y3, Y3
+	VADDPS       Y8, Y11, Y7
+	VMULPS       Y7, Y9, Y7
+	VADDPS       Y7, Y4, Y4
+	VMOVAPS      Y11, Y7
+	VMOVAPS      Y10, Y8
+	ADDQ         $0x04, R14
+	ADDQ         $0x18, R12
+	SUBQ         $0x18, R13
+	JMP          combineRowsSym2Asm_k2
+
+combineRowsSym2Asm_k2_done:
+	VMOVUPS Y1, (AX)(R9*1)
+	VMOVUPS Y2, (CX)(R9*1)
+	VMOVUPS Y3, 32(AX)(R9*1)
+	VMOVUPS Y4, 32(CX)(R9*1)
+	ADDQ    $0x00000040, R9
+	JMP     combineRowsSym2Asm_loop2
+
+combineRowsSym2Asm_loop1:
+	MOVQ    R9, R10
+	ADDQ    $0x00000020, R10
+	CMPQ    R10, R8
+	JA      combineRowsSym2Asm_done
+	MOVQ    (SI), R10
+	MOVQ    24(SI), R11
+	VMULPS  (R10)(R9*1), Y0, Y1
+	VMULPS  (R11)(R9*1), Y0, Y2
+	MOVQ    (DX), R10
+	MOVQ    24(DI), R11
+	VMOVUPS (R10)(R9*1), Y3
+	VMOVUPS (R11)(R9*1), Y4
+	MOVQ    DX, R12
+	MOVQ    DI, R13
+	MOVQ    BX, R14
+
+combineRowsSym2Asm_k1:
+	CMPQ         R12, SI
+	JAE          combineRowsSym2Asm_k1_done
+	VBROADCASTSS (R14), Y5
+	MOVQ         (R13), R10
+	MOVQ         24(R12), R11
+	VMOVUPS      (R10)(R9*1), Y6
+	VMOVUPS      (R11)(R9*1), Y7
+	VADDPS       Y6, Y3, Y3
+	VMULPS       Y3, Y5, Y3
+	VADDPS       Y3, Y1, Y1
+	VADDPS       Y4, Y7, Y3
+	VMULPS       Y3, Y5, Y3
+	VADDPS       Y3, Y2, Y2
+	VMOVAPS      Y7, Y3
+	VMOVAPS      Y6, Y4
+	ADDQ         $0x04, R14
+	ADDQ         $0x18, R12
+	SUBQ         $0x18, R13
+	JMP          combineRowsSym2Asm_k1
+
+combineRowsSym2Asm_k1_done:
+	VMOVUPS Y1, (AX)(R9*1)
+	VMOVUPS Y2, (CX)(R9*1)
+	ADDQ    $0x00000020, R9
+	JMP     combineRowsSym2Asm_loop1
+
+combineRowsSym2Asm_done:
+	VZEROUPPER
+	RET
+
+// func combineRowsSym2ClampAsm(out0 []float32, out1 []float32, rows [][]float32, wts []float32)
+// Requires: AVX
+TEXT ·combineRowsSym2ClampAsm(SB), NOSPLIT, $0-96
+	MOVQ         out0_base+0(FP), AX
+	MOVQ         out1_base+24(FP), CX
+	MOVQ         rows_base+48(FP), DX
+	MOVQ         wts_base+72(FP), BX
+	MOVQ         wts_len+80(FP), SI
+	SHRQ         $0x01, SI
+	VBROADCASTSS (BX)(SI*4), Y0
+	IMUL3Q       $0x18, SI, SI
+	LEAQ         (SI)(SI*1), DI
+	ADDQ         DX, SI
+	ADDQ         DX, DI
+	MOVQ         out0_len+8(FP), R8
+	XORQ         R9, R9
+	SHLQ         $0x02, R8
+
+combineRowsSym2ClampAsm_loop2:
+	MOVQ    R9, R10
+	ADDQ    $0x00000040, R10
+	CMPQ    R10, R8
+	JA      combineRowsSym2ClampAsm_loop1
+	MOVQ    (SI), R10
+	MOVQ    24(SI), R11
+	VMULPS  (R10)(R9*1), Y0, Y1
+	VMULPS  (R11)(R9*1), Y0, Y2
+	VMULPS  32(R10)(R9*1), Y0, Y3
+	VMULPS  32(R11)(R9*1), Y0, Y4
+	MOVQ    (DX), R10
+	MOVQ    24(DI), R11
+	VMOVUPS (R10)(R9*1), Y5
+	VMOVUPS (R11)(R9*1), Y6
+	VMOVUPS 32(R10)(R9*1), Y7
+	VMOVUPS 32(R11)(R9*1), Y8
+	MOVQ    DX, R12
+	MOVQ    DI, R13
+	MOVQ    BX, R14
+
+combineRowsSym2ClampAsm_k2:
+	CMPQ         R12, SI
+	JAE          combineRowsSym2ClampAsm_k2_done
+	VBROADCASTSS (R14), Y9
+	MOVQ         (R13), R10
+	MOVQ         24(R12), R11
+	VMOVUPS      (R10)(R9*1), Y10
+	VMOVUPS      (R11)(R9*1), Y11
+	VADDPS       Y10, Y5, Y5
+	VMULPS       Y5, Y9, Y5
+	VADDPS       Y5, Y1, Y1
+	VADDPS       Y6, Y11, Y5
+	VMULPS       Y5, Y9, Y5
+	VADDPS       Y5, Y2, Y2
+	VMOVAPS      Y11, Y5
+	VMOVAPS      Y10, Y6
+	VMOVUPS      32(R10)(R9*1), Y10
+	VMOVUPS      32(R11)(R9*1), Y11
+	VADDPS       Y10, Y7, Y7
+	VMULPS       Y7, Y9, Y7
+	VADDPS       Y7, Y3, Y3
+	VADDPS       Y8, Y11, Y7
+	VMULPS       Y7, Y9, Y7
+	VADDPS       Y7, Y4, Y4
+	VMOVAPS      Y11, Y7
+	VMOVAPS      Y10, Y8
+	ADDQ         $0x04, R14
+	ADDQ         $0x18, R12
+	SUBQ         $0x18, R13
+	JMP          combineRowsSym2ClampAsm_k2
+
+combineRowsSym2ClampAsm_k2_done:
+	VBROADCASTSS onef32<>+0(SB), Y5
+	VXORPS       Y6, Y6, Y6
+	VCMPPS       $0x01, Y1, Y6, Y7
+	VANDPS       Y1, Y7, Y1
+	VCMPPS       $0x01, Y1, Y5, Y7
+	VBLENDVPS    Y7, Y5, Y1, Y1
+	VCMPPS       $0x01, Y3, Y6, Y7
+	VANDPS       Y3, Y7, Y3
+	VCMPPS       $0x01, Y3, Y5, Y7
+	VBLENDVPS    Y7, Y5, Y3, Y3
+	VCMPPS       $0x01, Y2, Y6, Y7
+	VANDPS       Y2, Y7, Y2
+	VCMPPS       $0x01, Y2, Y5, Y7
+	VBLENDVPS    Y7, Y5, Y2, Y2
+	VCMPPS       $0x01, Y4, Y6, Y6
+	VANDPS       Y4, Y6, Y4
+	VCMPPS       $0x01, Y4, Y5, Y6
+	VBLENDVPS    Y6, Y5, Y4, Y4
+	VMOVUPS      Y1, (AX)(R9*1)
+	VMOVUPS      Y2, (CX)(R9*1)
+	VMOVUPS      Y3, 32(AX)(R9*1)
+	VMOVUPS      Y4, 32(CX)(R9*1)
+	ADDQ         $0x00000040, R9
+	JMP          combineRowsSym2ClampAsm_loop2
+
+combineRowsSym2ClampAsm_loop1:
+	MOVQ    R9, R10
+	ADDQ    $0x00000020, R10
+	CMPQ    R10, R8
+	JA      combineRowsSym2ClampAsm_done
+	MOVQ    (SI), R10
+	MOVQ    24(SI), R11
+	VMULPS  (R10)(R9*1), Y0, Y1
+	VMULPS  (R11)(R9*1), Y0, Y2
+	MOVQ    (DX), R10
+	MOVQ    24(DI), R11
+	VMOVUPS (R10)(R9*1), Y3
+	VMOVUPS (R11)(R9*1), Y4
+	MOVQ    DX, R12
+	MOVQ    DI, R13
+	MOVQ    BX, R14
+
+combineRowsSym2ClampAsm_k1:
+	CMPQ         R12, SI
+	JAE          combineRowsSym2ClampAsm_k1_done
+	VBROADCASTSS (R14), Y5
+	MOVQ         (R13), R10
+	MOVQ         24(R12), R11
+	VMOVUPS      (R10)(R9*1), Y6
+	VMOVUPS      (R11)(R9*1), Y7
+	VADDPS       Y6, Y3, Y3
+	VMULPS       Y3, Y5, Y3
+	VADDPS       Y3, Y1, Y1
+	VADDPS       Y4, Y7, Y3
+	VMULPS       Y3, Y5, Y3
+	VADDPS       Y3, Y2, Y2
+	VMOVAPS      Y7, Y3
+	VMOVAPS      Y6, Y4
+	ADDQ         $0x04, R14
+	ADDQ         $0x18, R12
+	SUBQ         $0x18, R13
+	JMP          combineRowsSym2ClampAsm_k1
+
+combineRowsSym2ClampAsm_k1_done:
+	VBROADCASTSS onef32<>+0(SB), Y3
+	VXORPS       Y4, Y4, Y4
+	VCMPPS       $0x01, Y1, Y4, Y5
+	VANDPS       Y1, Y5, Y1
+	VCMPPS       $0x01, Y1, Y3, Y5
+	VBLENDVPS    Y5, Y3, Y1, Y1
+	VCMPPS       $0x01, Y2, Y4, Y4
+	VANDPS       Y2, Y4, Y2
+	VCMPPS       $0x01, Y2, Y3, Y4
+	VBLENDVPS    Y4, Y3, Y2, Y2
+	VMOVUPS      Y1, (AX)(R9*1)
+	VMOVUPS      Y2, (CX)(R9*1)
+	ADDQ         $0x00000020, R9
+	JMP          combineRowsSym2ClampAsm_loop1
+
+combineRowsSym2ClampAsm_done:
+	VZEROUPPER
+	RET
 
 // func clampPlaneAsm(p []float32)
 // Requires: AVX
@@ -368,7 +1236,7 @@ TEXT ·clampPlaneAsm(SB), NOSPLIT, $0-24
 
 clampPlane_loop4:
 	MOVQ      DX, BX
-	ADDQ      $0x80, BX
+	ADDQ      $0x00000080, BX
 	CMPQ      BX, CX
 	JA        clampPlane_loop1
 	VMOVUPS   (AX)(DX*1), Y2
@@ -395,19 +1263,21 @@ clampPlane_loop4:
 	VCMPPS    $0x01, Y2, Y0, Y3
 	VBLENDVPS Y3, Y0, Y2, Y2
 	VMOVUPS   Y2, 96(AX)(DX*1)
-	ADDQ      $0x80, DX
+	ADDQ      $0x00000080, DX
 	JMP       clampPlane_loop4
 
 clampPlane_loop1:
-	CMPQ      DX, CX
-	JAE       clampPlane_done
+	MOVQ      DX, BX
+	ADDQ      $0x00000020, BX
+	CMPQ      BX, CX
+	JA        clampPlane_done
 	VMOVUPS   (AX)(DX*1), Y2
 	VCMPPS    $0x01, Y2, Y1, Y3
 	VANDPS    Y2, Y3, Y2
 	VCMPPS    $0x01, Y2, Y0, Y3
 	VBLENDVPS Y3, Y0, Y2, Y2
 	VMOVUPS   Y2, (AX)(DX*1)
-	ADDQ      $0x20, DX
+	ADDQ      $0x00000020, DX
 	JMP       clampPlane_loop1
 
 clampPlane_done:
@@ -430,7 +1300,7 @@ TEXT ·noiseMixAAsm(SB), NOSPLIT, $0-80
 
 noiseMixAAsm_loop4:
 	MOVQ    SI, DI
-	ADDQ    $0x80, DI
+	ADDQ    $0x00000080, DI
 	CMPQ    DI, BX
 	JA      noiseMixAAsm_loop1
 	VMOVUPS (CX)(SI*1), Y2
@@ -461,12 +1331,14 @@ noiseMixAAsm_loop4:
 	VPANDN  Y2, Y3, Y2
 	VPMINSD Y1, Y2, Y2
 	VMOVUPS Y2, 96(AX)(SI*1)
-	ADDQ    $0x80, SI
+	ADDQ    $0x00000080, SI
 	JMP     noiseMixAAsm_loop4
 
 noiseMixAAsm_loop1:
-	CMPQ    SI, BX
-	JAE     noiseMixAAsm_done
+	MOVQ    SI, DI
+	ADDQ    $0x00000020, DI
+	CMPQ    DI, BX
+	JA      noiseMixAAsm_done
 	VMOVUPS (CX)(SI*1), Y2
 	VMULPS  (DX)(SI*1), Y0, Y3
 	VADDPS  Y3, Y2, Y2
@@ -474,7 +1346,7 @@ noiseMixAAsm_loop1:
 	VPANDN  Y2, Y3, Y2
 	VPMINSD Y1, Y2, Y2
 	VMOVUPS Y2, (AX)(SI*1)
-	ADDQ    $0x20, SI
+	ADDQ    $0x00000020, SI
 	JMP     noiseMixAAsm_loop1
 
 noiseMixAAsm_done:
@@ -500,7 +1372,7 @@ TEXT ·noiseMixBAsm(SB), NOSPLIT, $0-80
 
 noiseMixBAsm_loop4:
 	MOVQ    SI, DI
-	ADDQ    $0x80, DI
+	ADDQ    $0x00000080, DI
 	CMPQ    DI, BX
 	JA      noiseMixBAsm_loop1
 	VMOVUPS (CX)(SI*1), Y2
@@ -535,12 +1407,14 @@ noiseMixBAsm_loop4:
 	VPANDN  Y2, Y3, Y2
 	VPMINSD Y1, Y2, Y2
 	VMOVUPS Y2, 96(AX)(SI*1)
-	ADDQ    $0x80, SI
+	ADDQ    $0x00000080, SI
 	JMP     noiseMixBAsm_loop4
 
 noiseMixBAsm_loop1:
-	CMPQ    SI, BX
-	JAE     noiseMixBAsm_done
+	MOVQ    SI, DI
+	ADDQ    $0x00000020, DI
+	CMPQ    DI, BX
+	JA      noiseMixBAsm_done
 	VMOVUPS (CX)(SI*1), Y2
 	VMULPS  (DX)(SI*1), Y0, Y3
 	VMULPS  Y3, Y2, Y3
@@ -549,7 +1423,7 @@ noiseMixBAsm_loop1:
 	VPANDN  Y2, Y3, Y2
 	VPMINSD Y1, Y2, Y2
 	VMOVUPS Y2, (AX)(SI*1)
-	ADDQ    $0x20, SI
+	ADDQ    $0x00000020, SI
 	JMP     noiseMixBAsm_loop1
 
 noiseMixBAsm_done:
@@ -575,7 +1449,7 @@ TEXT ·noiseMixABAsm(SB), NOSPLIT, $0-80
 
 noiseMixABAsm_loop4:
 	MOVQ    SI, DI
-	ADDQ    $0x80, DI
+	ADDQ    $0x00000080, DI
 	CMPQ    DI, BX
 	JA      noiseMixABAsm_loop1
 	VMOVUPS (CX)(SI*1), Y3
@@ -614,12 +1488,14 @@ noiseMixABAsm_loop4:
 	VPANDN  Y3, Y4, Y3
 	VPMINSD Y2, Y3, Y3
 	VMOVUPS Y3, 96(AX)(SI*1)
-	ADDQ    $0x80, SI
+	ADDQ    $0x00000080, SI
 	JMP     noiseMixABAsm_loop4
 
 noiseMixABAsm_loop1:
-	CMPQ    SI, BX
-	JAE     noiseMixABAsm_done
+	MOVQ    SI, DI
+	ADDQ    $0x00000020, DI
+	CMPQ    DI, BX
+	JA      noiseMixABAsm_done
 	VMOVUPS (CX)(SI*1), Y3
 	VMULPS  Y3, Y1, Y4
 	VADDPS  Y4, Y0, Y4
@@ -629,7 +1505,7 @@ noiseMixABAsm_loop1:
 	VPANDN  Y3, Y4, Y3
 	VPMINSD Y2, Y3, Y3
 	VMOVUPS Y3, (AX)(SI*1)
-	ADDQ    $0x20, SI
+	ADDQ    $0x00000020, SI
 	JMP     noiseMixABAsm_loop1
 
 noiseMixABAsm_done:
@@ -653,7 +1529,7 @@ TEXT ·diskRowsAsm(SB), NOSPLIT, $0-72
 
 diskRows_loop4:
 	MOVQ    DI, R8
-	ADDQ    $0x80, R8
+	ADDQ    $0x00000080, R8
 	CMPQ    R8, SI
 	JA      diskRows_loop1
 	LEAQ    (CX)(DI*1), R8
@@ -709,12 +1585,14 @@ diskRows_j4_done:
 	VMOVUPS Y1, 32(AX)(DI*1)
 	VMOVUPS Y2, 64(AX)(DI*1)
 	VMOVUPS Y3, 96(AX)(DI*1)
-	ADDQ    $0x80, DI
+	ADDQ    $0x00000080, DI
 	JMP     diskRows_loop4
 
 diskRows_loop1:
-	CMPQ    DI, SI
-	JAE     diskRows_done
+	MOVQ    DI, R8
+	ADDQ    $0x00000020, R8
+	CMPQ    R8, SI
+	JA      diskRows_done
 	LEAQ    (CX)(DI*1), R8
 	MOVQ    DX, R9
 	MOVQ    (R9), R10
@@ -741,7 +1619,7 @@ diskRows_j1:
 
 diskRows_j1_done:
 	VMOVUPS Y0, (AX)(DI*1)
-	ADDQ    $0x20, DI
+	ADDQ    $0x00000020, DI
 	JMP     diskRows_loop1
 
 diskRows_done:
@@ -802,7 +1680,7 @@ TEXT ·fogBlendAsm(SB), NOSPLIT, $0-176
 
 fogBlend_loop4:
 	MOVQ    R10, R11
-	ADDQ    $0x80, R11
+	ADDQ    $0x00000080, R11
 	CMPQ    R11, R9
 	JA      fogBlend_loop1
 	VMOVUPS (R8)(R10*1), Y4
@@ -865,12 +1743,14 @@ fogBlend_loop4:
 	VADDPS  Y4, Y5, Y4
 	VMINPS  Y4, Y3, Y4
 	VMOVUPS Y4, 96(SI)(R10*1)
-	ADDQ    $0x80, R10
+	ADDQ    $0x00000080, R10
 	JMP     fogBlend_loop4
 
 fogBlend_loop1:
-	CMPQ    R10, R9
-	JAE     fogBlend_done
+	MOVQ    R10, R11
+	ADDQ    $0x00000020, R11
+	CMPQ    R11, R9
+	JA      fogBlend_done
 	VMOVUPS (R8)(R10*1), Y4
 	VSUBPS  Y2, Y4, Y4
 	VMULPS  Y4, Y1, Y4
@@ -886,7 +1766,7 @@ fogBlend_loop1:
 	VADDPS  Y4, Y5, Y4
 	VMINPS  Y4, Y3, Y4
 	VMOVUPS Y4, (SI)(R10*1)
-	ADDQ    $0x20, R10
+	ADDQ    $0x00000020, R10
 	JMP     fogBlend_loop1
 
 fogBlend_done:
@@ -936,7 +1816,7 @@ TEXT ·frostBlendAsm(SB), NOSPLIT, $0-80
 
 frostBlend_loop4:
 	MOVQ    SI, DI
-	ADDQ    $0x80, DI
+	ADDQ    $0x00000080, DI
 	CMPQ    DI, BX
 	JA      frostBlend_loop1
 	VMULPS  (CX)(SI*1), Y0, Y4
@@ -963,19 +1843,21 @@ frostBlend_loop4:
 	VMAXPS  Y4, Y3, Y4
 	VMINPS  Y4, Y2, Y4
 	VMOVUPS Y4, 96(AX)(SI*1)
-	ADDQ    $0x80, SI
+	ADDQ    $0x00000080, SI
 	JMP     frostBlend_loop4
 
 frostBlend_loop1:
-	CMPQ    SI, BX
-	JAE     frostBlend_done
+	MOVQ    SI, DI
+	ADDQ    $0x00000020, DI
+	CMPQ    DI, BX
+	JA      frostBlend_done
 	VMULPS  (CX)(SI*1), Y0, Y4
 	VMULPS  (DX)(SI*1), Y1, Y5
 	VADDPS  Y5, Y4, Y4
 	VMAXPS  Y4, Y3, Y4
 	VMINPS  Y4, Y2, Y4
 	VMOVUPS Y4, (AX)(SI*1)
-	ADDQ    $0x20, SI
+	ADDQ    $0x00000020, SI
 	JMP     frostBlend_loop1
 
 frostBlend_done:
@@ -1009,7 +1891,7 @@ TEXT ·frostBlend4Asm(SB), NOSPLIT, $0-152
 
 frostBlend4_loop4:
 	MOVQ    R9, R10
-	ADDQ    $0x80, R10
+	ADDQ    $0x00000080, R10
 	CMPQ    R10, DX
 	JA      frostBlend4_loop1
 	VMULPS  (BX)(R9*1), Y2, Y8
@@ -1072,12 +1954,14 @@ frostBlend4_loop4:
 	VMAXPS  Y8, Y7, Y8
 	VMINPS  Y8, Y6, Y8
 	VMOVUPS Y8, 96(AX)(R9*1)
-	ADDQ    $0x80, R9
+	ADDQ    $0x00000080, R9
 	JMP     frostBlend4_loop4
 
 frostBlend4_loop1:
-	CMPQ    R9, DX
-	JAE     frostBlend4_done
+	MOVQ    R9, R10
+	ADDQ    $0x00000020, R10
+	CMPQ    R10, DX
+	JA      frostBlend4_done
 	VMULPS  (BX)(R9*1), Y2, Y8
 	VMULPS  (SI)(R9*1), Y3, Y9
 	VADDPS  Y9, Y8, Y8
@@ -1093,7 +1977,7 @@ frostBlend4_loop1:
 	VMAXPS  Y8, Y7, Y8
 	VMINPS  Y8, Y6, Y8
 	VMOVUPS Y8, (AX)(R9*1)
-	ADDQ    $0x20, R9
+	ADDQ    $0x00000020, R9
 	JMP     frostBlend4_loop1
 
 frostBlend4_done:

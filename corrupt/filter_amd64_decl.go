@@ -30,6 +30,34 @@ func combineRowsSymAsm(out []float32, rows [][]float32, wts []float32)
 //go:noescape
 func combineRowsGenAsm(out []float32, rows [][]float32, wts []float32)
 
+// combineOffAsm is combineRowsGenAsm with rows[k] = base[offs[k]:]: for
+// len(out), a multiple of 8, outputs s = 0, then s += wts[k]·base[offs[k]+x]
+// for k = 0…len(wts)−1. len(offs) must be len(wts) and every offs[k]+len(out)
+// at most len(base).
+//
+//go:noescape
+func combineOffAsm(out []float32, base []float32, offs []int, wts []float32)
+
+// combineOffClampAsm is combineOffAsm followed by clampPlaneAsm on the outputs.
+//
+//go:noescape
+func combineOffClampAsm(out []float32, base []float32, offs []int, wts []float32)
+
+// combineRowsSym2Asm is combineRowsSymAsm for two output rows: out0 from
+// rows[0…n−1] and out1 from rows[1…n] (odd symmetric wts, n = 2r+1, len(rows)
+// = n+1), len(out0) = len(out1), a multiple of 8. Step k adds
+// wts[k]·(rows[k] + rows[n−1−k]) to out0 and wts[k]·(rows[k+1] + rows[n−k]) to
+// out1: rows[k+1] and rows[n−1−k], loaded for step k, are out0's and out1's
+// rows of step k+1, so each row is loaded once for both outputs.
+//
+//go:noescape
+func combineRowsSym2Asm(out0 []float32, out1 []float32, rows [][]float32, wts []float32)
+
+// combineRowsSym2ClampAsm is combineRowsSym2Asm followed by clampPlaneAsm on both outputs.
+//
+//go:noescape
+func combineRowsSym2ClampAsm(out0 []float32, out1 []float32, rows [][]float32, wts []float32)
+
 // clampPlaneAsm is clampPlaneGo for len(p), a multiple of 8, samples: lanes
 // not above 0 (NaN included) become +0, lanes above 1 become 1.
 //

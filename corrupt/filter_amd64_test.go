@@ -55,7 +55,7 @@ func sameBits(t *testing.T, what string, got, want []float32) {
 func TestSIMDCorrRowExact(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	simdModes(t, func(mode string) {
-		for _, w := range []int{1, 7, 8, 9, 15, 16, 31, 32, 33, 47, 63, 64, 65, 100, 224, 227} {
+		for _, w := range []int{1, 7, 8, 9, 15, 16, 31, 32, 33, 47, 63, 64, 65, 100, 120, 127, 224, 227} {
 			for _, n := range []int{1, 2, 3, 4, 5, 7, 9, 15, 21, 41} {
 				for _, sym := range []bool{true, false} {
 					k := testKernel(rng, n, sym)
@@ -74,7 +74,7 @@ func TestSIMDCorrRowExact(t *testing.T) {
 func TestSIMDCombineRowsExact(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	simdModes(t, func(mode string) {
-		for _, w := range []int{1, 7, 8, 9, 31, 32, 33, 63, 64, 65, 224, 227} {
+		for _, w := range []int{1, 7, 8, 9, 31, 32, 33, 63, 64, 65, 120, 127, 224, 227} {
 			for _, n := range []int{1, 2, 3, 4, 5, 7, 9, 15, 21, 41} {
 				for _, sym := range []bool{true, false} {
 					wts := testKernel(rng, n, sym)
@@ -92,8 +92,53 @@ func TestSIMDCombineRowsExact(t *testing.T) {
 	})
 }
 
+// TestSIMDSparseRowsExact checks that sparseRows (combineOffAsm for weights
+// that are not symmetric, combineOffClampAsm when it clamps) gives the bits
+// of sparseRowsGo (and clampPlaneGo), for widths that use
+// every block size and the scalar tail, and that it refuses an offset that
+// reads past the padded plane.
+func TestSIMDSparseRowsExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	simdModes(t, func(mode string) {
+		for _, w := range []int{1, 7, 8, 9, 33, 63, 64, 65, 120, 127, 224, 227} {
+			for _, n := range []int{1, 2, 3, 5, 21, 51} {
+				for _, sym := range []bool{true, false} {
+					const h, ex = 5, 11 // rows, padding on each side
+					pw := w + 2*ex
+					pad := randPlane(rng, pw*(h+2*ex))
+					wts := testKernel(rng, n, sym)
+					offs := make([]int, n)
+					for k := range offs {
+						offs[k] = rng.IntN(2*ex+1)*pw + rng.IntN(2*ex+1)
+					}
+					rows := make([][]float32, n)
+					for _, clamp := range []bool{false, true} {
+						got, want := make([]float32, w*h), make([]float32, w*h)
+						sparseRows(got, w, pad, pw, offs, wts, rows, clamp)
+						sparseRowsGo(want, w, pad, pw, offs, wts, rows, false)
+						if clamp {
+							clampPlaneGo(want)
+						}
+						sameBits(t, mode+" sparseRows", got, want)
+					}
+				}
+			}
+		}
+		defer func() {
+			if recover() == nil {
+				t.Errorf("sparseRows accepted an offset past the padded plane")
+			}
+		}()
+		w, pw, h := 16, 20, 3
+		pad := make([]float32, pw*h)
+		dst := make([]float32, w*h)
+		sparseRows(dst, w, pad, pw, []int{0, 5}, []float32{1, 2}, make([][]float32, 2), false)
+	})
+}
+
 // TestSIMDCombineRowsSym2Exact checks the two-row symmetric column kernel
-// against two calls of combineRowsGo.
+// against two calls of combineRowsGo, and its clamping variant against
+// them followed by clampPlaneGo.
 func TestSIMDCombineRowsSym2Exact(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	simdModes(t, func(mode string) {
@@ -104,13 +149,19 @@ func TestSIMDCombineRowsSym2Exact(t *testing.T) {
 				for i := range rows {
 					rows[i] = randPlane(rng, w+rng.IntN(3))
 				}
-				got0, got1 := make([]float32, w), make([]float32, w)
-				want0, want1 := make([]float32, w), make([]float32, w)
-				combineRowsSym2(got0, got1, rows, wts)
-				combineRowsGo(want0, rows[:n], wts)
-				combineRowsGo(want1, rows[1:], wts)
-				sameBits(t, mode+" combineRowsSym2 row 0", got0, want0)
-				sameBits(t, mode+" combineRowsSym2 row 1", got1, want1)
+				for _, clamp := range []bool{false, true} {
+					got0, got1 := make([]float32, w), make([]float32, w)
+					want0, want1 := make([]float32, w), make([]float32, w)
+					combineRowsSym2(got0, got1, rows, wts, clamp)
+					combineRowsGo(want0, rows[:n], wts)
+					combineRowsGo(want1, rows[1:], wts)
+					if clamp {
+						clampPlaneGo(want0)
+						clampPlaneGo(want1)
+					}
+					sameBits(t, mode+" combineRowsSym2 row 0", got0, want0)
+					sameBits(t, mode+" combineRowsSym2 row 1", got1, want1)
+				}
 			}
 		}
 	})
@@ -130,14 +181,19 @@ func TestSIMDSeparableExact(t *testing.T) {
 				asym := testKernel(rng, 5, false)
 				for _, b := range []Border{Replicate, Reflect101, Symmetric, Wrap} {
 					for _, k := range [][2][]float32{{taps, taps}, {asym, taps}, {taps, asym}} {
-						got, want := make([]float32, w*h), make([]float32, w*h)
-						tmp, line := make([]float32, w*h), make([]float32, max(w, h)+len(k[0]))
-						separable(got, src, w, h, k[0], k[1], b, tmp, line)
-						s := simdKernels
-						simdKernels = false
-						separable(want, src, w, h, k[0], k[1], b, tmp, line)
-						simdKernels = s
-						sameBits(t, mode+" separable", got, want)
+						for _, clamp := range []bool{false, true} {
+							got, want := make([]float32, w*h), make([]float32, w*h)
+							tmp, line := make([]float32, w*h), make([]float32, max(w, h)+len(k[0]))
+							separableClamp(got, src, w, h, k[0], k[1], b, clamp, tmp, line)
+							s := simdKernels
+							simdKernels = false
+							separable(want, src, w, h, k[0], k[1], b, tmp, line)
+							simdKernels = s
+							if clamp {
+								clampPlaneGo(want)
+							}
+							sameBits(t, mode+" separable", got, want)
+						}
 					}
 				}
 			}

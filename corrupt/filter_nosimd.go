@@ -11,6 +11,10 @@ package corrupt
 // len(out)+len(k)−1 samples.
 func corrRow(out, pad, k []float32) { corrRowGo(out, pad, k) }
 
+// corrRowSym is corrRow for a caller that knows whether k is symmetric (sym,
+// unused by the pure-Go kernel).
+func corrRowSym(out, pad, k []float32, _ bool) { corrRowGo(out, pad, k) }
+
 // combineRows writes out[x] = Σ_k wts[k]·rows[k][x]. Every row must hold at
 // least len(out) samples.
 func combineRows(out []float32, rows [][]float32, wts []float32) { combineRowsGo(out, rows, wts) }
@@ -27,11 +31,21 @@ func clampPlane(p []float32) { clampPlaneGo(p) }
 func glassQuantize(d []float32) { glassQuantizeGo(d) }
 
 // combineRowsSym2 writes two output rows of a symmetric column filter:
-// out0 from rows[:len(wts)] and out1 from rows[1:].
-func combineRowsSym2(out0, out1 []float32, rows [][]float32, wts []float32) {
+// out0 from rows[:len(wts)] and out1 from rows[1:], both clipped as
+// clampPlane does if clamp.
+func combineRowsSym2(out0, out1 []float32, rows [][]float32, wts []float32, clamp bool) {
 	combineRowsGo(out0, rows[:len(wts)], wts)
 	combineRowsGo(out1, rows[1:], wts)
+	if clamp {
+		clampPlaneGo(out0)
+		clampPlaneGo(out1)
+	}
 }
 
 // noiseMix applies normal noise draws z to s (see noiseMixGo).
 func noiseMix(d, s, z []float32, a, b float32) { noiseMixGo(d, s, z, a, b) }
+
+// sparseRows is sparseRowsGo (see there).
+func sparseRows(dst []float32, w int, pad []float32, pw int, offs []int, wts []float32, rows [][]float32, clamp bool) {
+	sparseRowsGo(dst, w, pad, pw, offs, wts, rows, clamp)
+}

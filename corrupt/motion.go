@@ -74,7 +74,8 @@ func magickMotionTaps(buf []tap, radius, sigma, angleDeg float64) []tap {
 	return buf
 }
 
-// applySparse correlates every channel of src with taps (border b) into dst.
+// applySparse correlates every channel of src with taps (border b) into dst
+// and clips the result to [0, 1] (clampPlane).
 func applySparse(dst, src *imageio.Image, taps []tap, b Border) {
 	w, h := src.Width, src.Height
 	bufp := getF32(sparsePadSize(w, h, taps) + len(taps))
@@ -89,7 +90,7 @@ func applySparse(dst, src *imageio.Image, taps []tap, b Border) {
 	wts := buf[len(buf)-len(taps):]
 	pad := buf[:len(buf)-len(taps)]
 	for c := range 3 {
-		sparseCorr(dst.Ch[c], src.Ch[c], w, h, taps, b, pad, rows, wts)
+		sparseCorr(dst.Ch[c], src.Ch[c], w, h, taps, b, true, pad, rows, wts)
 	}
 }
 
@@ -97,7 +98,6 @@ func applyMotionBlur(dst, src *imageio.Image, p []float64, _ *rand.Rand) {
 	var tb [128]tap
 	taps := magickMotionTaps(tb[:0], p[0], p[1], p[2])
 	applySparse(dst, src, taps, Replicate)
-	clampImage(dst)
 }
 
 // lineKernel marks in k (side n, row-major) the pixels OpenCV's line draws
@@ -184,5 +184,4 @@ func applyMotionBlurLine(dst, src *imageio.Image, p []float64, rng *rand.Rand) {
 	var tb [128]tap
 	taps := motionLineTaps(tb[:0], int(p[0]), rng)
 	applySparse(dst, src, taps, Reflect101)
-	clampImage(dst)
 }

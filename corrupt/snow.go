@@ -84,7 +84,7 @@ func applySnow(dst, src *imageio.Image, p []float64, rng *rand.Rand) {
 	}
 	rows = rows[:len(taps)]
 	pad := *padp
-	sparseCorr(blurred, layer, w, h, taps, Replicate, pad[:len(pad)-len(taps)], rows, pad[len(pad)-len(taps):])
+	sparseCorr(blurred, layer, w, h, taps, Replicate, false, pad[:len(pad)-len(taps)], rows, pad[len(pad)-len(taps):])
 	for i, v := range blurred {
 		blurred[i] = imageio.From8(imageio.To8(v, imageio.Round))
 	}

@@ -77,7 +77,7 @@ func applySpatter(dst, src *imageio.Image, p []float64, rng *rand.Rand) {
 	for i := range field {
 		field[i] = float32(loc + scale*rng.NormFloat64())
 	}
-	gaussianPlane(field, field, w, h, sigma, scratch)
+	gaussianPlane(field, field, w, h, sigma, false, scratch)
 	th := float32(thresh)
 	for i, v := range field {
 		if v < th {
@@ -92,7 +92,7 @@ func applySpatter(dst, src *imageio.Image, p []float64, rng *rand.Rand) {
 				m[i] = 1
 			}
 		}
-		gaussianPlane(m, m, w, h, intensity, scratch)
+		gaussianPlane(m, m, w, h, intensity, false, scratch)
 		for i, v := range m {
 			if v < 0.8 {
 				m[i] = 0

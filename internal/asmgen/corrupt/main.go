@@ -23,6 +23,8 @@
 package main
 
 import (
+	"fmt"
+
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
@@ -32,6 +34,11 @@ func main() {
 	ConstraintExpr("amd64,!purego")
 	corrRow()
 	combineRows()
+	onef32 = ConstData("onef32", F32(1))
+	combineOff("combineOffAsm", false)
+	combineOff("combineOffClampAsm", true)
+	combineRowsSym2("combineRowsSym2Asm", false)
+	combineRowsSym2("combineRowsSym2ClampAsm", true)
 	clampPlane()
 	noiseMix()
 	diskRows()
@@ -60,24 +67,33 @@ func bcast(m Mem) VecVirtual { y := YMM(); VBROADCASTSS(m, y); return y }
 // single vectors; body(off, w) emits the code for w vectors at off. n must
 // be a multiple of 8; it is clobbered.
 func blocks(name string, n GPVirtual, body func(off GPVirtual, w int)) {
+	blocksW(name, n, []int{4, 1}, body)
+}
+
+// blocksW is blocks with the block widths ws (in vectors, decreasing, the
+// last 1): each width runs while its blocks fit, then the next.
+// The filter kernels use 8-vector blocks: eight independent sums hide the
+// latency of the dependent additions (two add pipes, 3 cycles each on Zen).
+func blocksW(name string, n GPVirtual, ws []int, body func(off GPVirtual, w int)) {
 	off := GP64()
 	XORQ(off, off)
 	SHLQ(Imm(2), n)
 	end := GP64()
-	Label(name + "_loop4")
-	MOVQ(off, end)
-	ADDQ(Imm(128), end)
-	CMPQ(end, n)
-	JA(LabelRef(name + "_loop1"))
-	body(off, 4)
-	ADDQ(Imm(128), off)
-	JMP(LabelRef(name + "_loop4"))
-	Label(name + "_loop1")
-	CMPQ(off, n)
-	JAE(LabelRef(name + "_done"))
-	body(off, 1)
-	ADDQ(Imm(32), off)
-	JMP(LabelRef(name + "_loop1"))
+	for i, w := range ws {
+		lbl := fmt.Sprintf("%s_loop%d", name, w)
+		next := name + "_done"
+		if i+1 < len(ws) {
+			next = fmt.Sprintf("%s_loop%d", name, ws[i+1])
+		}
+		Label(lbl)
+		MOVQ(off, end)
+		ADDQ(U32(32*w), end)
+		CMPQ(end, n)
+		JA(LabelRef(next))
+		body(off, w)
+		ADDQ(U32(32*w), off)
+		JMP(LabelRef(lbl))
+	}
 	Label(name + "_done")
 	VZEROUPPER()
 	RET()
@@ -98,7 +114,7 @@ func corrRow() {
 		LEAQ(k.Idx(r, 4), mid)
 		SHLQ(Imm(2), r) // r in bytes from here on
 		n := length("out")
-		blocks("corrRowSym", n, func(off GPVirtual, w int) {
+		blocksW("corrRowSym", n, []int{8, 4, 1}, func(off GPVirtual, w int) {
 			px := GP64() // &pad[x + r]
 			LEAQ(pad.Idx(off, 1), px)
 			ADDQ(r, px)
@@ -113,7 +129,7 @@ func corrRow() {
 			MOVQ(mid, kp)
 			MOVQ(mid, end)
 			ADDQ(r, end) // &k[2r]
-			lbl := "corrRowSym_taps" + map[int]string{1: "1", 4: "4"}[w]
+			lbl := "corrRowSym_taps" + fmt.Sprint(w)
 			Label(lbl)
 			CMPQ(kp, end)
 			JAE(LabelRef(lbl + "_done"))
@@ -144,7 +160,7 @@ func corrRow() {
 		kend := GP64()
 		LEAQ(k.Idx(nk, 4), kend)
 		n := length("out")
-		blocks("corrRowGen", n, func(off GPVirtual, w int) {
+		blocksW("corrRowGen", n, []int{8, 4, 1}, func(off GPVirtual, w int) {
 			px, kp := GP64(), GP64()
 			LEAQ(pad.Idx(off, 1), px)
 			MOVQ(k.Base, kp)
@@ -153,7 +169,7 @@ func corrRow() {
 				s[j] = YMM()
 				VXORPS(s[j], s[j], s[j])
 			}
-			lbl := "corrRowGen_taps" + map[int]string{1: "1", 4: "4"}[w]
+			lbl := "corrRowGen_taps" + fmt.Sprint(w)
 			Label(lbl)
 			CMPQ(kp, kend)
 			JAE(LabelRef(lbl + "_done"))
@@ -194,7 +210,7 @@ func combineRows() {
 		LEAQ(Mem{Base: hdr, Index: hdr, Scale: 1}, last)
 		SUBQ(rows.Base, last) // rows + 48r = &rows[2r]
 		n := length("out")
-		blocks("combineRowsSym", n, func(off GPVirtual, w int) {
+		blocksW("combineRowsSym", n, []int{8, 4, 1}, func(off GPVirtual, w int) {
 			c := bcast(Mem{Base: mid})
 			s := make([]VecVirtual, w)
 			for j := range s {
@@ -204,7 +220,7 @@ func combineRows() {
 			MOVQ(rows.Base, lo)
 			MOVQ(last, hi)
 			MOVQ(wts.Base, kp)
-			lbl := "combineRowsSym_k" + map[int]string{1: "1", 4: "4"}[w]
+			lbl := "combineRowsSym_k" + fmt.Sprint(w)
 			Label(lbl)
 			CMPQ(kp, mid)
 			JAE(LabelRef(lbl + "_done"))
@@ -238,7 +254,7 @@ func combineRows() {
 		kend := GP64()
 		LEAQ(wts.Idx(nk, 4), kend)
 		n := length("out")
-		blocks("combineRowsGen", n, func(off GPVirtual, w int) {
+		blocksW("combineRowsGen", n, []int{8, 4, 1}, func(off GPVirtual, w int) {
 			s := make([]VecVirtual, w)
 			for j := range s {
 				s[j] = YMM()
@@ -247,7 +263,7 @@ func combineRows() {
 			hdr, kp := GP64(), GP64()
 			MOVQ(rows.Base, hdr)
 			MOVQ(wts.Base, kp)
-			lbl := "combineRowsGen_k" + map[int]string{1: "1", 4: "4"}[w]
+			lbl := "combineRowsGen_k" + fmt.Sprint(w)
 			Label(lbl)
 			CMPQ(kp, kend)
 			JAE(LabelRef(lbl + "_done"))
@@ -268,9 +284,163 @@ func combineRows() {
 	}
 }
 
+// combineRowsSym2: two output rows of a symmetric column filter that load
+// every input row once for both.
+// With clamp the sums are clipped as clampPlaneAsm does before the store.
+func combineRowsSym2(name string, clamp bool) {
+	TEXT(name, NOSPLIT, "func(out0, out1 []float32, rows [][]float32, wts []float32)")
+	Pragma("noescape")
+	if clamp {
+		Doc(name + " is combineRowsSym2Asm followed by clampPlaneAsm on both outputs.")
+	} else {
+		Doc(name+" is combineRowsSymAsm for two output rows: out0 from",
+			"rows[0…n−1] and out1 from rows[1…n] (odd symmetric wts, n = 2r+1, len(rows)",
+			"= n+1), len(out0) = len(out1), a multiple of 8. Step k adds",
+			"wts[k]·(rows[k] + rows[n−1−k]) to out0 and wts[k]·(rows[k+1] + rows[n−k]) to",
+			"out1: rows[k+1] and rows[n−1−k], loaded for step k, are out0's and out1's",
+			"rows of step k+1, so each row is loaded once for both outputs.")
+	}
+	{
+		out0, out1, rows, wts := base("out0"), base("out1"), base("rows"), base("wts")
+		r := length("wts")
+		SHRQ(Imm(1), r)
+		c := bcast(wts.Idx(r, 4)) // wts[r]
+		// midHdr = &rows[r], last = &rows[2r] (slice headers, 24 bytes).
+		midHdr, last := GP64(), GP64()
+		MOVQ(r, midHdr)
+		IMUL3Q(Imm(24), midHdr, midHdr)
+		LEAQ(Mem{Base: midHdr, Index: midHdr, Scale: 1}, last)
+		ADDQ(rows.Base, midHdr)
+		ADDQ(rows.Base, last)
+		n := length("out0")
+		blocksW(name, n, []int{2, 1}, func(off GPVirtual, w int) {
+			a, b := GP64(), GP64()
+			MOVQ(Mem{Base: midHdr}, a)           // rows[r]
+			MOVQ(Mem{Base: midHdr, Disp: 24}, b) // rows[r+1]
+			s0, s1 := make([]VecVirtual, w), make([]VecVirtual, w)
+			for j := range w {
+				s0[j] = mul(c, Mem{Base: a, Index: off, Scale: 1, Disp: 32 * j})
+				s1[j] = mul(c, Mem{Base: b, Index: off, Scale: 1, Disp: 32 * j})
+			}
+			MOVQ(Mem{Base: rows.Base}, a)      // rows[0]
+			MOVQ(Mem{Base: last, Disp: 24}, b) // rows[n]
+			L, H := make([]VecVirtual, w), make([]VecVirtual, w)
+			for j := range w {
+				L[j], H[j] = YMM(), YMM()
+				VMOVUPS(Mem{Base: a, Index: off, Scale: 1, Disp: 32 * j}, L[j])
+				VMOVUPS(Mem{Base: b, Index: off, Scale: 1, Disp: 32 * j}, H[j])
+			}
+			lo, hi, kp := GP64(), GP64(), GP64() // &rows[k], &rows[n−1−k], &wts[k]
+			MOVQ(rows.Base, lo)
+			MOVQ(last, hi)
+			MOVQ(wts.Base, kp)
+			lbl := name + "_k" + fmt.Sprint(w)
+			Label(lbl)
+			CMPQ(lo, midHdr)
+			JAE(LabelRef(lbl + "_done"))
+			v := bcast(Mem{Base: kp})
+			MOVQ(Mem{Base: hi}, a)           // rows[n−1−k]
+			MOVQ(Mem{Base: lo, Disp: 24}, b) // rows[k+1]
+			for j := range w {
+				A, B := YMM(), YMM()
+				VMOVUPS(Mem{Base: a, Index: off, Scale: 1, Disp: 32 * j}, A)
+				VMOVUPS(Mem{Base: b, Index: off, Scale: 1, Disp: 32 * j}, B)
+				VADDPS(mul(v, add(L[j], A)), s0[j], s0[j])
+				VADDPS(mul(v, add(B, H[j])), s1[j], s1[j])
+				VMOVAPS(B, L[j])
+				VMOVAPS(A, H[j])
+			}
+			ADDQ(Imm(4), kp)
+			ADDQ(Imm(24), lo)
+			SUBQ(Imm(24), hi)
+			JMP(LabelRef(lbl))
+			Label(lbl + "_done")
+			if clamp {
+				clampVecs(append(s0, s1...))
+			}
+			for j := range w {
+				VMOVUPS(s0[j], out0.Idx(off, 1).Offset(32*j))
+				VMOVUPS(s1[j], out1.Idx(off, 1).Offset(32*j))
+			}
+		})
+	}
+}
+
+// combineOff: combineRowsGo's general path with the rows given as offsets
+// into one padded plane (sparseCorr).
+// With clamp the sums are clipped as clampPlaneAsm does before the store.
+func combineOff(name string, clamp bool) {
+	TEXT(name, NOSPLIT, "func(out, base []float32, offs []int, wts []float32)")
+	Pragma("noescape")
+	if clamp {
+		Doc(name + " is combineOffAsm followed by clampPlaneAsm on the outputs.")
+	} else {
+		Doc(name+" is combineRowsGenAsm with rows[k] = base[offs[k]:]: for",
+			"len(out), a multiple of 8, outputs s = 0, then s += wts[k]·base[offs[k]+x]",
+			"for k = 0…len(wts)−1. len(offs) must be len(wts) and every offs[k]+len(out)",
+			"at most len(base).")
+	}
+	{
+		out, bp, offs, wts := base("out"), base("base"), base("offs"), base("wts")
+		nk := length("wts")
+		kend := GP64()
+		LEAQ(wts.Idx(nk, 4), kend)
+		n := length("out")
+		blocksW(name, n, []int{8, 4, 1}, func(off GPVirtual, w int) {
+			s := make([]VecVirtual, w)
+			for j := range s {
+				s[j] = YMM()
+				VXORPS(s[j], s[j], s[j])
+			}
+			op, kp := GP64(), GP64()
+			MOVQ(offs.Base, op)
+			MOVQ(wts.Base, kp)
+			lbl := name + "_k" + fmt.Sprint(w)
+			Label(lbl)
+			CMPQ(kp, kend)
+			JAE(LabelRef(lbl + "_done"))
+			v := bcast(Mem{Base: kp})
+			a := GP64()
+			MOVQ(Mem{Base: op}, a)
+			LEAQ(Mem{Base: bp.Base, Index: a, Scale: 4}, a)
+			for j := range s {
+				VADDPS(mul(v, Mem{Base: a, Index: off, Scale: 1, Disp: 32 * j}), s[j], s[j])
+			}
+			ADDQ(Imm(4), kp)
+			ADDQ(Imm(8), op)
+			JMP(LabelRef(lbl))
+			Label(lbl + "_done")
+			if clamp {
+				clampVecs(s)
+			}
+			for j := range s {
+				VMOVUPS(s[j], out.Idx(off, 1).Offset(32*j))
+			}
+		})
+	}
+}
+
 // clampPlane: clampPlaneGo.
+// onef32 is the float32 1 of the clamps.
+var onef32 Mem
+
+// clampVecs clips the vectors as clampPlaneAsm does: lanes not above 0 (NaN
+// included) become +0, lanes above 1 become 1.
+func clampVecs(s []VecVirtual) {
+	o, z := bcast(onef32), YMM()
+	VXORPS(z, z, z)
+	for _, v := range s {
+		pos := YMM()
+		VCMPPS(Imm(0x01), v, z, pos) // 0 < v, false for NaN
+		VANDPS(v, pos, v)
+		gt := YMM()
+		VCMPPS(Imm(0x01), v, o, gt) // 1 < v
+		VBLENDVPS(gt, o, v, v)
+	}
+}
+
 func clampPlane() {
-	one := ConstData("onef32", F32(1))
+	one := onef32
 	TEXT("clampPlaneAsm", NOSPLIT, "func(p []float32)")
 	Pragma("noescape")
 	Doc("clampPlaneAsm is clampPlaneGo for len(p), a multiple of 8, samples: lanes",
@@ -371,7 +541,7 @@ func diskRows() {
 			s[j] = sub(t, lo.Offset(32*j))
 		}
 		ADDQ(Imm(16), op)
-		lbl := "diskRows_j" + map[int]string{1: "1", 4: "4"}[w]
+		lbl := "diskRows_j" + fmt.Sprint(w)
 		Label(lbl)
 		CMPQ(op, oend)
 		JAE(LabelRef(lbl + "_done"))

@@ -6,6 +6,8 @@ import (
 	"bytes"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -295,4 +297,44 @@ func TestEncodeVector(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzDecodeVectorScalar decodes arbitrary data (the golden files and their
+// mutations: damaged files reach coefficient ranges and layouts no valid
+// encoder writes) with the assembly kernels on and off: both must refuse the
+// same files and decode the others to the same pixels.
+func FuzzDecodeVectorScalar(f *testing.F) {
+	if !dctVector || !yccVector {
+		f.Skip("CPU lacks AVX2: the vector kernels are not used")
+	}
+	files, _ := filepath.Glob(filepath.Join(goldenDir, "*.jpg"))
+	for _, p := range files {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 1<<16 {
+			return
+		}
+		decode := func(vector bool) (Image, error) {
+			defer func() { dctVector, yccVector = true, true }()
+			dctVector, yccVector = vector, vector
+			d := Decoder{MaxPixels: 1 << 20}
+			return d.Decode(nil, data)
+		}
+		mv, errv := decode(true)
+		ms, errs := decode(false)
+		if (errv == nil) != (errs == nil) {
+			t.Fatalf("vector: %v; scalar: %v", errv, errs)
+		}
+		if errv != nil {
+			return
+		}
+		if mv.Width != ms.Width || mv.Height != ms.Height || mv.Channels != ms.Channels || !bytes.Equal(mv.Pix, ms.Pix) {
+			t.Fatalf("vector and scalar decodes differ (%dx%dx%d)", mv.Width, mv.Height, mv.Channels)
+		}
+	})
 }

@@ -370,3 +370,46 @@ func TestInflateFastVector(t *testing.T) {
 	}
 	t.Logf("%d decodings compared", n)
 }
+
+// FuzzInflateVectorScalar inflates arbitrary data (seeded with zlib streams
+// of several levels) into buffers of several sizes with the assembly fast
+// path on and off: both must give the same error (or none) and, without
+// one, the same bytes (after an error the buffer's contents are
+// unspecified: the decoder discards them); neither may write past the
+// buffer, which guard bytes behind it check.
+func FuzzInflateVectorScalar(f *testing.F) {
+	if !huffmanVector || !pngVector {
+		f.Skip("no AVX2 and BMI2")
+	}
+	for i, data := range samples() {
+		for _, level := range []int{1, 6, 9, -2} {
+			f.Add(zlibData(f, data, level), uint16(len(data)+i%3-1))
+		}
+	}
+	const guard = 64
+	f.Fuzz(func(t *testing.T, z []byte, n uint16) {
+		defer func(v bool) { huffmanVector = v }(huffmanVector)
+		var outs [2][]byte
+		var errs [2]error
+		for i, vec := range []bool{true, false} {
+			huffmanVector = vec
+			buf := make([]byte, int(n)+guard)
+			for j := int(n); j < len(buf); j++ {
+				buf[j] = 0xA5
+			}
+			outs[i] = buf[:n:n]
+			errs[i] = inflate(outs[i], z)
+			for j := int(n); j < len(buf); j++ {
+				if buf[j] != 0xA5 {
+					t.Fatalf("vector %v: byte %d past the %d-byte buffer written", vec, j-int(n), n)
+				}
+			}
+		}
+		if (errs[0] == nil) != (errs[1] == nil) || (errs[0] != nil && errs[0].Error() != errs[1].Error()) {
+			t.Fatalf("vector: %v; Go: %v", errs[0], errs[1])
+		}
+		if errs[0] == nil && !bytes.Equal(outs[0], outs[1]) {
+			t.Fatal("vector and Go inflate wrote different bytes")
+		}
+	})
+}

@@ -59,15 +59,7 @@ func bandCols() {
 				d[k] = YMM()
 				VMOVUPD(slot(2*j+k, l-1), d[k])
 			}
-			t := 4 * (l - 1)
-			sa := mt(d[3], t)
-			sa = add(sa, mt(add(d[2], d[4]), t+1))
-			sa = add(sa, mt(add(d[1], d[5]), t+2))
-			sa = add(sa, mt(add(d[0], d[6]), t+3))
-			sb := mt(d[4], t)
-			sb = add(sb, mt(add(d[3], d[5]), t+1))
-			sb = add(sb, mt(add(d[2], d[6]), t+2))
-			sb = add(sb, mt(add(d[1], d[7]), t+3))
+			sa, sb := symVert7x2(&d, mt, 4*(l-1))
 			if l == 1 {
 				a, b = sa, sb
 			} else {
@@ -86,13 +78,7 @@ func bandCols() {
 					VMOVUPD(slot(2*j+k, 2+l), s[k])
 				}
 			}
-			t := 12 + 3*l
-			sa := mt(sub(s[4], s[2]), t)
-			sa = add(sa, mt(sub(s[5], s[1]), t+1))
-			sa = add(sa, mt(sub(s[6], s[0]), t+2))
-			sb := mt(sub(s[5], s[3]), t)
-			sb = add(sb, mt(sub(s[6], s[2]), t+1))
-			sb = add(sb, mt(sub(s[7], s[1]), t+2))
+			sa, sb := antiVert7x2(&s, mt, 12+3*l)
 			if l == 0 {
 				a, b = sa, sb
 			} else {
@@ -374,4 +360,33 @@ func vectors(name string, o, nB GPVirtual, nv int, body func(o GPVirtual, nv int
 			break
 		}
 	}
+}
+
+// symVert7x2 returns the symmetric vertical 7-tap filter, taps t … t+3 by
+// mt (centre first), of the rows d[0…6] (first output row) and d[1…7]
+// (second): t0·d3 + t1·(d2+d4) + t2·(d1+d5) + t3·(d0+d6), summed in that
+// order as the Go kernels sum it.
+func symVert7x2(d *[8]VecVirtual, mt func(VecVirtual, int) VecVirtual, t int) (a, b VecVirtual) {
+	a = mt(d[3], t)
+	a = add(a, mt(add(d[2], d[4]), t+1))
+	a = add(a, mt(add(d[1], d[5]), t+2))
+	a = add(a, mt(add(d[0], d[6]), t+3))
+	b = mt(d[4], t)
+	b = add(b, mt(add(d[3], d[5]), t+1))
+	b = add(b, mt(add(d[2], d[6]), t+2))
+	b = add(b, mt(add(d[1], d[7]), t+3))
+	return a, b
+}
+
+// antiVert7x2 returns the antisymmetric vertical 7-tap filter, taps t …
+// t+2 by mt, of the rows s[0…6] and s[1…7]: t0·(s4−s2) + t1·(s5−s1) +
+// t2·(s6−s0), in that order.
+func antiVert7x2(s *[8]VecVirtual, mt func(VecVirtual, int) VecVirtual, t int) (a, b VecVirtual) {
+	a = mt(sub(s[4], s[2]), t)
+	a = add(a, mt(sub(s[5], s[1]), t+1))
+	a = add(a, mt(sub(s[6], s[0]), t+2))
+	b = mt(sub(s[5], s[3]), t)
+	b = add(b, mt(sub(s[6], s[2]), t+1))
+	b = add(b, mt(sub(s[7], s[1]), t+2))
+	return a, b
 }

@@ -145,15 +145,7 @@ func bandPair() {
 			for k := range d {
 				d[k] = sub(ld(x[k], o, 3+l), ld(x[k], o, 3-l))
 			}
-			t := 4 * (l - 1)
-			sa := mt(d[3], t)
-			sa = add(sa, mt(add(d[2], d[4]), t+1))
-			sa = add(sa, mt(add(d[1], d[5]), t+2))
-			sa = add(sa, mt(add(d[0], d[6]), t+3))
-			sb := mt(d[4], t)
-			sb = add(sb, mt(add(d[3], d[5]), t+1))
-			sb = add(sb, mt(add(d[2], d[6]), t+2))
-			sb = add(sb, mt(add(d[1], d[7]), t+3))
+			sa, sb := symVert7x2(&d, mt, 4*(l-1))
 			if l == 1 {
 				a, b = sa, sb
 			} else {
@@ -173,13 +165,7 @@ func bandPair() {
 					s[k] = add(ld(x[k], o, 3-l), ld(x[k], o, 3+l))
 				}
 			}
-			t := 12 + 3*l
-			sa := mt(sub(s[4], s[2]), t)
-			sa = add(sa, mt(sub(s[5], s[1]), t+1))
-			sa = add(sa, mt(sub(s[6], s[0]), t+2))
-			sb := mt(sub(s[5], s[3]), t)
-			sb = add(sb, mt(sub(s[6], s[2]), t+1))
-			sb = add(sb, mt(sub(s[7], s[1]), t+2))
+			sa, sb := antiVert7x2(&s, mt, 12+3*l)
 			if l == 0 {
 				a, b = sa, sb
 			} else {

@@ -127,16 +127,7 @@ func (s *Scorer) Prepare(ref *Gray) (*Reference, error) {
 // does, reusing dst's memory: once dst and s have held an image of that
 // size, it allocates nothing. On error dst is left unprepared.
 func (s *Scorer) PrepareTo(dst *Reference, ref *Gray) error {
-	ws, err := dst.setup(ref, []Method{s.method}, s.wave)
-	if err != nil {
-		return err
-	}
-	if dst.wave != nil {
-		s.wave = ws
-		ws.levels(dst.wave, dst.gray.Pix, nil, nil)
-	}
-	dst.ready = true
-	return nil
+	return dst.prepare(ref, []Method{s.method}, &s.wave)
 }
 
 // PrepareScore prepares dst from ref (PrepareTo) and returns
@@ -219,15 +210,22 @@ func (s *MultiScorer) Prepare(ref *Gray) (*Reference, error) {
 // Prepare does, reusing dst's memory: once dst and s have held an image of
 // that size, it allocates nothing. On error dst is left unprepared.
 func (s *MultiScorer) PrepareTo(dst *Reference, ref *Gray) error {
-	ws, err := dst.setup(ref, s.methods, s.wave)
+	return dst.prepare(ref, s.methods, &s.wave)
+}
+
+// prepare is PrepareTo for the methods of a Scorer or MultiScorer whose
+// wavelet workspace is *ws (replaced by one of ref's size when needed): it
+// sets r up and computes the reference's wavelet share.
+func (r *Reference) prepare(ref *Gray, methods []Method, ws **waveWorkspace) error {
+	w, err := r.setup(ref, methods, *ws)
 	if err != nil {
 		return err
 	}
-	if dst.wave != nil {
-		s.wave = ws
-		ws.levels(dst.wave, dst.gray.Pix, nil, nil)
+	if r.wave != nil {
+		*ws = w
+		w.levels(r.wave, r.gray.Pix, nil, nil)
 	}
-	dst.ready = true
+	r.ready = true
 	return nil
 }
 

@@ -176,8 +176,8 @@ func separableClamp(dst, src []float32, w, h int, kx, ky []float32, b Border, cl
 
 // corrRowGo is the pure-Go corrRow: out[x] = Σ_k k[i]·pad[x+i] for
 // x < len(out); pad must hold len(out)+len(k)−1 samples. Symmetric kernels
-// take a folded path with half the multiplications. The vectorised kernels
-// (filter_simd_amd64.go) reproduce its per-output operation order exactly.
+// take a folded path with half the multiplications. The assembly kernels
+// (filter_amd64.s) reproduce its per-output operation order exactly.
 func corrRowGo(out, pad, k []float32) {
 	n := len(k)
 	pad = pad[:len(out)+n-1]

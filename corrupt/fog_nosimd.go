@@ -3,7 +3,7 @@
 package corrupt
 
 // The pure-Go build (the build tag purego, or not amd64) has no vectorised
-// fog kernels (fog_amd64.go and fog_simd_amd64.go have them): these handle
+// fog kernels (fog_amd64.go has them): these handle
 // no samples and the Go loops do all of them.
 
 func fogBlendVec(_, _, _, _, _, _, _ []float32, _, _, _ float32) int { return 0 }

@@ -71,7 +71,7 @@ func TestTo8RGBVector(t *testing.T) {
 	}
 }
 
-// TestTo8RGBLumaVector checks to8RGBLuma's assembly: its bytes against
+// TestTo8RGBLumaVector checks toRGB8Luma's assembly: its bytes against
 // To8 and its grey levels against Image.Luma (rounded
 // samples) or OpenCV's fixed-point formula on the truncated bytes, on the
 // samples of TestTo8RGBVector's kinds for every length around the 4-pixel

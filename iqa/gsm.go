@@ -248,14 +248,14 @@ func patchCoreFinish(core *[13]float64, q *[14]float64, r0, r1, r2 []float64, n4
 	return s
 }
 
-// patchCore2Go is patchCoreGo for two consecutive rows: row r0 (next rows
+// patchCore2 is patchCore for two consecutive rows: row r0 (next rows
 // r1, r2) into coreA and, unless r1 is nil, row r1 (next rows r2, r3) into
 // coreB (0 otherwise, with sB = 0).
-func patchCore2Go(coreA, coreB *[13]float64, r0, r1, r2, r3 []float64) (sA, sB float64) {
-	sA = patchCoreGo(coreA, r0, r1, r2)
+func patchCore2(coreA, coreB *[13]float64, r0, r1, r2, r3 []float64) (sA, sB float64) {
+	sA = patchCore(coreA, r0, r1, r2)
 	*coreB = [13]float64{}
 	if r1 != nil {
-		sB = patchCoreGo(coreB, r1, r2, r3)
+		sB = patchCore(coreB, r1, r2, r3)
 	}
 	return sA, sB
 }

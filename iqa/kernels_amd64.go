@@ -54,11 +54,11 @@ func lowpassDown(dst, src []float64, w, h int, xp, tmp []float64) {
 	lowpassDownAVX(dst, src, w, h, xp, tmp)
 }
 
-func patchCore2(coreA, coreB *[13]float64, r0, r1, r2, r3 []float64) (sA, sB float64) {
+func patchCore(core *[13]float64, r0, r1, r2 []float64) float64 {
 	if !simdKernels {
-		return patchCore2Go(coreA, coreB, r0, r1, r2, r3)
+		return patchCoreGo(core, r0, r1, r2)
 	}
-	return patchCore2AVX(coreA, coreB, r0, r1, r2, r3)
+	return patchCoreAVX(core, r0, r1, r2)
 }
 
 // blockTable is the table of constants the vector block kernels read
@@ -406,21 +406,11 @@ func splitPadRow(d, a, b []float64, w int) {
 	}
 }
 
-// patchCore2AVX is patchCore2Go with the lane sums of each row formed and
+// patchCoreAVX is patchCoreGo with the lane sums of the row formed and
 // combined by patchLanesAsm: lanes are the residues of k mod 4, so each
 // lane holds exactly the partial sum patchLanesGo forms, and they are
 // combined in the same order; patchCoreFinish adds the remaining terms as
 // for the scalar kernel.
-func patchCore2AVX(coreA, coreB *[13]float64, r0, r1, r2, r3 []float64) (sA, sB float64) {
-	sA = patchCoreAVX(coreA, r0, r1, r2)
-	*coreB = [13]float64{}
-	if r1 != nil {
-		sB = patchCoreAVX(coreB, r1, r2, r3)
-	}
-	return sA, sB
-}
-
-// patchCoreAVX is patchCoreGo.
 func patchCoreAVX(core *[13]float64, r0, r1, r2 []float64) float64 {
 	B := len(r0)
 	n4 := (B - 4) &^ 3

@@ -94,8 +94,10 @@ func TestSIMDKernelsPatchCore(t *testing.T) {
 		r0, r1, r2, r3 := randSlice(rng, B), randSlice(rng, B), randSlice(rng, B), randSlice(rng, B)
 		for _, rows := range [][3][]float64{{r1, r2, r3}, {r1, r2, nil}, {r1, nil, nil}, {nil, nil, nil}} {
 			var ga, gb, wa, wb [13]float64
-			sa, sb := patchCore2AVX(&ga, &gb, r0, rows[0], rows[1], rows[2])
-			ta, tb := patchCore2Go(&wa, &wb, r0, rows[0], rows[1], rows[2])
+			sa, sb := patchCore2(&ga, &gb, r0, rows[0], rows[1], rows[2])
+			simdKernels = false
+			ta, tb := patchCore2(&wa, &wb, r0, rows[0], rows[1], rows[2])
+			simdKernels = true
 			sameBits(t, "patchCore2 a", append(ga[:], sa), append(wa[:], ta))
 			sameBits(t, "patchCore2 b", append(gb[:], sb), append(wb[:], tb))
 		}

@@ -22,8 +22,8 @@ func lowpassDown(dst, src []float64, w, h int, xp, tmp []float64) {
 	lowpassDownGo(dst, src, w, h, xp, tmp)
 }
 
-func patchCore2(coreA, coreB *[13]float64, r0, r1, r2, r3 []float64) (sA, sB float64) {
-	return patchCore2Go(coreA, coreB, r0, r1, r2, r3)
+func patchCore(core *[13]float64, r0, r1, r2 []float64) float64 {
+	return patchCoreGo(core, r0, r1, r2)
 }
 
 // blockTable holds nothing here: the scalar block kernels read their

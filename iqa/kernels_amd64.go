@@ -15,16 +15,22 @@ import (
 // internal/asmgen/iqa with avo; see docs/performance.md), four float64
 // lanes per 256-bit AVX vector. Each lane computes one output exactly as
 // the scalar kernel does — the same operations on the same operands in the
-// same order, with separate multiplies and adds (no fused multiply-add) —
-// so the results are bit-identical to the pure-Go build (checked by
+// same order, with separate multiplies and adds, and fused multiply-adds
+// exactly where the scalar kernel calls math.FMA (the band filters) — so
+// the results are bit-identical to the pure-Go build (checked by
 // TestSIMDKernels* and TestSIMDScoreBitIdentical). The Go code here keeps
 // the control flow and the ragged ends of rows, which use the scalar
-// kernels. The routines need only AVX (with the operating system saving
-// the YMM registers); without it the scalar kernels run. The build tag
-// purego forces the scalar kernels (kernels_generic.go).
+// kernels. The routines need AVX (with the operating system saving the
+// YMM registers), the band filters also FMA; without them the scalar
+// kernels run. The build tag purego forces the scalar kernels
+// (kernels_generic.go).
 
 // haveAVX reports whether this CPU runs the vector kernels.
 var haveAVX = cpu.X86.HasAVX
+
+// haveFMA reports whether this CPU has the fused multiply-add the band
+// filters' assembly (bandStripAsm) uses.
+var haveFMA = cpu.X86.HasFMA
 
 // simdKernels reports whether the vectorised kernels are in use. Tests
 // switch it off to compare both paths in one binary.
@@ -39,7 +45,7 @@ func lo0Filter(dst, src []float64, w, h int, xp, tmp []float64) {
 }
 
 func bandFilters(b0, b3, src []float64, w, h, cw, ch int, xp, tmp []float64) {
-	if !simdKernels {
+	if !simdKernels || !haveFMA {
 		bandFiltersGo(b0, b3, src, w, h, cw, ch, xp, tmp)
 		return
 	}
@@ -132,9 +138,10 @@ func foldRowsAVX(dst, a, b []float64, sign float64) {
 	foldRowsGo(dst[c:], a[c:], b[c:], sign)
 }
 
-// bandTaps holds the taps bandPairAsm reads, each broadcast to 4 lanes:
-// for band 0 and l = 1…3 the vertical taps f[3…6][3+l] (entries 4(l−1)+i),
-// then for band 3 and l = 0…3 the taps g[4…6][3+l] (entries 12+3l+i).
+// bandTaps holds the taps bandStripAsm reads, each broadcast to 4 lanes:
+// for V_l, l = 1…3, the taps f[3…6][3+l] (entries 4(l−1)+i), then for H_k,
+// k = 1…3, the taps g[3+k][3…6] (entries 12+4(k−1)+i); f = sp5Bands[0],
+// g = sp5Bands[3], in the order bandVGo and bandHGo use them.
 var bandTaps = func() (t [4 * 24]float64) {
 	f := &sp5Bands[0]
 	g := &sp5Bands[3]
@@ -144,139 +151,58 @@ var bandTaps = func() (t [4 * 24]float64) {
 			put(4*(l-1)+i, f[3+i][3+l])
 		}
 	}
-	for l := range 4 {
-		for i := range 3 {
-			put(12+3*l+i, g[4+i][3+l])
+	for k := 1; k <= 3; k++ {
+		for i := range 4 {
+			put(12+4*(k-1)+i, g[3+k][3+i])
 		}
 	}
 	return t
 }()
 
-// bandFiltersAVX is bandFiltersGo with the horizontal folds and the
-// vertical filters fused. The assembly sweeps down strips of 32 columns:
-// each padded row is folded once into rings of 8 slots per column vector
-// that stay in the L1 cache, and each pair of output rows is computed from
-// its 8 slots and written once, instead of writing 6 folded rows per padded row across the
-// whole width and reading them back 7 times. Each output is the same
-// expression as in bandRows2Go, term by term: the folded value
-// x[c+3+l] − x[c+3−l] (or x[c+3−l] + x[c+3+l]) feeds the same vertical
-// filter, and the filters l = 1, 2, 3 accumulate in that order. The sweep
-// handles blocks of 8 rows; the last pairs (fewer than 4) and an odd last
-// row are computed per pair (bandPair), folding in registers.
+// bandStripVectors is the most column vectors one bandStripAsm call
+// handles (internal/asmgen/iqa has the same constant): its scratch, the
+// ring of H rows (8 slots of 3 rows of 64 columns) and two buffers of
+// V rows (3 rows of 64 + 8 columns), takes 120·16 + 48 = 1968 samples
+// (15.4 KiB), which stay in the L1 cache with the padded rows they are
+// computed from.
+const bandStripVectors = 16
+
+// bandFiltersAVX is bandFiltersGo in strips of up to 64 columns
+// (bandStripAsm). Per padded row the three H rows of band 3 go into a
+// ring of 8 slots per strip, and band 3's output row is computed in the
+// same pass; per output row the three V rows of band 0 go over the strip
+// and 3 columns each side into one of two row buffers, and band 0's
+// previous output row is computed in the same pass from the other buffer.
+// Each output is computed with bandFiltersGo's operations in its order,
+// so the results are the same bits. A ragged end of columns is the last 4
+// columns once more (the columns computed twice get the same values);
+// crops narrower than 4 columns use bandFiltersGo. It requires FMA
+// (haveFMA).
 func bandFiltersAVX(b0, b3, src []float64, w, h, cw, ch int, xp, tmp []float64) {
+	if cw < 4 {
+		bandFiltersGo(b0, b3, src, w, h, cw, ch, xp, tmp)
+		return
+	}
 	const p = 3
 	pw := w + 2*p
 	padReflect(xp, src, w, h, p)
+	if ch == 0 {
+		return
+	}
+	// The sweep reads padded rows 0 … ch+5, columns up to cw+5, and
+	// writes output rows 0 … ch−1.
+	_ = xp[(ch+5)*pw+cw+5]
+	_ = b0[ch*cw-1]
+	_ = b3[ch*cw-1]
 	n4 := cw &^ 3
-	nb := ch / 8
-	if nb > 0 && cw >= 4 {
-		// The sweep reads padded rows 0 … 8·nb+5, columns up to cw+5, and
-		// writes output rows 0 … 8·nb−1.
-		_ = xp[(8*nb+5)*pw+cw+5]
-		_ = b0[8*nb*cw-1]
-		_ = b3[8*nb*cw-1]
-		// Strips of up to 8 column vectors, so that their rings (14 KiB)
-		// and the padded rows they read stay in the L1 cache.
-		var ring [1792]float64
-		for c := 0; c < n4; c += 32 {
-			nv := min(32, n4-c) / 4
-			bandColsAsm(b0[c:], b3[c:], xp[c:], &ring, nv, nb, cw, pw, &bandTaps)
-		}
-		if n4 < cw { // the ragged end as the last 4 columns once more
-			c := cw - 4
-			bandColsAsm(b0[c:], b3[c:], xp[c:], &ring, 1, nb, cw, pw, &bandTaps)
-		}
-	} else {
-		nb = 0
+	var ring [1968]float64
+	for c := 0; c < n4; c += 4 * bandStripVectors {
+		nv := min(4*bandStripVectors, n4-c) / 4
+		bandStripAsm(b0[c:], b3[c:], xp[c:], &ring, nv, ch, cw, pw, &bandTaps)
 	}
-	var xr [8][]float64
-	r := 8 * nb
-	for ; r+1 < ch; r += 2 {
-		for k := range 8 {
-			xr[k] = xp[(r+k)*pw:][:pw]
-		}
-		bandPair(b0[r*cw:][:cw], b0[(r+1)*cw:][:cw], b3[r*cw:][:cw], b3[(r+1)*cw:][:cw], &xr, n4)
-	}
-	if r < ch {
-		// The last row alone: its pair's second row would read padded row
-		// r+7, which may not exist; row r+6 stands in for it, and the
-		// second outputs go to scratch.
-		for k := range 7 {
-			xr[k] = xp[(r+k)*pw:][:pw]
-		}
-		xr[7] = xr[6]
-		bandPair(b0[r*cw:][:cw], tmp[:cw], b3[r*cw:][:cw], tmp[cw:][:cw], &xr, n4)
-	}
-}
-
-// bandPair computes output rows r and r+1 of bands 0 (oa0, ob0) and 3
-// (oa3, ob3) from the padded rows x[k] = r+k, k = 0…7 (len ≥ len(oa0)+6):
-// the first n4 (a multiple of 4) columns in assembly, then the ragged end
-// as the last 4 columns in assembly once more (the columns computed twice
-// get the same values), or in bandPairGo when there are fewer than 4.
-func bandPair(oa0, ob0, oa3, ob3 []float64, x *[8][]float64, n4 int) {
-	n := len(oa0)
-	ob0, oa3, ob3 = ob0[:n], oa3[:n], ob3[:n]
-	for k := range x {
-		_ = x[k][:n+6]
-	}
-	if n4 > 0 {
-		bandPairAsm(oa0[:n4], ob0, oa3, ob3, x, &bandTaps)
-	}
-	if n4 == n {
-		return
-	}
-	if n < 4 {
-		bandPairGo(oa0, ob0, oa3, ob3, x, n4)
-		return
-	}
-	c := n - 4
-	var xs [8][]float64
-	for k := range xs {
-		xs[k] = x[k][c:]
-	}
-	bandPairAsm(oa0[c:], ob0[c:], oa3[c:], ob3[c:], &xs, &bandTaps)
-}
-
-// bandPairGo computes columns c ≥ c0 of bandPair in scalar code, with the
-// operations of foldBandGo and bandRows2Go per output.
-func bandPairGo(oa0, ob0, oa3, ob3 []float64, x *[8][]float64, c0 int) {
-	f := &sp5Bands[0]
-	g := &sp5Bands[3]
-	for c := c0; c < len(oa0); c++ {
-		var d, s [8]float64
-		for l := 1; l <= 3; l++ {
-			for k := range 8 {
-				d[k] = x[k][c+3+l] - x[k][c+3-l]
-			}
-			t0, t1, t2, t3 := f[3][3+l], f[4][3+l], f[5][3+l], f[6][3+l]
-			sa := t0*d[3] + t1*(d[2]+d[4]) + t2*(d[1]+d[5]) + t3*(d[0]+d[6])
-			sb := t0*d[4] + t1*(d[3]+d[5]) + t2*(d[2]+d[6]) + t3*(d[1]+d[7])
-			if l == 1 {
-				oa0[c], ob0[c] = sa, sb
-			} else {
-				oa0[c] += sa
-				ob0[c] += sb
-			}
-		}
-		for l := range 4 {
-			for k := range 8 {
-				if l == 0 {
-					s[k] = x[k][c+3]
-				} else {
-					s[k] = x[k][c+3-l] + x[k][c+3+l]
-				}
-			}
-			t1, t2, t3 := g[4][3+l], g[5][3+l], g[6][3+l]
-			sa := t1*(s[4]-s[2]) + t2*(s[5]-s[1]) + t3*(s[6]-s[0])
-			sb := t1*(s[5]-s[3]) + t2*(s[6]-s[2]) + t3*(s[7]-s[1])
-			if l == 0 {
-				oa3[c], ob3[c] = sa, sb
-			} else {
-				oa3[c] += sa
-				ob3[c] += sb
-			}
-		}
+	if n4 < cw {
+		c := cw - 4
+		bandStripAsm(b0[c:], b3[c:], xp[c:], &ring, 1, ch, cw, pw, &bandTaps)
 	}
 }
 

@@ -14,19 +14,13 @@ func addRowsAsm(dst []float64, a []float64, b []float64)
 //go:noescape
 func subRowsAsm(dst []float64, a []float64, b []float64)
 
-// bandPairAsm is bandPairGo for the first len(oa0), a multiple of 4, columns:
-// x holds the 8 padded rows, t the taps (bandTaps).
+// bandStripAsm computes the output rows 0 … ch−1 of the columns 0 … 4·nv−1
+// (1 ≤ nv ≤ 16) of bands 0 (b0) and 3 (b3), stride cw, from the padded image
+// xp (stride pw, from the first output column): per output the operations of
+// bandFiltersGo. ring is scratch; t holds the taps (bandTaps).
 //
 //go:noescape
-func bandPairAsm(oa0 []float64, ob0 []float64, oa3 []float64, ob3 []float64, x *[8][]float64, t *[96]float64)
-
-// bandColsAsm computes the first 8·nb output rows of the columns 0 … 4·nv−1
-// (nv ≤ 8) of bands 0 (b0) and 3 (b3), stride cw, from the padded image xp
-// (stride pw, from the first output column): per output the operations of
-// bandPairGo. ring is scratch; t holds the taps (bandTaps).
-//
-//go:noescape
-func bandColsAsm(b0 []float64, b3 []float64, xp []float64, ring *[1792]float64, nv int, nb int, cw int, pw int, t *[96]float64)
+func bandStripAsm(b0 []float64, b3 []float64, xp []float64, ring *[1968]float64, nv int, ch int, cw int, pw int, t *[96]float64)
 
 // splitEvenOddAsm writes s[2k] into e[k] and s[2k+1] into o[k] for k < len(e),
 // a multiple of 4.

@@ -206,36 +206,53 @@ func TestSIMDKernelsWindowRows(t *testing.T) {
 	}
 }
 
-// TestSIMDKernelsBandFilters compares the fused band filters with the
-// scalar ring of folded rows on images of every width around the vector
-// width (ragged columns), odd and even crops (the last row alone), crops
-// as tall as the image (the last pair reads the last padded row), and
-// crops narrower than one vector.
+// TestSIMDKernelsBandFilters compares the strip sweep of the band
+// filters (bandFiltersAVX) with bandFiltersGo on images of every width
+// around the vector width and the strip width of 64 columns (ragged
+// columns, one strip, several strips, a ragged strip after whole ones),
+// odd and even crops, crops as tall as the image (the sweep reads the last
+// padded row), the pyramid levels of a 224×224 image and crops narrower
+// than one vector.
 func TestSIMDKernelsBandFilters(t *testing.T) {
 	needAVX(t)
+	if !haveFMA {
+		t.Skip("no FMA on this CPU: the scalar band filters are in use")
+	}
 	rng := rand.New(rand.NewPCG(11, 12))
+	type size struct{ w, h int }
+	var sizes []size
 	for _, w := range []int{9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 26, 37} {
 		for _, h := range []int{9, 10, 11, 12, 15, 16, 17, 25, 26, 34} {
-			for crop := range 3 {
-				cw, ch := w, h
-				switch crop {
-				case 1:
-					cw, ch = w/blockM*blockM, h/blockM*blockM
-				case 2: // fewer than 4 columns: the scalar path alone
-					cw = 1 + w%3
-				}
-				src := randSlice(rng, w*h)
-				var got, want [2][]float64
-				for i := range 2 {
-					got[i] = randSlice(rng, w*h)
-					want[i] = append([]float64(nil), got[i]...)
-				}
-				xp, tmp := make([]float64, (w+8)*(h+8)), make([]float64, 48*w)
-				bandFiltersAVX(got[0], got[1], src, w, h, cw, ch, xp, tmp)
-				bandFiltersGo(want[0], want[1], src, w, h, cw, ch, xp, tmp)
-				for i := range 2 {
-					sameBits(t, fmt.Sprintf("bandFilters %d×%d crop %d×%d band %d", w, h, cw, ch, 3*i), got[i], want[i])
-				}
+			sizes = append(sizes, size{w, h})
+		}
+	}
+	for _, w := range []int{63, 64, 65, 66, 67, 68, 69, 70, 71, 72, 127, 128, 131, 133, 135, 196, 197, 260} {
+		sizes = append(sizes, size{w, 9 + w%7}, size{w, 14})
+	}
+	for w := 224; w >= 9; w /= 2 { // the levels of a 224×224 pair
+		sizes = append(sizes, size{w, w})
+	}
+	for _, sz := range sizes {
+		w, h := sz.w, sz.h
+		for crop := range 3 {
+			cw, ch := w, h
+			switch crop {
+			case 1:
+				cw, ch = w/blockM*blockM, h/blockM*blockM
+			case 2: // fewer than 4 columns: the scalar path alone
+				cw = 1 + w%3
+			}
+			src := randSlice(rng, w*h)
+			var got, want [2][]float64
+			for i := range 2 {
+				got[i] = randSlice(rng, w*h)
+				want[i] = append([]float64(nil), got[i]...)
+			}
+			xp, tmp := make([]float64, (w+8)*(h+8)), make([]float64, 48*w)
+			bandFiltersAVX(got[0], got[1], src, w, h, cw, ch, xp, tmp)
+			bandFiltersGo(want[0], want[1], src, w, h, cw, ch, xp, tmp)
+			for i := range 2 {
+				sameBits(t, fmt.Sprintf("bandFilters %d×%d crop %d×%d band %d", w, h, cw, ch, 3*i), got[i], want[i])
 			}
 		}
 	}

@@ -12,6 +12,8 @@ package iqa
 // samples are added (or subtracted) first and multiplied once. The results
 // equal pyrtools' corrDn up to floating-point summation order.
 
+import "math"
+
 // reflect1 maps i into [0, n) by mirror reflection without repeating the
 // edge sample. It requires −n < i < 2n−1.
 func reflect1(i, n int) int {
@@ -96,187 +98,116 @@ func accSym5Go(out, v []float64, c0, c1, c2 float64, first bool) {
 // image src. xp and tmp are scratch of at least (w+6)(h+6) and 48·cw
 // samples.
 //
-// Band 0 is antisymmetric across columns and symmetric across rows, band 3
-// (= −band 0 transposed) the other way round. Each padded row is folded
-// horizontally once — differences x[c+l] − x[c−l] for band 0, sums
-// x[c−l] + x[c+l] for band 3, l = 1…3 — into a ring of the 8 rows two output
-// rows need; then per l a 7-tap vertical filter (symmetric for band 0,
-// antisymmetric for band 3) accumulates into the output row.
+// Band 0 (f = sp5Bands[0]) is antisymmetric across columns and symmetric
+// across rows; band 3 (g = sp5Bands[3] = −fᵀ) the other way round. With x
+// the padded image and output (r, c) centred on x(r+3, c+3):
+//
+//	b0(r, c) = Σ_l V_l(r, c+3+l) − V_l(r, c+3−l),  l = 1…3,
+//	V_l(r, j) = f[3][3+l]·x(r+3, j) + Σ_k f[3+k][3+l]·(x(r+3−k, j) + x(r+3+k, j)),
+//	b3(r, c) = Σ_k H_k(r+3+k, c) − H_k(r+3−k, c),  k = 1…3,
+//	H_k(i, c) = g[3+k][3]·x(i, c+3) + Σ_l g[3+k][3+l]·(x(i, c+3−l) + x(i, c+3+l)),
+//
+// so each band takes per output 8 additions (3 folds of x, 5 combining the
+// filters) and 3 filters of one multiplication and 3 fused multiply-adds
+// each (math.FMA, in the order written above: centre tap first), instead
+// of 24 folds and additions per band when every filter folds x itself. This
+// function defines the operations and their order (bandHGo, bandOut3Go,
+// bandVGo, bandOutGo); the assembly (bandStripAsm) performs the same ones
+// per output, so every build gives the same bits.
 func bandFiltersGo(b0, b3, src []float64, w, h, cw, ch int, xp, tmp []float64) {
 	const p = 3
 	pw := w + 2*p
+	vw := cw + 2*p
 	padReflect(xp, src, w, h, p)
-	f := &sp5Bands[0]
-	g := &sp5Bands[3]
-	// ring[slot][0..2] = differences l = 1…3, ring[slot][3..5] = sums.
-	var ring [8][6][]float64
-	for i := range ring {
-		for j := range ring[i] {
-			ring[i][j] = tmp[(6*i+j)*cw:][:cw]
-		}
+	// V[l−1] over the padded columns 0 … cw+5 of one output row; H a ring
+	// of the 7 padded rows one output row of band 3 reads.
+	var V [3][]float64
+	for l := range V {
+		V[l] = tmp[l*vw:][:vw]
 	}
-	fold := func(i int) { // padded row i into slot i mod 8
-		foldBandGo(&ring[i%8], xp[i*pw:][:pw])
+	var H [7][3][]float64
+	off := 3 * vw
+	for i := range H {
+		for k := range H[i] {
+			H[i][k] = tmp[off:][:cw]
+			off += cw
+		}
 	}
 	for i := range 2 * p {
-		fold(i)
+		bandHGo(&H[i%7], xp[i*pw:][:vw])
 	}
-	// Two output rows at a time: rows r and r+1 share 6 of their 7 input
-	// rows, so every loaded sample feeds both.
-	var fr [8]*[6][]float64
-	var xr [8][]float64
-	r := 0
-	for ; r+1 < ch; r += 2 {
-		fold(r + 2*p)
-		fold(r + 2*p + 1)
-		for k := range 8 {
-			fr[k] = &ring[(r+k)%8]
-			xr[k] = xp[(r+k)*pw+p:][:cw]
+	var rows [7][]float64
+	var hr [7]*[3][]float64
+	for r := range ch {
+		bandHGo(&H[(r+2*p)%7], xp[(r+2*p)*pw:][:vw])
+		for i := range 7 {
+			rows[i] = xp[(r+i)*pw:][:vw]
+			hr[i] = &H[(r+i)%7]
 		}
-		bandRows2Go(b0[r*cw:][:cw], b0[(r+1)*cw:][:cw], b3[r*cw:][:cw], b3[(r+1)*cw:][:cw], &fr, &xr)
-	}
-	if r < ch { // odd number of rows: the last one alone
-		fold(r + 2*p)
-		var rows7 [7][]float64
-		o0 := b0[r*cw:][:cw]
-		o3 := b3[r*cw:][:cw]
-		for l := 1; l <= 3; l++ {
-			for k := range 7 {
-				rows7[k] = ring[(r+k)%8][l-1]
-			}
-			accVSym7(o0, &rows7, f[3][3+l], f[4][3+l], f[5][3+l], f[6][3+l], l == 1)
-		}
-		for k := range 7 {
-			rows7[k] = xp[(r+k)*pw+p:][:cw]
-		}
-		accVAnti7(o3, &rows7, g[4][3], g[5][3], g[6][3], true)
-		for l := 1; l <= 3; l++ {
-			for k := range 7 {
-				rows7[k] = ring[(r+k)%8][2+l]
-			}
-			accVAnti7(o3, &rows7, g[4][3+l], g[5][3+l], g[6][3+l], false)
-		}
+		bandVGo(&V, &rows)
+		bandOutGo(b0[r*cw:][:cw], &V)
+		bandOut3Go(b3[r*cw:][:cw], &hr)
 	}
 }
 
-// foldBandGo folds the padded row x (len(x) ≥ len(r[0])+6) horizontally
-// about each output column c (x[c+3]): r[l−1][c] = x[c+3+l] − x[c+3−l] and
-// r[2+l][c] = x[c+3−l] + x[c+3+l], l = 1…3.
-func foldBandGo(r *[6][]float64, x []float64) {
-	d1 := r[0]
-	n := len(d1)
-	d2, d3 := r[1][:n], r[2][:n]
-	s1, s2, s3 := r[3][:n], r[4][:n], r[5][:n]
-	x0, x1, x2 := x[0:n], x[1:1+n], x[2:2+n]
-	x4, x5, x6 := x[4:4+n], x[5:5+n], x[6:6+n]
-	for c := range d1 {
-		d1[c] = x4[c] - x2[c]
-		d2[c] = x5[c] - x1[c]
-		d3[c] = x6[c] - x0[c]
-		s1[c] = x2[c] + x4[c]
-		s2[c] = x1[c] + x5[c]
-		s3[c] = x0[c] + x6[c]
-	}
-}
-
-// bandRows2Go computes output rows r and r+1 of bands 0 (oa0, ob0) and 3
-// (oa3, ob3) from the folded rows fr[k] = ring slot of padded row r+k and
-// the padded rows xr[k] (from column p), k = 0…7: per l a 7-tap vertical
-// filter of the folded rows, accumulated in the order l = 1, 2, 3 (band 3
-// starts with the centre column, l = 0, from xr).
-func bandRows2Go(oa0, ob0, oa3, ob3 []float64, fr *[8]*[6][]float64, xr *[8][]float64) {
-	f := &sp5Bands[0]
+// bandHGo writes H_k (k = 1…3) of the padded row x (len(x) = len(h[0])+6)
+// into h[k−1]: h[k−1][c] = fma(g[3+k][6], s3, fma(g[3+k][5], s2,
+// fma(g[3+k][4], s1, g[3+k][3]·x[c+3]))) with s_l = x[c+3−l] + x[c+3+l].
+func bandHGo(h *[3][]float64, x []float64) {
 	g := &sp5Bands[3]
-	var rows [8][]float64
-	for l := 1; l <= 3; l++ {
-		for k := range 8 {
-			rows[k] = fr[k][l-1]
-		}
-		accVSym7x2Go(oa0, ob0, &rows, f[3][3+l], f[4][3+l], f[5][3+l], f[6][3+l], l == 1)
-	}
-	accVAnti7x2Go(oa3, ob3, xr, g[4][3], g[5][3], g[6][3], true)
-	for l := 1; l <= 3; l++ {
-		for k := range 8 {
-			rows[k] = fr[k][2+l]
-		}
-		accVAnti7x2Go(oa3, ob3, &rows, g[4][3+l], g[5][3+l], g[6][3+l], false)
+	n := len(h[0])
+	h1, h2, h3 := h[0][:n], h[1][:n], h[2][:n]
+	x0, x1, x2, x3 := x[0:n], x[1:1+n], x[2:2+n], x[3:3+n]
+	x4, x5, x6 := x[4:4+n], x[5:5+n], x[6:6+n]
+	for c := range h1 {
+		s1 := x2[c] + x4[c]
+		s2 := x1[c] + x5[c]
+		s3 := x0[c] + x6[c]
+		h1[c] = math.FMA(g[4][6], s3, math.FMA(g[4][5], s2, math.FMA(g[4][4], s1, g[4][3]*x3[c])))
+		h2[c] = math.FMA(g[5][6], s3, math.FMA(g[5][5], s2, math.FMA(g[5][4], s1, g[5][3]*x3[c])))
+		h3[c] = math.FMA(g[6][6], s3, math.FMA(g[6][5], s2, math.FMA(g[6][4], s1, g[6][3]*x3[c])))
 	}
 }
 
-// accVSym7x2Go is accVSym7 for two consecutive output rows: oa from v[0…6],
-// ob from v[1…7].
-func accVSym7x2Go(oa, ob []float64, v *[8][]float64, t0, t1, t2, t3 float64, first bool) {
-	n := len(oa)
-	ob = ob[:n]
-	v0, v1, v2, v3 := v[0][:n], v[1][:n], v[2][:n], v[3][:n]
-	v4, v5, v6, v7 := v[4][:n], v[5][:n], v[6][:n], v[7][:n]
-	if first {
-		for c := range oa {
-			a1, a2, a3, a4, a5, a6 := v1[c], v2[c], v3[c], v4[c], v5[c], v6[c]
-			oa[c] = t0*a3 + t1*(a2+a4) + t2*(a1+a5) + t3*(v0[c]+a6)
-			ob[c] = t0*a4 + t1*(a3+a5) + t2*(a2+a6) + t3*(a1+v7[c])
-		}
-		return
-	}
-	for c := range oa {
-		a1, a2, a3, a4, a5, a6 := v1[c], v2[c], v3[c], v4[c], v5[c], v6[c]
-		oa[c] += t0*a3 + t1*(a2+a4) + t2*(a1+a5) + t3*(v0[c]+a6)
-		ob[c] += t0*a4 + t1*(a3+a5) + t2*(a2+a6) + t3*(a1+v7[c])
+// bandVGo writes V_l (l = 1…3) of the padded rows x[0…6] (centre x[3])
+// into v[l−1]: v[l−1][j] = fma(f[6][3+l], u3, fma(f[5][3+l], u2,
+// fma(f[4][3+l], u1, f[3][3+l]·x3[j]))) with u_k = x[3−k][j] + x[3+k][j].
+func bandVGo(v *[3][]float64, x *[7][]float64) {
+	f := &sp5Bands[0]
+	n := len(v[0])
+	v1, v2, v3 := v[0][:n], v[1][:n], v[2][:n]
+	x0, x1, x2, x3 := x[0][:n], x[1][:n], x[2][:n], x[3][:n]
+	x4, x5, x6 := x[4][:n], x[5][:n], x[6][:n]
+	for j := range v1 {
+		u1 := x2[j] + x4[j]
+		u2 := x1[j] + x5[j]
+		u3 := x0[j] + x6[j]
+		v1[j] = math.FMA(f[6][4], u3, math.FMA(f[5][4], u2, math.FMA(f[4][4], u1, f[3][4]*x3[j])))
+		v2[j] = math.FMA(f[6][5], u3, math.FMA(f[5][5], u2, math.FMA(f[4][5], u1, f[3][5]*x3[j])))
+		v3[j] = math.FMA(f[6][6], u3, math.FMA(f[5][6], u2, math.FMA(f[4][6], u1, f[3][6]*x3[j])))
 	}
 }
 
-// accVAnti7x2Go is accVAnti7 for two consecutive output rows.
-func accVAnti7x2Go(oa, ob []float64, v *[8][]float64, t1, t2, t3 float64, first bool) {
-	n := len(oa)
-	ob = ob[:n]
-	v0, v1, v2, v3 := v[0][:n], v[1][:n], v[2][:n], v[3][:n]
-	v4, v5, v6, v7 := v[4][:n], v[5][:n], v[6][:n], v[7][:n]
-	if first {
-		for c := range oa {
-			a1, a2, a3, a4, a5, a6 := v1[c], v2[c], v3[c], v4[c], v5[c], v6[c]
-			oa[c] = t1*(a4-a2) + t2*(a5-a1) + t3*(a6-v0[c])
-			ob[c] = t1*(a5-a3) + t2*(a6-a2) + t3*(v7[c]-a1)
-		}
-		return
-	}
-	for c := range oa {
-		a1, a2, a3, a4, a5, a6 := v1[c], v2[c], v3[c], v4[c], v5[c], v6[c]
-		oa[c] += t1*(a4-a2) + t2*(a5-a1) + t3*(a6-v0[c])
-		ob[c] += t1*(a5-a3) + t2*(a6-a2) + t3*(v7[c]-a1)
-	}
-}
-
-// accVSym7 sets (first) or adds to out the symmetric vertical 7-tap filter
-// t0·v[3] + t1·(v[2]+v[4]) + t2·(v[1]+v[5]) + t3·(v[0]+v[6]) of the rows v.
-func accVSym7(out []float64, v *[7][]float64, t0, t1, t2, t3 float64, first bool) {
+// bandOutGo writes band 0's output row: out[c] = ((v1[c+4] − v1[c+2]) +
+// (v2[c+5] − v2[c+1])) + (v3[c+6] − v3[c]), len(v[l]) ≥ len(out)+6.
+func bandOutGo(out []float64, v *[3][]float64) {
 	n := len(out)
-	v0, v1, v2, v3 := v[0][:n], v[1][:n], v[2][:n], v[3][:n]
-	v4, v5, v6 := v[4][:n], v[5][:n], v[6][:n]
-	if first {
-		for c := range out {
-			out[c] = t0*v3[c] + t1*(v2[c]+v4[c]) + t2*(v1[c]+v5[c]) + t3*(v0[c]+v6[c])
-		}
-		return
-	}
+	v1, v2, v3 := v[0][:n+6], v[1][:n+6], v[2][:n+6]
 	for c := range out {
-		out[c] += t0*v3[c] + t1*(v2[c]+v4[c]) + t2*(v1[c]+v5[c]) + t3*(v0[c]+v6[c])
+		out[c] = (v1[c+4] - v1[c+2]) + (v2[c+5] - v2[c+1]) + (v3[c+6] - v3[c])
 	}
 }
 
-// accVAnti7 sets (first) or adds to out the antisymmetric vertical 7-tap
-// filter t1·(v[4]−v[2]) + t2·(v[5]−v[1]) + t3·(v[6]−v[0]) of the rows v.
-func accVAnti7(out []float64, v *[7][]float64, t1, t2, t3 float64, first bool) {
+// bandOut3Go writes band 3's output row from the H rows of the padded rows
+// r … r+6 (h[i]): out[c] = ((h[4][0][c] − h[2][0][c]) + (h[5][1][c] −
+// h[1][1][c])) + (h[6][2][c] − h[0][2][c]).
+func bandOut3Go(out []float64, h *[7]*[3][]float64) {
 	n := len(out)
-	v0, v1, v2 := v[0][:n], v[1][:n], v[2][:n]
-	v4, v5, v6 := v[4][:n], v[5][:n], v[6][:n]
-	if first {
-		for c := range out {
-			out[c] = t1*(v4[c]-v2[c]) + t2*(v5[c]-v1[c]) + t3*(v6[c]-v0[c])
-		}
-		return
-	}
+	a1, b1 := h[4][0][:n], h[2][0][:n]
+	a2, b2 := h[5][1][:n], h[1][1][:n]
+	a3, b3 := h[6][2][:n], h[0][2][:n]
 	for c := range out {
-		out[c] += t1*(v4[c]-v2[c]) + t2*(v5[c]-v1[c]) + t3*(v6[c]-v0[c])
+		out[c] = (a1[c] - b1[c]) + (a2[c] - b2[c]) + (a3[c] - b3[c])
 	}
 }
 

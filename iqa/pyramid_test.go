@@ -100,8 +100,15 @@ func TestBandFiltersMatchCorrDn(t *testing.T) {
 				for r := range ch {
 					copy(want[r*cw:(r+1)*cw], full[r*w:])
 				}
-				if d := maxDiff(got, want); d > 1e-11 {
-					t.Errorf("%d×%d crop %d×%d band %d: max |fast − slow| = %g", w, h, cw, ch, 3*k, d)
+				// The folded formulation (bandFiltersGo) sums in another
+				// order than the direct 7×7 correlation: a few ulps of the
+				// largest output (measured: at most 7.7e-16 of it).
+				scale := 0.0
+				for _, v := range want {
+					scale = max(scale, math.Abs(v))
+				}
+				if d := maxDiff(got, want); d > 2e-15*scale {
+					t.Errorf("%d×%d crop %d×%d band %d: max |fast − slow| = %g (%.3g of max |slow|)", w, h, cw, ch, 3*k, d, d/scale)
 				}
 			}
 		}

@@ -1,6 +1,6 @@
 package main
 
-// The pyramid's kernels: the band 0/3 strip sweep (bandColsAsm) and the
+// The pyramid's kernels: the band 0/3 strip sweep (bandStripAsm) and the
 // step-2 lowpass (splitEvenOddAsm, foldSplitAsm, lowRowAsm) and lo0filt (lo0RowAsm).
 
 import (
@@ -11,147 +11,263 @@ import (
 	. "github.com/mmcloughlin/avo/reg"
 )
 
-// bandCols: the strip sweep of bandFiltersAVX (iqa/kernels_amd64.go).
-// For a strip of up to 8 column vectors it walks down the rows in blocks
-// of 8: per column vector, each padded row is folded once into that
-// vector's ring of 8 slots (7 vectors each: d1, d2, d3, s1, s2, s3 and the
-// centre column), and each pair of output rows reads its 8 slots. Within a
-// block the slot indices are constants (the ring turns once per block).
-func bandCols() {
-	TEXT("bandColsAsm", NOSPLIT, "func(b0, b3, xp []float64, ring *[1792]float64, nv, nb, cw, pw int, t *[96]float64)")
+// bandStripVectors is the most column vectors one bandStripAsm call
+// handles (iqa's bandStripVectors; the layout of the scratch depends on it).
+const bandStripVectors = 16
+
+// bandStrip: the strip sweep of bandFiltersAVX (iqa/kernels_amd64.go), the
+// operations of bandFiltersGo (bandHGo, bandOut3Go, bandVGo, bandOutGo)
+// for a strip of nv ≤ bandStripVectors column vectors. The scratch ring
+// holds 8 slots of H rows (slot s, H_k, vector v at 4·S·(3s + k − 1) + 4v
+// samples, S = bandStripVectors), then two buffers of V rows (buffer b,
+// V_l, padded column j at 96·S + (4·S + 8)·(3b + l − 1) + j): 120·S + 48
+// samples in all. Step i of the sweep (i = 0 … ch+6):
+//
+//   - i < ch+6: H_1…3 of padded row i into slot i mod 8, and from i = 6 on,
+//     in the same loop, band 3's output row i − 6 (its H_3 of padded row i
+//     still in a register);
+//   - 6 ≤ i < ch+6: V_1…3 of padded rows r … r+6 (r = i − 6) over the
+//     strip's 4·nv + 6 padded columns (nv + 1 vectors, then the last 4
+//     columns once more) into buffer r mod 2, and in the same loop band
+//     0's output row r − 1 from buffer (r − 1) mod 2; i = ch + 6: band 0's
+//     last row. Band 0 reads the V rows a step after they were written
+//     (at shifted columns: loads from stores still in flight would stall).
+func bandStrip() {
+	const S = bandStripVectors
+	const hB = 32 * S         // bytes per filter within a slot
+	const slotB = 3 * hB      // bytes per ring slot
+	const vB = 8 * (4*S + 8)  // bytes per V row
+	const vbufOff = 8 * slotB // the V buffers after the ring's 8 slots
+	TEXT("bandStripAsm", NOSPLIT, "func(b0, b3, xp []float64, ring *[1968]float64, nv, ch, cw, pw int, t *[96]float64)")
 	Pragma("noescape")
-	Doc("bandColsAsm computes the first 8·nb output rows of the columns 0 … 4·nv−1",
-		"(nv ≤ 8) of bands 0 (b0) and 3 (b3), stride cw, from the padded image xp",
-		"(stride pw, from the first output column): per output the operations of",
-		"bandPairGo. ring is scratch; t holds the taps (bandTaps).")
-	tp := ptr("t")
-	pwB := count("pw", false)
-	SHLQ(Imm(3), pwB)
-	cwB := count("cw", false)
-	SHLQ(Imm(3), cwB)
-	nvB := count("nv", false)
-	SHLQ(Imm(5), nvB)
-	rv := GP64() // this column vector's ring
-	slot := func(k, j int) Mem { return Mem{Base: rv}.Offset(32 * (7*(k%8) + j)) }
-	tap := func(i int) Mem { return tp.Offset(32 * i) }
-	mt := func(v VecVirtual, i int) VecVirtual { d := YMM(); VMULPD(tap(i), v, d); return d }
-	y := GP64()
-	fold := func(k int) { // the padded row at y into slot k, then the next row
-		x := Mem{Base: y}
-		var v [7]VecVirtual
-		for i := range v {
-			v[i] = YMM()
-			VMOVUPD(x.Offset(8*i), v[i])
+	Doc("bandStripAsm computes the output rows 0 … ch−1 of the columns 0 … 4·nv−1",
+		"(1 ≤ nv ≤ 16) of bands 0 (b0) and 3 (b3), stride cw, from the padded image",
+		"xp (stride pw, from the first output column): per output the operations of",
+		"bandFiltersGo. ring is scratch; t holds the taps (bandTaps).")
+	var tp Mem
+	// regTaps loads the non-centre taps b+4j+1 … b+4j+3 of the three
+	// filters j = 0, 1, 2 into registers (the centre taps b+4j are read
+	// from memory: all 12 and the working vectors would not fit in 16).
+	regTaps := func(b int) (t [3][3]VecVirtual) {
+		for j := range t {
+			for m := range t[j] {
+				t[j][m] = YMM()
+				VMOVUPD(tp.Offset(32*(b+4*j+1+m)), t[j][m])
+			}
 		}
-		for l := 1; l <= 3; l++ {
-			VMOVUPD(sub(v[3+l], v[3-l]), slot(k, l-1))
-			VMOVUPD(add(v[3-l], v[3+l]), slot(k, 2+l))
-		}
-		VMOVUPD(v[3], slot(k, 6))
-		ADDQ(pwB, y)
+		return t
 	}
-	o0, o3 := GP64(), GP64()
-	pair := func(j int) { // output rows 2j, 2j+1 of the block from slots 2j … 2j+7
-		var a, b VecVirtual
-		for l := 1; l <= 3; l++ {
-			var d [8]VecVirtual
-			for k := range d {
-				d[k] = YMM()
-				VMOVUPD(slot(2*j+k, l-1), d[k])
-			}
-			sa, sb := symVert7x2(&d, mt, 4*(l-1))
-			if l == 1 {
-				a, b = sa, sb
-			} else {
-				a, b = add(a, sa), add(b, sb)
+	// filt3 returns the three filters j = 0, 1, 2 as bandHGo and bandVGo
+	// compute them: fma(t_{b+4j+3}, a3, fma(t_{b+4j+2}, a2, fma(t_{b+4j+1},
+	// a1, t_{b+4j}·c))), each fused multiply-add rounded once like
+	// math.FMA (t·v as v·t: multiplication commutes exactly). The folds a_m
+	// are made one at a time by fold(m), so that only one is live.
+	filt3 := func(c VecVirtual, fold func(m int) VecVirtual, b int, t *[3][3]VecVirtual) (acc [3]VecVirtual) {
+		for j := range acc {
+			acc[j] = YMM()
+			VMULPD(tp.Offset(32*(b+4*j)), c, acc[j])
+		}
+		for m := range 3 {
+			a := fold(m + 1)
+			for j := range acc {
+				VFMADD231PD(t[j][m], a, acc[j]) // acc += a·t, rounded once
 			}
 		}
-		VMOVUPD(a, Mem{Base: o0})
-		VMOVUPD(b, Mem{Base: o0, Index: cwB, Scale: 1})
-		for l := range 4 {
-			var s [8]VecVirtual
-			for k := range s {
-				s[k] = YMM()
-				if l == 0 {
-					VMOVUPD(slot(2*j+k, 6), s[k])
-				} else {
-					VMOVUPD(slot(2*j+k, 2+l), s[k])
+		return acc
+	}
+	// slotOf returns the address of ring slot (i + d) mod 8.
+	slotOf := func(i GPVirtual, d int) GPVirtual {
+		s := GP64()
+		LEAQ(Mem{Base: i}.Offset(d), s)
+		ANDQ(Imm(7), s)
+		IMUL3Q(U32(slotB), s, s)
+		ADDQ(Load(Param("ring"), GP64()), s)
+		return s
+	}
+	// vbufOf returns the address of V buffer (i + d) mod 2.
+	vbufOf := func(i GPVirtual, d int) GPVirtual {
+		s := GP64()
+		LEAQ(Mem{Base: i}.Offset(d), s)
+		ANDQ(Imm(1), s)
+		IMUL3Q(U32(3*vB), s, s)
+		ADDQ(Load(Param("ring"), GP64()), s)
+		ADDQ(U32(vbufOff), s)
+		return s
+	}
+	// outRow returns the address of output row i + d of band b.
+	outRow := func(b string, i GPVirtual, d int) GPVirtual {
+		out := GP64()
+		Load(Param("cw"), out)
+		r := GP64()
+		LEAQ(Mem{Base: i}.Offset(d), r)
+		IMULQ(r, out)
+		SHLQ(Imm(3), out)
+		ADDQ(Load(Param(b).Base(), GP64()), out)
+		return out
+	}
+	nvBytes := func() GPVirtual {
+		n := Load(Param("nv"), GP64()).(GPVirtual)
+		SHLQ(Imm(5), n)
+		return n
+	}
+	// b0Vec stores band 0's output vector at o from the V buffer vb:
+	// ((V1[c+4] − V1[c+2]) + (V2[c+5] − V2[c+1])) + (V3[c+6] − V3[c]).
+	b0Vec := func(vb, out, o GPVirtual) {
+		v := func(l, j int) Mem { return Mem{Base: vb}.Offset(vB*(l-1)).Idx(o, 1).Offset(8 * j) }
+		r := func(l, j int) VecVirtual { y := YMM(); VMOVUPD(v(l, j), y); return y }
+		acc := sub(r(1, 4), v(1, 2))
+		acc = add(acc, sub(r(2, 5), v(2, 1)))
+		acc = add(acc, sub(r(3, 6), v(3, 0)))
+		st(acc, Mem{Base: out}, o, 0)
+	}
+
+	i := GP64() // the step
+	XORQ(i, i)
+	Label("bandStrip_step")
+
+	// H_1…3 of padded row i, with band 3's row i − 6 from i = 6 on.
+	lim := Load(Param("ch"), GP64())
+	ADDQ(Imm(6), lim)
+	CMPQ(i, lim)
+	JAE(LabelRef("bandStrip_noh"))
+	for _, with3 := range []bool{false, true} {
+		name := "bandStrip_h"
+		if with3 {
+			name = "bandStrip_h3"
+			Label(name)
+		} else {
+			CMPQ(i, Imm(6))
+			JAE(LabelRef("bandStrip_h3"))
+		}
+		tp = Mem{Base: Load(Param("t"), GP64())}
+		x := GP64()
+		Load(Param("pw"), x)
+		IMULQ(i, x)
+		SHLQ(Imm(3), x)
+		ADDQ(Load(Param("xp").Base(), GP64()), x)
+		hs := slotOf(i, 0)
+		var sl [6]GPVirtual
+		var out GPVirtual
+		if with3 { // the slots of padded rows i−6 … i−1
+			for k := range sl {
+				if k != 3 {
+					sl[k] = slotOf(i, k-6)
 				}
 			}
-			sa, sb := antiVert7x2(&s, mt, 12+3*l)
-			if l == 0 {
-				a, b = sa, sb
-			} else {
-				a, b = add(a, sa), add(b, sb)
+			out = outRow("b3", i, -6)
+		}
+		n := nvBytes()
+		ht := regTaps(12)
+		o := GP64()
+		XORQ(o, o)
+		Label(name + "_loop")
+		xm := Mem{Base: x}
+		h := filt3(ld(xm, o, 3), func(l int) VecVirtual { return add(ld(xm, o, 3-l), xm.Idx(o, 1).Offset(8*(3+l))) }, 12, &ht)
+		for k := range 3 {
+			st(h[k], Mem{Base: hs}.Offset(hB*k), o, 0)
+		}
+		if with3 {
+			hk := func(row, k int) Mem { return Mem{Base: sl[row]}.Offset(hB*k).Idx(o, 1) }
+			r := func(row, k int) VecVirtual { y := YMM(); VMOVUPD(hk(row, k), y); return y }
+			acc := sub(r(4, 0), hk(2, 0))
+			acc = add(acc, sub(r(5, 1), hk(1, 1)))
+			acc = add(acc, sub(h[2], hk(0, 2)))
+			st(acc, Mem{Base: out}, o, 0)
+		}
+		ADDQ(Imm(32), o)
+		CMPQ(o, n)
+		JB(LabelRef(name + "_loop"))
+		if !with3 {
+			JMP(LabelRef("bandStrip_noh"))
+		}
+	}
+	Label("bandStrip_noh")
+
+	// V_1…3 of output row r = i − 6, with band 0's row r − 1 from r = 1
+	// on; band 0's last row alone at i = ch + 6.
+	CMPQ(i, Imm(6))
+	JB(LabelRef("bandStrip_next"))
+	lim = Load(Param("ch"), GP64())
+	ADDQ(Imm(6), lim)
+	CMPQ(i, lim)
+	JAE(LabelRef("bandStrip_last"))
+	for _, with0 := range []bool{false, true} {
+		name := "bandStrip_v"
+		if with0 {
+			name = "bandStrip_v0"
+			Label(name)
+		} else {
+			CMPQ(i, Imm(7))
+			JAE(LabelRef("bandStrip_v0"))
+		}
+		tp = Mem{Base: Load(Param("t"), GP64())}
+		pwB := Load(Param("pw"), GP64())
+		SHLQ(Imm(3), pwB)
+		pw3 := GP64()
+		LEAQ(Mem{Base: pwB, Index: pwB, Scale: 2}, pw3)
+		xr := GP64() // padded row r
+		LEAQ(Mem{Base: i}.Offset(-6), xr)
+		IMULQ(pwB, xr)
+		ADDQ(Load(Param("xp").Base(), GP64()), xr)
+		vb := vbufOf(i, -6)
+		var pb, out GPVirtual
+		if with0 {
+			pb = vbufOf(i, -7)
+			out = outRow("b0", i, -7)
+		}
+		n := nvBytes()
+		vt := regTaps(0)
+		o := GP64()
+		XORQ(o, o)
+		body := func(o GPVirtual) {
+			a, b, c := GP64(), GP64(), GP64()
+			LEAQ(Mem{Base: xr, Index: o, Scale: 1}, a)
+			LEAQ(Mem{Base: a, Index: pw3, Scale: 1}, b)
+			LEAQ(Mem{Base: b, Index: pw3, Scale: 1}, c)
+			rows := [7]Mem{
+				{Base: a}, {Base: a, Index: pwB, Scale: 1}, {Base: a, Index: pwB, Scale: 2},
+				{Base: b}, {Base: b, Index: pwB, Scale: 1}, {Base: b, Index: pwB, Scale: 2},
+				{Base: c},
+			}
+			row := func(m Mem) VecVirtual { y := YMM(); VMOVUPD(m, y); return y }
+			v := filt3(row(rows[3]), func(k int) VecVirtual { return add(row(rows[3-k]), rows[3+k]) }, 0, &vt)
+			for l := range 3 {
+				st(v[l], Mem{Base: vb}.Offset(vB*l), o, 0)
 			}
 		}
-		VMOVUPD(a, Mem{Base: o3})
-		VMOVUPD(b, Mem{Base: o3, Index: cwB, Scale: 1})
-		ADDQ(cwB, o0)
-		ADDQ(cwB, o0)
-		ADDQ(cwB, o3)
-		ADDQ(cwB, o3)
+		Label(name + "_loop")
+		body(o)
+		if with0 {
+			b0Vec(pb, out, o)
+		}
+		ADDQ(Imm(32), o)
+		CMPQ(o, n)
+		JB(LabelRef(name + "_loop"))
+		// Vector nv, then the last 4 of the 4·nv + 6 columns.
+		body(o)
+		ADDQ(Imm(16), o)
+		body(o)
+		JMP(LabelRef("bandStrip_next"))
 	}
-	v := GP64()
-	// ringOf points rv at column vector v's ring (1792 bytes each).
-	ringOf := func() {
-		IMUL3Q(Imm(56), v, rv) // v counts bytes of 32
-		ADDQ(Load(Param("ring"), GP64()), rv)
+	Label("bandStrip_last")
+	{
+		vb := vbufOf(i, -7)
+		out := outRow("b0", i, -7)
+		n := nvBytes()
+		o := GP64()
+		XORQ(o, o)
+		Label("bandStrip_b0_loop")
+		b0Vec(vb, out, o)
+		ADDQ(Imm(32), o)
+		CMPQ(o, n)
+		JB(LabelRef("bandStrip_b0_loop"))
 	}
-	// Prologue: padded rows 0 … 5 into slots 0 … 5 of every ring.
-	XORQ(v, v)
-	Label("bandCols_pro")
-	CMPQ(v, nvB)
-	JAE(LabelRef("bandCols_blocks"))
-	Load(Param("xp").Base(), y)
-	ADDQ(v, y)
-	ringOf()
-	for k := range 6 {
-		fold(k)
-	}
-	ADDQ(Imm(32), v)
-	JMP(LabelRef("bandCols_pro"))
-
-	Label("bandCols_blocks")
-	xb, ob0, ob3 := GP64(), GP64(), GP64() // padded row 8b+6, output row 8b
-	Load(Param("xp").Base(), xb)
-	for range 6 {
-		ADDQ(pwB, xb)
-	}
-	Load(Param("b0").Base(), ob0)
-	Load(Param("b3").Base(), ob3)
-	blk := GP64()
-	Load(Param("nb"), blk)
-	Label("bandCols_blk")
-	TESTQ(blk, blk)
-	JZ(LabelRef("bandCols_done"))
-	XORQ(v, v)
-	Label("bandCols_vec")
-	CMPQ(v, nvB)
-	JAE(LabelRef("bandCols_next"))
-	MOVQ(xb, y)
-	ADDQ(v, y)
-	ringOf()
-	MOVQ(ob0, o0)
-	ADDQ(v, o0)
-	MOVQ(ob3, o3)
-	ADDQ(v, o3)
-	for j := range 4 {
-		fold(6 + 2*j)
-		fold(7 + 2*j)
-		pair(j)
-	}
-	ADDQ(Imm(32), v)
-	JMP(LabelRef("bandCols_vec"))
-	Label("bandCols_next")
-	for range 8 {
-		ADDQ(pwB, xb)
-		ADDQ(cwB, ob0)
-		ADDQ(cwB, ob3)
-	}
-	DECQ(blk)
-	JMP(LabelRef("bandCols_blk"))
-	Label("bandCols_done")
+	Label("bandStrip_next")
+	INCQ(i)
+	lim = Load(Param("ch"), GP64())
+	ADDQ(Imm(6), lim)
+	CMPQ(i, lim)
+	JBE(LabelRef("bandStrip_step"))
 	VZEROUPPER()
 	RET()
 }
@@ -360,33 +476,4 @@ func vectors(name string, o, nB GPVirtual, nv int, body func(o GPVirtual, nv int
 			break
 		}
 	}
-}
-
-// symVert7x2 returns the symmetric vertical 7-tap filter, taps t … t+3 by
-// mt (centre first), of the rows d[0…6] (first output row) and d[1…7]
-// (second): t0·d3 + t1·(d2+d4) + t2·(d1+d5) + t3·(d0+d6), summed in that
-// order as the Go kernels sum it.
-func symVert7x2(d *[8]VecVirtual, mt func(VecVirtual, int) VecVirtual, t int) (a, b VecVirtual) {
-	a = mt(d[3], t)
-	a = add(a, mt(add(d[2], d[4]), t+1))
-	a = add(a, mt(add(d[1], d[5]), t+2))
-	a = add(a, mt(add(d[0], d[6]), t+3))
-	b = mt(d[4], t)
-	b = add(b, mt(add(d[3], d[5]), t+1))
-	b = add(b, mt(add(d[2], d[6]), t+2))
-	b = add(b, mt(add(d[1], d[7]), t+3))
-	return a, b
-}
-
-// antiVert7x2 returns the antisymmetric vertical 7-tap filter, taps t …
-// t+2 by mt, of the rows s[0…6] and s[1…7]: t0·(s4−s2) + t1·(s5−s1) +
-// t2·(s6−s0), in that order.
-func antiVert7x2(s *[8]VecVirtual, mt func(VecVirtual, int) VecVirtual, t int) (a, b VecVirtual) {
-	a = mt(sub(s[4], s[2]), t)
-	a = add(a, mt(sub(s[5], s[1]), t+1))
-	a = add(a, mt(sub(s[6], s[0]), t+2))
-	b = mt(sub(s[5], s[3]), t)
-	b = add(b, mt(sub(s[6], s[2]), t+1))
-	b = add(b, mt(sub(s[7], s[1]), t+2))
-	return a, b
 }

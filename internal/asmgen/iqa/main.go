@@ -16,7 +16,8 @@
 // (pyramid.go, gsm.go, wavelet.go, pixel.go), four float64 outputs per
 // 256-bit vector: each lane performs the same IEEE operations on the same
 // operands in the same order as the scalar code, with separate multiplies
-// and adds (no fused multiply-add), so the results are bit-identical. The
+// and adds, and fused multiply-adds only where the scalar code calls
+// math.FMA (the band filters), so the results are bit-identical. The
 // routines handle only whole vectors; the Go callers (iqa/kernels_amd64.go)
 // keep the control flow, bounds checks and ragged ends. Every routine ends
 // with VZEROUPPER, since the SSE code that follows otherwise runs several
@@ -32,8 +33,7 @@ import (
 func main() {
 	ConstraintExpr("amd64,!purego")
 	rows()
-	bandPair()
-	bandCols()
+	bandStrip()
 	lowpass()
 	lo0Row()
 	lowRow()
@@ -115,66 +115,6 @@ func rows() {
 			}
 		})
 	}
-}
-
-// bandPair: the vector loop of bandPair (iqa/kernels_amd64.go), the
-// fused foldBandGo and bandRows2Go.
-func bandPair() {
-	TEXT("bandPairAsm", NOSPLIT, "func(oa0, ob0, oa3, ob3 []float64, x *[8][]float64, t *[96]float64)")
-	Pragma("noescape")
-	Doc("bandPairAsm is bandPairGo for the first len(oa0), a multiple of 4, columns:",
-		"x holds the 8 padded rows, t the taps (bandTaps).")
-	oa0, ob0, oa3, ob3, tp := base("oa0"), base("ob0"), base("oa3"), base("ob3"), ptr("t")
-	xp := ptr("x")
-	var x [8]Mem
-	for k := range x {
-		x[k] = Mem{Base: GP64()}
-		MOVQ(xp.Offset(24*k), x[k].Base)
-	}
-	n := count("oa0", true)
-	tap := func(i int) Mem { return tp.Offset(32 * i) }
-	// mt multiplies by a tap from memory: v·t, as the scalar code's t·v
-	// (multiplication commutes exactly).
-	mt := func(v VecVirtual, i int) VecVirtual { d := YMM(); VMULPD(tap(i), v, d); return d }
-	loop("bandPair", n, 4, func(o GPVirtual) {
-		// Band 0: per l the symmetric vertical filter of the differences
-		// d_k = x_k[c+3+l] − x_k[c+3−l].
-		var a, b VecVirtual
-		for l := 1; l <= 3; l++ {
-			var d [8]VecVirtual
-			for k := range d {
-				d[k] = sub(ld(x[k], o, 3+l), ld(x[k], o, 3-l))
-			}
-			sa, sb := symVert7x2(&d, mt, 4*(l-1))
-			if l == 1 {
-				a, b = sa, sb
-			} else {
-				a, b = add(a, sa), add(b, sb)
-			}
-		}
-		st(a, oa0, o, 0)
-		st(b, ob0, o, 0)
-		// Band 3: per l the antisymmetric vertical filter of the centre
-		// column (l = 0) or the sums s_k = x_k[c+3−l] + x_k[c+3+l].
-		for l := range 4 {
-			var s [8]VecVirtual
-			for k := range s {
-				if l == 0 {
-					s[k] = ld(x[k], o, 3)
-				} else {
-					s[k] = add(ld(x[k], o, 3-l), ld(x[k], o, 3+l))
-				}
-			}
-			sa, sb := antiVert7x2(&s, mt, 12+3*l)
-			if l == 0 {
-				a, b = sa, sb
-			} else {
-				a, b = add(a, sa), add(b, sb)
-			}
-		}
-		st(a, oa3, o, 0)
-		st(b, ob3, o, 0)
-	})
 }
 
 // transpose4 returns the columns of the 4×4 matrix with rows a, b, c, d.

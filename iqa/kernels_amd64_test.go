@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"regexp"
 	"testing"
 
 	"github.com/vcr-bench/vcr/internal/testimg"
@@ -255,6 +257,20 @@ func TestSIMDKernelsBandFilters(t *testing.T) {
 				sameBits(t, fmt.Sprintf("bandFilters %d×%d crop %d×%d band %d", w, h, cw, ch, 3*i), got[i], want[i])
 			}
 		}
+	}
+}
+
+// TestAsmRegisters checks that the generated assembly names only the 16
+// vector registers of AVX2: avo's register allocator, out of those, goes
+// on to Y16 … Y31 (AVX-512 encodings) instead of failing, and
+// bandStripAsm keeps 12 taps and 4 working vectors live.
+func TestAsmRegisters(t *testing.T) {
+	src, err := os.ReadFile("kernels_amd64.s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := regexp.MustCompile(`\b[XYZ](1[6-9]|2[0-9]|3[01])\b|\bZ[0-9]+\b|\bK[1-7]\b`).Find(src); m != nil {
+		t.Errorf("kernels_amd64.s uses %s, which needs AVX-512", m)
 	}
 }
 

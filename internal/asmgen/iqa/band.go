@@ -15,6 +15,10 @@ import (
 // handles (iqa's bandStripVectors; the layout of the scratch depends on it).
 const bandStripVectors = 16
 
+// bandPrefetchRows is how many padded rows ahead of the H pass bandStripAsm
+// prefetches.
+const bandPrefetchRows = 2
+
 // bandStrip: the strip sweep of bandFiltersAVX (iqa/kernels_amd64.go), the
 // operations of bandFiltersGo (bandHGo, bandOut3Go, bandVGo, bandOutGo)
 // for a strip of nv ≤ bandStripVectors column vectors. The scratch ring
@@ -32,6 +36,10 @@ const bandStripVectors = 16
 //     0's output row r − 1 from buffer (r − 1) mod 2; i = ch + 6: band 0's
 //     last row. Band 0 reads the V rows a step after they were written
 //     (at shifted columns: loads from stores still in flight would stall).
+//
+// The H pass is the first to read a padded row of the strip; it prefetches
+// the row bandPrefetchRows ahead (prefetches do not fault, so past the
+// image's last row is harmless). All 12 taps of a pass stay in registers.
 func bandStrip() {
 	const S = bandStripVectors
 	const hB = 32 * S         // bytes per filter within a slot
@@ -45,14 +53,13 @@ func bandStrip() {
 		"xp (stride pw, from the first output column): per output the operations of",
 		"bandFiltersGo. ring is scratch; t holds the taps (bandTaps).")
 	var tp Mem
-	// regTaps loads the non-centre taps b+4j+1 … b+4j+3 of the three
-	// filters j = 0, 1, 2 into registers (the centre taps b+4j are read
-	// from memory: all 12 and the working vectors would not fit in 16).
-	regTaps := func(b int) (t [3][3]VecVirtual) {
+	// regTaps loads the taps b+4j … b+4j+3 of the three filters j = 0, 1,
+	// 2 into registers: with them, at most 4 working vectors are live.
+	regTaps := func(b int) (t [3][4]VecVirtual) {
 		for j := range t {
 			for m := range t[j] {
 				t[j][m] = YMM()
-				VMOVUPD(tp.Offset(32*(b+4*j+1+m)), t[j][m])
+				VMOVUPD(tp.Offset(32*(b+4*j+m)), t[j][m])
 			}
 		}
 		return t
@@ -62,13 +69,12 @@ func bandStrip() {
 	// a1, t_{b+4j}·c))), each fused multiply-add rounded once like
 	// math.FMA (t·v as v·t: multiplication commutes exactly). The folds a_m
 	// are made one at a time by fold(m), so that only one is live.
-	filt3 := func(c VecVirtual, fold func(m int) VecVirtual, b int, t *[3][3]VecVirtual) (acc [3]VecVirtual) {
+	filt3 := func(c VecVirtual, fold func(m int) VecVirtual, t *[3][4]VecVirtual) (acc [3]VecVirtual) {
 		for j := range acc {
-			acc[j] = YMM()
-			VMULPD(tp.Offset(32*(b+4*j)), c, acc[j])
+			acc[j] = mul(c, t[j][0])
 		}
-		for m := range 3 {
-			a := fold(m + 1)
+		for m := 1; m <= 3; m++ {
+			a := fold(m)
 			for j := range acc {
 				VFMADD231PD(t[j][m], a, acc[j]) // acc += a·t, rounded once
 			}
@@ -145,6 +151,12 @@ func bandStrip() {
 		IMULQ(i, x)
 		SHLQ(Imm(3), x)
 		ADDQ(Load(Param("xp").Base(), GP64()), x)
+		// The padded row PF rows ahead, fetched into the L1 cache while
+		// this one is filtered (its first use here: the sweep goes down
+		// a strip a row per step).
+		pf := Load(Param("pw"), GP64())
+		IMUL3Q(U32(8*bandPrefetchRows), pf, pf)
+		ADDQ(x, pf)
 		hs := slotOf(i, 0)
 		var sl [6]GPVirtual
 		var out GPVirtual
@@ -162,7 +174,8 @@ func bandStrip() {
 		XORQ(o, o)
 		Label(name + "_loop")
 		xm := Mem{Base: x}
-		h := filt3(ld(xm, o, 3), func(l int) VecVirtual { return add(ld(xm, o, 3-l), xm.Idx(o, 1).Offset(8*(3+l))) }, 12, &ht)
+		PREFETCHT0(Mem{Base: pf, Index: o, Scale: 1})
+		h := filt3(ld(xm, o, 3), func(l int) VecVirtual { return add(ld(xm, o, 3-l), xm.Idx(o, 1).Offset(8*(3+l))) }, &ht)
 		for k := range 3 {
 			st(h[k], Mem{Base: hs}.Offset(hB*k), o, 0)
 		}
@@ -230,7 +243,7 @@ func bandStrip() {
 				{Base: c},
 			}
 			row := func(m Mem) VecVirtual { y := YMM(); VMOVUPD(m, y); return y }
-			v := filt3(row(rows[3]), func(k int) VecVirtual { return add(row(rows[3-k]), rows[3+k]) }, 0, &vt)
+			v := filt3(row(rows[3]), func(k int) VecVirtual { return add(row(rows[3-k]), rows[3+k]) }, &vt)
 			for l := range 3 {
 				st(v[l], Mem{Base: vb}.Offset(vB*l), o, 0)
 			}

@@ -151,9 +151,9 @@ func bandStrip() {
 		IMULQ(i, x)
 		SHLQ(Imm(3), x)
 		ADDQ(Load(Param("xp").Base(), GP64()), x)
-		// The padded row PF rows ahead, fetched into the L1 cache while
-		// this one is filtered (its first use here: the sweep goes down
-		// a strip a row per step).
+		// The padded row bandPrefetchRows ahead, fetched into the L1
+		// cache while this one is filtered (this pass is its first
+		// reader: the sweep goes down the strip a row per step).
 		pf := Load(Param("pw"), GP64())
 		IMUL3Q(U32(8*bandPrefetchRows), pf, pf)
 		ADDQ(x, pf)

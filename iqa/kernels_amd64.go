@@ -280,22 +280,12 @@ func bandPairGo(oa0, ob0, oa3, ob3 []float64, x *[8][]float64, c0 int) {
 	}
 }
 
-// lo0Taps holds the taps lo0RowAsm reads: sp5Lo0[2+i][2 … 4], i = 0, 1, 2.
-var lo0Taps = func() (t [9]float64) {
-	for i := range 3 {
-		copy(t[3*i:3*i+3], sp5Lo0[2+i][2:5])
-	}
-	return t
-}()
-
-// lo0FilterAVX is lo0FilterGo without the padded copy of the image: per
-// output row the centre row and the two vertically folded row pairs (the
-// rows picked by reflect1) are written, each with its 2-sample reflect1
-// margins, into three rows of tmp that stay in the L1 cache, and
-// lo0RowAsm filters them in one pass, writing each output once. The
-// margins of a folded row are the folds of the reflected samples, and each
-// output is the sum of accSym5Go's three expressions in the same order, so
-// the results are lo0FilterGo's bit for bit. xp is not used.
+// lo0FilterAVX is lo0FilterGo with its two passes per output row in
+// assembly: lo0VertAsm computes the column filters from the five source rows
+// (picked by reflect1) into three rows of tmp that stay in the L1 cache,
+// and lo0HorzAsm combines them; each lane performs lo0VertGo's and
+// lo0HorzGo's operations in their order, so the results are lo0FilterGo's
+// bit for bit. Rows narrower than 4 samples use lo0FilterGo. xp is not used.
 func lo0FilterAVX(dst, src []float64, w, h int, xp, tmp []float64) {
 	if w < 4 {
 		lo0FilterGo(dst, src, w, h, xp, tmp)
@@ -303,17 +293,16 @@ func lo0FilterAVX(dst, src []float64, w, h int, xp, tmp []float64) {
 	}
 	const p = 2
 	pw := w + 2*p
-	t := tmp[:3*pw]
+	v := tmp[:3*pw]
 	for r := range h {
-		t0 := t[:pw]
-		copy(t0[p:p+w], src[r*w:][:w])
-		reflectMargins(t0, w, p)
-		for k := 1; k <= 2; k++ {
-			tk := t[k*pw:][:pw]
-			foldRowsAVX(tk[p:p+w], src[reflect1(r-k, h)*w:][:w], src[reflect1(r+k, h)*w:][:w], +1)
-			reflectMargins(tk, w, p)
+		x0 := src[r*w:][:w]
+		a1, b1 := src[reflect1(r-1, h)*w:][:w], src[reflect1(r+1, h)*w:][:w]
+		a2, b2 := src[reflect1(r-2, h)*w:][:w], src[reflect1(r+2, h)*w:][:w]
+		lo0VertAsm(v, pw, x0, a1, b1, a2, b2, &lo0Taps)
+		for l := range 3 {
+			reflectMargins(v[l*pw:][:pw], w, p)
 		}
-		lo0RowAsm(dst[r*w:][:w], t, pw, &lo0Taps)
+		lo0HorzAsm(dst[r*w:][:w], v, pw)
 	}
 }
 
@@ -327,14 +316,11 @@ func reflectMargins(d []float64, w, p int) {
 	}
 }
 
-// lowTaps holds the taps lowRowAsm reads, each broadcast to 4 lanes:
-// sp5Lo[4+i][4 … 8] for i = 0 … 4 (entries 5i … 5i+4).
-var lowTaps = func() (t [100]float64) {
-	for i := range 5 {
-		for j := range 5 {
-			v := sp5Lo[4+i][4+j]
-			t[4*(5*i+j)], t[4*(5*i+j)+1], t[4*(5*i+j)+2], t[4*(5*i+j)+3] = v, v, v, v
-		}
+// lowTaps4 holds lowTaps with each tap broadcast to 4 lanes (entry 4i … 4i+3
+// is lowTaps[i]), the memory operands of lowVert3Asm and lowVert2Asm.
+var lowTaps4 = func() (t [100]float64) {
+	for i, v := range lowTaps {
+		t[4*i], t[4*i+1], t[4*i+2], t[4*i+3] = v, v, v, v
 	}
 	return t
 }()
@@ -343,29 +329,35 @@ var lowTaps = func() (t [100]float64) {
 // with its rows de-interleaved, so that the step-2 correlation reads
 // consecutive samples: per output row the centre row and the four
 // vertically folded row pairs (rows picked by reflect1) are written into
-// five rows of tmp, each as its ⌈pw/2⌉ even padded columns then its
-// ⌊pw/2⌋ odd ones, with the 4-sample reflect1 margins, and lowRowAsm
-// filters them in one pass, writing each output once. Every folded sample
-// is the sum of the same two samples as in lowpassDownGo, and each output
-// the sum of accSym9Step2's five expressions in the same order, so the
-// results are lowpassDownGo's bit for bit. xp is not used.
+// five rows of tmp, each as its ne = ⌈pw/2⌉ even padded columns then its
+// ⌊pw/2⌋ odd ones, with the 4-sample reflect1 margins; lowVert3Asm computes
+// the column filters V_0, V_2, V_4 at the even columns and lowVert2Asm V_1,
+// V_3 at the odd ones into five more rows of tmp, and lowHorzAsm combines
+// them. Every folded sample is the sum of the same two samples as in
+// lowpassDownGo, and each lane performs lowVert's and lowpassDownGo's
+// combining operations in their order, so the results are lowpassDownGo's
+// bit for bit. xp is not used.
 func lowpassDownAVX(dst, src []float64, w, h int, xp, tmp []float64) {
 	const p = 4
 	pw := w + 2*p
 	ne := (pw + 1) / 2
+	no := pw - ne
 	ow, oh := (w+1)/2, (h+1)/2
 	if ow < 4 {
 		lowpassDownGo(dst, src, w, h, xp, tmp)
 		return
 	}
 	t := tmp[:5*pw]
+	v := tmp[5*pw:][:5*pw]
 	for r := range oh {
 		ci := 2 * r // the centre row in src
 		splitPadRow(t[:pw], src[ci*w:][:w], nil, w)
 		for k := 1; k <= 4; k++ {
 			splitPadRow(t[k*pw:][:pw], src[reflect1(ci-k, h)*w:][:w], src[reflect1(ci+k, h)*w:][:w], w)
 		}
-		lowRowAsm(dst[r*ow:][:ow], t, pw, ne, &lowTaps)
+		lowVert3Asm(v[:2*pw+ne], t[:4*pw+ne], pw, ne, &lowTaps4)
+		lowVert2Asm(v[3*pw:][:pw+no], t[ne:][:4*pw+no], pw, no, &lowTaps4)
+		lowHorzAsm(dst[r*ow:][:ow], v, pw)
 	}
 }
 

@@ -34,23 +34,38 @@ func bandColsAsm(b0 []float64, b3 []float64, xp []float64, ring *[1792]float64, 
 //go:noescape
 func splitEvenOddAsm(e []float64, o []float64, s []float64)
 
-// lo0RowAsm writes one output row of lo0filt: out[c] is the sum, in the order
-// i = 0, 1, 2, of accSym5Go's expression on the row t[i·pw:] with the taps
-// k[3i … 3i+2] (the padded centre row, then the two vertically folded row
-// pairs). len(out) ≥ 4; the ragged end is the last 4 outputs once more.
+// lo0VertAsm is lo0VertGo for len(x0) ≥ 4 samples: V_l = (k[l]·x0 + k[3+l]·(a1+b1)) +
+// k[6+l]·(a2+b2) into v[l·pw+2:], l = 0, 1, 2.
 //
 //go:noescape
-func lo0RowAsm(out []float64, t []float64, pw int, k *[9]float64)
+func lo0VertAsm(v []float64, pw int, x0 []float64, a1 []float64, b1 []float64, a2 []float64, b2 []float64, k *[9]float64)
 
-// lowRowAsm writes one output row of the step-2 lowpass: out[c] is the sum, in
-// the order i = 0 … 4, of accSym9Step2's expression on the de-interleaved row
-// t[i·pw:] (even samples, then from ne the odd ones) with the taps k[20i …
-// 20i+19] (5 taps, each broadcast to 4 lanes): the padded centre row, then the
-// four vertically folded row pairs. len(out) ≥ 4; the ragged end is the last 4
-// outputs once more.
+// lo0HorzAsm is lo0HorzGo for len(out) ≥ 4 samples: out[c] = (v0[c+2] + (v1[c+1] +
+// v1[c+3])) + (v2[c] + v2[c+4]), v_l = v[l·pw:].
 //
 //go:noescape
-func lowRowAsm(out []float64, t []float64, pw int, ne int, k *[100]float64)
+func lo0HorzAsm(out []float64, v []float64, pw int)
+
+// lowVert3Asm writes, for i < n (n ≥ 4) and the column filters l of lowVert in the
+// order listed in its generator, d[j·pw+i] = lowVert's V_l with u_k = s[k·pw+i]
+// (j counting the filters); k is lowTaps4.
+//
+//go:noescape
+func lowVert3Asm(d []float64, s []float64, pw int, n int, k *[100]float64)
+
+// lowVert2Asm writes, for i < n (n ≥ 4) and the column filters l of lowVert in the
+// order listed in its generator, d[j·pw+i] = lowVert's V_l with u_k = s[k·pw+i]
+// (j counting the filters); k is lowTaps4.
+//
+//go:noescape
+func lowVert2Asm(d []float64, s []float64, pw int, n int, k *[100]float64)
+
+// lowHorzAsm writes, for c < len(out) (≥ 4), out[c] = E0[c+2] + (O1[c+1] + O1[c+2]) +
+// (E2[c+1] + E2[c+3]) + (O3[c] + O3[c+3]) + (E4[c] + E4[c+4]), summed left to right,
+// with E0, E2, E4, O1, O3 the rows v[0:], v[pw:], … v[4·pw:].
+//
+//go:noescape
+func lowHorzAsm(out []float64, v []float64, pw int)
 
 // foldSplitAsm writes a[2k] + b[2k] into e[k] and a[2k+1] + b[2k+1] into o[k]
 // for k < len(e), a multiple of 4.

@@ -195,124 +195,6 @@ func lastVector(name string, nB GPVirtual, body func(o GPVirtual)) {
 	Label(name + "_end")
 }
 
-// lo0Row: one output row of lo0FilterAVX.
-func lo0Row() {
-	TEXT("lo0RowAsm", NOSPLIT, "func(out, t []float64, pw int, k *[9]float64)")
-	Pragma("noescape")
-	Doc("lo0RowAsm writes one output row of lo0filt: out[c] is the sum, in the order",
-		"i = 0, 1, 2, of accSym5Go's expression on the row t[i·pw:] with the taps",
-		"k[3i … 3i+2] (the padded centre row, then the two vertically folded row",
-		"pairs). len(out) ≥ 4; the ragged end is the last 4 outputs once more.")
-	out, t, kp := base("out"), base("t"), ptr("k")
-	pwB := count("pw", false)
-	SHLQ(Imm(3), pwB)
-	var rows [3]Mem
-	rows[0] = t
-	for i := 1; i < 3; i++ {
-		rows[i] = Mem{Base: GP64()}
-		LEAQ(Mem{Base: rows[i-1].Base, Index: pwB, Scale: 1}, rows[i].Base)
-	}
-	var k [9]VecVirtual
-	for i := range k {
-		k[i] = bcast(kp.Offset(8 * i))
-	}
-	n := count("out", true)
-	SHLQ(Imm(3), n)
-	body := func(o GPVirtual) {
-		var acc VecVirtual
-		for i, x := range rows {
-			s := mul(k[3*i], ld(x, o, 2))
-			s = add(s, mul(k[3*i+1], add(ld(x, o, 1), ld(x, o, 3))))
-			s = add(s, mul(k[3*i+2], add(ld(x, o, 0), ld(x, o, 4))))
-			if i == 0 {
-				acc = s
-			} else {
-				acc = add(acc, s)
-			}
-		}
-		st(acc, out, o, 0)
-	}
-	o := GP64()
-	XORQ(o, o)
-	n4 := GP64()
-	MOVQ(n, n4)
-	ANDQ(I32(-32), n4)
-	Label("lo0Row_loop")
-	CMPQ(o, n4)
-	JAE(LabelRef("lo0Row_tail"))
-	body(o)
-	ADDQ(Imm(32), o)
-	JMP(LabelRef("lo0Row_loop"))
-	Label("lo0Row_tail")
-	lastVector("lo0Row", n, body)
-	VZEROUPPER()
-	RET()
-}
-
-// lowRow: one output row of lowpassDownAVX.
-func lowRow() {
-	TEXT("lowRowAsm", NOSPLIT, "func(out, t []float64, pw, ne int, k *[100]float64)")
-	Pragma("noescape")
-	Doc("lowRowAsm writes one output row of the step-2 lowpass: out[c] is the sum, in",
-		"the order i = 0 … 4, of accSym9Step2's expression on the de-interleaved row",
-		"t[i·pw:] (even samples, then from ne the odd ones) with the taps k[20i …",
-		"20i+19] (5 taps, each broadcast to 4 lanes): the padded centre row, then the",
-		"four vertically folded row pairs. len(out) ≥ 4; the ragged end is the last 4",
-		"outputs once more.")
-	out, t, kp := base("out"), base("t"), ptr("k")
-	pwB := count("pw", false)
-	SHLQ(Imm(3), pwB)
-	neB := count("ne", false)
-	SHLQ(Imm(3), neB)
-	var rows [5]Mem
-	rows[0] = t
-	for i := 1; i < 5; i++ {
-		rows[i] = Mem{Base: GP64()}
-		LEAQ(Mem{Base: rows[i-1].Base, Index: pwB, Scale: 1}, rows[i].Base)
-	}
-	n := count("out", true)
-	SHLQ(Imm(3), n)
-	tap := func(i int) Mem { return kp.Offset(32 * i) }
-	// body computes nv output vectors from offset o, row by row,
-	// each row's 5 taps loaded once for all of them.
-	body := func(o GPVirtual, nv int) {
-		oo := GP64() // the odd samples' offset
-		LEAQ(Mem{Base: o, Index: neB, Scale: 1}, oo)
-		acc := make([]VecVirtual, nv)
-		for i, x := range rows {
-			var T [5]VecVirtual
-			for m := range T {
-				T[m] = YMM()
-				VMOVUPD(tap(5*i+m), T[m])
-			}
-			for v := range nv {
-				E := func(j int) VecVirtual { return ld(x, o, 4*v+j) }
-				O := func(j int) VecVirtual { return ld(x, oo, 4*v+j) }
-				s := mul(E(2), T[0])
-				s = add(s, mul(add(O(1), O(2)), T[1]))
-				s = add(s, mul(add(E(1), E(3)), T[2]))
-				s = add(s, mul(add(O(0), O(3)), T[3]))
-				s = add(s, mul(add(E(0), E(4)), T[4]))
-				if i == 0 {
-					acc[v] = s
-				} else {
-					acc[v] = add(acc[v], s)
-				}
-			}
-		}
-		for v := range nv {
-			st(acc[v], out, o, 4*v)
-		}
-	}
-	o := GP64()
-	XORQ(o, o)
-	vectors("lowRow", o, n, lowRowVectors, body)
-	Label("lowRow_tail")
-	lastVector("lowRow", n, func(o GPVirtual) { body(o, 1) })
-	VZEROUPPER()
-	RET()
-}
-
 // foldSplit: the vertical fold and de-interleaving of lowpassDownAVX.
 func foldSplit() {
 	TEXT("foldSplitAsm", NOSPLIT, "func(e, o, a, b []float64)")
@@ -336,10 +218,6 @@ func foldSplit() {
 		st(ov, od, o, 0)
 	})
 }
-
-// lowRowVectors is the number of output vectors lowRowAsm computes per
-// iteration, sharing the loads of the taps.
-const lowRowVectors = 3
 
 // vectors emits "for ; o+32·nv ≤ nB; o += 32·nv { body(o, nv) }", then the
 // same one vector at a time: the whole vectors of a row of nB bytes.

@@ -316,87 +316,91 @@ func reflectMargins(d []float64, w, p int) {
 	}
 }
 
-// lowTaps4 holds lowTaps with each tap broadcast to 4 lanes (entry 4i … 4i+3
-// is lowTaps[i]), the memory operands of lowVert3Asm and lowVert2Asm.
-var lowTaps4 = func() (t [100]float64) {
-	for i, v := range lowTaps {
-		t[4*i], t[4*i+1], t[4*i+2], t[4*i+3] = v, v, v, v
+// lowTapsLanes holds the taps of lowVertLanesAsm: for filter pair a = 0, 1,
+// 2 and k = 0 … 4 the vector (4 lanes, entry 20a+4k) F[k][2a], F[k][2a+1],
+// F[k][2a], F[k][2a+1] (lowTaps), with 0 for the odd lanes of a = 2 (there
+// is no V_5): lanes at even columns compute V_0, V_2, V_4 and lanes at odd
+// columns V_1, V_3.
+var lowTapsLanes = func() (t [60]float64) {
+	for a := range 3 {
+		for k := range 5 {
+			e, o := lowTaps[5*k+2*a], 0.0
+			if 2*a+1 < 5 {
+				o = lowTaps[5*k+2*a+1]
+			}
+			t[20*a+4*k], t[20*a+4*k+1], t[20*a+4*k+2], t[20*a+4*k+3] = e, o, e, o
+		}
 	}
 	return t
 }()
 
 // lowpassDownAVX is lowpassDownGo without the padded copy of the image and
-// with its rows de-interleaved, so that the step-2 correlation reads
-// consecutive samples: per output row the centre row and the four
-// vertically folded row pairs (rows picked by reflect1) are written into
-// five rows of tmp, each as its ne = ⌈pw/2⌉ even padded columns then its
-// ⌊pw/2⌋ odd ones, with the 4-sample reflect1 margins; lowVert3Asm computes
-// the column filters V_0, V_2, V_4 at the even columns and lowVert2Asm V_1,
-// V_3 at the odd ones into five more rows of tmp, and lowHorzAsm combines
-// them. Every folded sample is the sum of the same two samples as in
-// lowpassDownGo, and each lane performs lowVert's and lowpassDownGo's
-// combining operations in their order, so the results are lowpassDownGo's
-// bit for bit. xp is not used.
+// without its folded rows: per output row (centre row 2R of src)
+// lowVertLanesAsm reads the nine source rows (picked by reflect1), folds
+// them and computes the column filters V_0, V_2, V_4 at the even columns
+// and V_1, V_3 at the odd ones, written de-interleaved into five rows of
+// tmp that stay in the L1 cache (E0, E2, E4, O1, O3; padded column 2e is
+// entry e of an E row, 2o+1 entry o of an O row); the ragged columns
+// (w mod 8) are computed by lowVertSrc, the 4-sample reflect1 margins are
+// copies of the interior values they reflect (the column filters act on
+// columns alone), and lowHorzAsm combines the rows. Every lane performs
+// lowVert's and lowpassDownGo's operations in their order on the same
+// operands, so the results are lowpassDownGo's bit for bit. xp is not used.
 func lowpassDownAVX(dst, src []float64, w, h int, xp, tmp []float64) {
 	const p = 4
 	pw := w + 2*p
-	ne := (pw + 1) / 2
-	no := pw - ne
 	ow, oh := (w+1)/2, (h+1)/2
-	if ow < 4 {
+	if ow < 4 || w < 8 {
 		lowpassDownGo(dst, src, w, h, xp, tmp)
 		return
 	}
-	t := tmp[:5*pw]
-	v := tmp[5*pw:][:5*pw]
+	v := tmp[:5*pw]
+	// row(l) is the de-interleaved row holding V_l, at entry j/2 for the
+	// padded column j.
+	row := func(l int) []float64 { return v[[5]int{0, 3, 1, 4, 2}[l]*pw:][:pw] }
+	n8 := w &^ 7
+	var rows [9][]float64
 	for r := range oh {
 		ci := 2 * r // the centre row in src
-		splitPadRow(t[:pw], src[ci*w:][:w], nil, w)
+		rows[0] = src[ci*w:][:w]
 		for k := 1; k <= 4; k++ {
-			splitPadRow(t[k*pw:][:pw], src[reflect1(ci-k, h)*w:][:w], src[reflect1(ci+k, h)*w:][:w], w)
+			rows[2*k-1] = src[reflect1(ci-k, h)*w:][:w]
+			rows[2*k] = src[reflect1(ci+k, h)*w:][:w]
 		}
-		lowVert3Asm(v[:2*pw+ne], t[:4*pw+ne], pw, ne, &lowTaps4)
-		lowVert2Asm(v[3*pw:][:pw+no], t[ne:][:4*pw+no], pw, no, &lowTaps4)
+		lowVertLanesAsm(v, pw, &rows, n8, &lowTapsLanes)
+		for i := n8; i < w; i++ {
+			j := i + p
+			for l := j % 2; l < 5; l += 2 {
+				row(l)[j/2] = lowVertSrc(&rows, i, l)
+			}
+		}
+		for l := range 5 {
+			d := row(l)
+			for j := l % 2; j < p; j += 2 {
+				d[j/2] = d[(2*p-j)/2]
+			}
+			for j := p + w; j < pw; j++ {
+				if j%2 == l%2 {
+					d[j/2] = d[(2*(p+w-1)-j)/2]
+				}
+			}
+		}
 		lowHorzAsm(dst[r*ow:][:ow], v, pw)
 	}
 }
 
-// splitPadRow writes the row s = a (b == nil) or s = a + b (w > 4 samples)
-// extended by 4 samples of reflect1 on each side into d as its even padded
-// columns, then its odd ones.
-func splitPadRow(d, a, b []float64, w int) {
-	const p = 4
-	pw := w + 2*p
-	ne := (pw + 1) / 2
-	d = d[:pw]
-	a = a[:w]
-	if b != nil {
-		b = b[:w]
-	}
-	ev, od := d[:ne], d[ne:]
-	// Interior: padded column p + i is s[i], p even.
-	e, o := ev[p/2:], od[p/2:]
-	k := (w / 8) * 4 // whole vectors: s[:2k]
-	if b == nil {
-		splitEvenOddAsm(e[:k], o[:k], a[:2*k])
-		for i := 2 * k; i < w; i++ {
-			d[(p+i)/2+(i%2)*ne] = a[i]
-		}
-	} else {
-		foldSplitAsm(e[:k], o[:k], a[:2*k], b[:2*k])
-		for i := 2 * k; i < w; i++ {
-			d[(p+i)/2+(i%2)*ne] = a[i] + b[i]
-		}
-	}
-	// Padding: padded column j < p is s[p−j] (padded column 2p−j), column
-	// p+w+j is s[w−2−j] (padded column p+w−2−j); each is a copy of the
-	// interior sample it reflects. Padded column c is d[c/2 + (c mod 2)·ne].
-	at := func(c int) int { return c/2 + (c%2)*ne }
-	for j := range p {
-		d[at(j)] = d[at(2*p-j)]
-		d[at(p+w+j)] = d[at(p+w-2-j)]
-	}
+// lowVertSrc returns lowVert's V_l at source column i from the rows of
+// lowpassDownAVX (the centre row, then the rows ∓1, ∓2, ∓3, ∓4): the same
+// folds and the same sum.
+func lowVertSrc(rows *[9][]float64, i, l int) float64 {
+	t := &lowTaps
+	u1 := rows[1][i] + rows[2][i]
+	u2 := rows[3][i] + rows[4][i]
+	u3 := rows[5][i] + rows[6][i]
+	u4 := rows[7][i] + rows[8][i]
+	return (((t[l]*rows[0][i] + t[5+l]*u1) + t[10+l]*u2) + t[15+l]*u3) + t[20+l]*u4
 }
+
 
 // patchCoreAVX is patchCoreGo with the lane sums of the row formed and
 // combined by patchLanesAsm: lanes are the residues of k mod 4, so each

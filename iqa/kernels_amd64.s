@@ -1546,35 +1546,6 @@ bandCols_done:
 	VZEROUPPER
 	RET
 
-// func splitEvenOddAsm(e []float64, o []float64, s []float64)
-// Requires: AVX
-TEXT ·splitEvenOddAsm(SB), NOSPLIT, $0-72
-	MOVQ e_base+0(FP), AX
-	MOVQ o_base+24(FP), CX
-	MOVQ s_base+48(FP), DX
-	MOVQ e_len+8(FP), BX
-	XORQ SI, SI
-	SHLQ $0x03, BX
-
-splitEvenOdd_loop:
-	CMPQ       SI, BX
-	JAE        splitEvenOdd_done
-	LEAQ       (SI)(SI*1), DI
-	VMOVUPD    (DX)(DI*1), Y0
-	VMOVUPD    32(DX)(DI*1), Y1
-	VPERM2F128 $0x20, Y1, Y0, Y2
-	VPERM2F128 $0x31, Y1, Y0, Y0
-	VUNPCKLPD  Y0, Y2, Y1
-	VUNPCKHPD  Y0, Y2, Y0
-	VMOVUPD    Y1, (AX)(SI*1)
-	VMOVUPD    Y0, (CX)(SI*1)
-	ADDQ       $0x20, SI
-	JMP        splitEvenOdd_loop
-
-splitEvenOdd_done:
-	VZEROUPPER
-	RET
-
 // func lo0VertAsm(v []float64, pw int, x0 []float64, a1 []float64, b1 []float64, a2 []float64, b2 []float64, k *[9]float64)
 // Requires: AVX
 TEXT ·lo0VertAsm(SB), NOSPLIT, $0-160
@@ -1719,192 +1690,150 @@ lo0Horz_end:
 	VZEROUPPER
 	RET
 
-// func lowVert3Asm(d []float64, s []float64, pw int, n int, k *[100]float64)
+// func lowVertLanesAsm(v []float64, pw int, rows *[9][]float64, n8 int, k *[60]float64)
 // Requires: AVX
-TEXT ·lowVert3Asm(SB), NOSPLIT, $0-72
-	MOVQ d_base+0(FP), AX
-	MOVQ s_base+24(FP), CX
-	MOVQ pw+48(FP), DX
-	SHLQ $0x03, DX
-	MOVQ k+64(FP), BX
-	LEAQ (CX)(DX*1), SI
-	LEAQ (SI)(DX*1), DI
-	LEAQ (DI)(DX*1), R8
-	LEAQ (R8)(DX*1), R9
-	LEAQ (AX)(DX*1), R10
-	LEAQ (R10)(DX*1), DX
-	MOVQ n+56(FP), R11
-	SHLQ $0x03, R11
-	XORQ R12, R12
-	MOVQ R11, R13
-	ANDQ $-32, R13
+TEXT ·lowVertLanesAsm(SB), NOSPLIT, $0-56
+	MOVQ v_base+0(FP), AX
+	ADDQ $0x10, AX
+	MOVQ pw+24(FP), CX
+	SHLQ $0x03, CX
+	LEAQ (AX)(CX*2), DX
+	ADDQ CX, DX
+	MOVQ rows+32(FP), BX
+	MOVQ k+48(FP), SI
+	MOVQ n8+40(FP), DI
+	SHLQ $0x03, DI
+	XORQ R8, R8
 
-lowVert3Asm_loop:
-	CMPQ    R12, R13
-	JAE     lowVert3Asm_tail
-	VMOVUPD (CX)(R12*1), Y0
-	VMOVUPD (SI)(R12*1), Y1
-	VMOVUPD (DI)(R12*1), Y2
-	VMOVUPD (R8)(R12*1), Y3
-	VMOVUPD (R9)(R12*1), Y4
-	VMULPD  (BX), Y0, Y5
-	VMULPD  160(BX), Y1, Y6
-	VADDPD  Y6, Y5, Y5
-	VMULPD  320(BX), Y2, Y6
-	VADDPD  Y6, Y5, Y5
-	VMULPD  480(BX), Y3, Y6
-	VADDPD  Y6, Y5, Y5
-	VMULPD  640(BX), Y4, Y6
-	VADDPD  Y6, Y5, Y5
-	VMOVUPD Y5, (AX)(R12*1)
-	VMULPD  64(BX), Y0, Y5
-	VMULPD  224(BX), Y1, Y6
-	VADDPD  Y6, Y5, Y5
-	VMULPD  384(BX), Y2, Y6
-	VADDPD  Y6, Y5, Y5
-	VMULPD  544(BX), Y3, Y6
-	VADDPD  Y6, Y5, Y5
-	VMULPD  704(BX), Y4, Y6
-	VADDPD  Y6, Y5, Y5
-	VMOVUPD Y5, (R10)(R12*1)
-	VMULPD  128(BX), Y0, Y0
-	VMULPD  288(BX), Y1, Y1
-	VADDPD  Y1, Y0, Y0
-	VMULPD  448(BX), Y2, Y1
-	VADDPD  Y1, Y0, Y0
-	VMULPD  608(BX), Y3, Y1
-	VADDPD  Y1, Y0, Y0
-	VMULPD  768(BX), Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y0, (DX)(R12*1)
-	ADDQ    $0x20, R12
-	JMP     lowVert3Asm_loop
+lowVertLanes_loop:
+	CMPQ       R8, DI
+	JAE        lowVertLanes_done
+	MOVQ       (BX), R9
+	VMOVUPD    (R9)(R8*1), Y0
+	VMOVUPD    32(R9)(R8*1), Y1
+	MOVQ       24(BX), R9
+	VMOVUPD    (R9)(R8*1), Y2
+	VMOVUPD    32(R9)(R8*1), Y3
+	MOVQ       48(BX), R9
+	VMOVUPD    (R9)(R8*1), Y4
+	VADDPD     Y4, Y2, Y2
+	VMOVUPD    32(R9)(R8*1), Y4
+	VADDPD     Y4, Y3, Y3
+	MOVQ       72(BX), R9
+	VMOVUPD    (R9)(R8*1), Y4
+	VMOVUPD    32(R9)(R8*1), Y5
+	MOVQ       96(BX), R9
+	VMOVUPD    (R9)(R8*1), Y6
+	VADDPD     Y6, Y4, Y4
+	VMOVUPD    32(R9)(R8*1), Y6
+	VADDPD     Y6, Y5, Y5
+	MOVQ       120(BX), R9
+	VMOVUPD    (R9)(R8*1), Y6
+	VMOVUPD    32(R9)(R8*1), Y7
+	MOVQ       144(BX), R9
+	VMOVUPD    (R9)(R8*1), Y8
+	VADDPD     Y8, Y6, Y6
+	VMOVUPD    32(R9)(R8*1), Y8
+	VADDPD     Y8, Y7, Y7
+	MOVQ       168(BX), R9
+	VMOVUPD    (R9)(R8*1), Y8
+	VMOVUPD    32(R9)(R8*1), Y9
+	MOVQ       192(BX), R9
+	VMOVUPD    (R9)(R8*1), Y10
+	VADDPD     Y10, Y8, Y8
+	VMOVUPD    32(R9)(R8*1), Y10
+	VADDPD     Y10, Y9, Y9
+	VMOVUPD    (SI), Y10
+	VMULPD     Y10, Y0, Y11
+	VMULPD     Y10, Y1, Y10
+	VMOVUPD    32(SI), Y12
+	VMULPD     Y12, Y2, Y13
+	VADDPD     Y13, Y11, Y11
+	VMULPD     Y12, Y3, Y12
+	VADDPD     Y12, Y10, Y10
+	VMOVUPD    64(SI), Y12
+	VMULPD     Y12, Y4, Y13
+	VADDPD     Y13, Y11, Y11
+	VMULPD     Y12, Y5, Y12
+	VADDPD     Y12, Y10, Y10
+	VMOVUPD    96(SI), Y12
+	VMULPD     Y12, Y6, Y13
+	VADDPD     Y13, Y11, Y11
+	VMULPD     Y12, Y7, Y12
+	VADDPD     Y12, Y10, Y10
+	VMOVUPD    128(SI), Y12
+	VMULPD     Y12, Y8, Y13
+	VADDPD     Y13, Y11, Y11
+	VMULPD     Y12, Y9, Y12
+	VADDPD     Y12, Y10, Y10
+	VPERM2F128 $0x20, Y10, Y11, Y12
+	VPERM2F128 $0x31, Y10, Y11, Y10
+	VUNPCKLPD  Y10, Y12, Y11
+	VMOVUPD    Y11, (AX)
+	VUNPCKHPD  Y10, Y12, Y10
+	VMOVUPD    Y10, (DX)
+	VMOVUPD    160(SI), Y10
+	VMULPD     Y10, Y0, Y11
+	VMULPD     Y10, Y1, Y10
+	VMOVUPD    192(SI), Y12
+	VMULPD     Y12, Y2, Y13
+	VADDPD     Y13, Y11, Y11
+	VMULPD     Y12, Y3, Y12
+	VADDPD     Y12, Y10, Y10
+	VMOVUPD    224(SI), Y12
+	VMULPD     Y12, Y4, Y13
+	VADDPD     Y13, Y11, Y11
+	VMULPD     Y12, Y5, Y12
+	VADDPD     Y12, Y10, Y10
+	VMOVUPD    256(SI), Y12
+	VMULPD     Y12, Y6, Y13
+	VADDPD     Y13, Y11, Y11
+	VMULPD     Y12, Y7, Y12
+	VADDPD     Y12, Y10, Y10
+	VMOVUPD    288(SI), Y12
+	VMULPD     Y12, Y8, Y13
+	VADDPD     Y13, Y11, Y11
+	VMULPD     Y12, Y9, Y12
+	VADDPD     Y12, Y10, Y10
+	VPERM2F128 $0x20, Y10, Y11, Y12
+	VPERM2F128 $0x31, Y10, Y11, Y10
+	VUNPCKLPD  Y10, Y12, Y11
+	VMOVUPD    Y11, (AX)(CX*1)
+	VUNPCKHPD  Y10, Y12, Y10
+	VMOVUPD    Y10, (DX)(CX*1)
+	VMOVUPD    320(SI), Y10
+	VMULPD     Y10, Y0, Y0
+	VMULPD     Y10, Y1, Y1
+	VMOVUPD    352(SI), Y10
+	VMULPD     Y10, Y2, Y2
+	VADDPD     Y2, Y0, Y0
+	VMULPD     Y10, Y3, Y2
+	VADDPD     Y2, Y1, Y1
+	VMOVUPD    384(SI), Y2
+	VMULPD     Y2, Y4, Y3
+	VADDPD     Y3, Y0, Y0
+	VMULPD     Y2, Y5, Y2
+	VADDPD     Y2, Y1, Y1
+	VMOVUPD    416(SI), Y2
+	VMULPD     Y2, Y6, Y3
+	VADDPD     Y3, Y0, Y0
+	VMULPD     Y2, Y7, Y2
+	VADDPD     Y2, Y1, Y1
+	VMOVUPD    448(SI), Y2
+	VMULPD     Y2, Y8, Y3
+	VADDPD     Y3, Y0, Y0
+	VMULPD     Y2, Y9, Y2
+	VADDPD     Y2, Y1, Y1
+	VPERM2F128 $0x20, Y1, Y0, Y2
+	VPERM2F128 $0x31, Y1, Y0, Y0
+	VUNPCKLPD  Y0, Y2, Y0
+	VMOVUPD    Y0, (AX)(CX*2)
+	ADDQ       $0x20, AX
+	ADDQ       $0x20, DX
+	ADDQ       $0x40, R8
+	JMP        lowVertLanes_loop
 
-lowVert3Asm_tail:
-	TESTQ   $0x0000001f, R11
-	JZ      lowVert3Asm_end
-	SUBQ    $0x20, R11
-	VMOVUPD (CX)(R11*1), Y0
-	VMOVUPD (SI)(R11*1), Y1
-	VMOVUPD (DI)(R11*1), Y2
-	VMOVUPD (R8)(R11*1), Y3
-	VMOVUPD (R9)(R11*1), Y4
-	VMULPD  (BX), Y0, Y5
-	VMULPD  160(BX), Y1, Y6
-	VADDPD  Y6, Y5, Y5
-	VMULPD  320(BX), Y2, Y6
-	VADDPD  Y6, Y5, Y5
-	VMULPD  480(BX), Y3, Y6
-	VADDPD  Y6, Y5, Y5
-	VMULPD  640(BX), Y4, Y6
-	VADDPD  Y6, Y5, Y5
-	VMOVUPD Y5, (AX)(R11*1)
-	VMULPD  64(BX), Y0, Y5
-	VMULPD  224(BX), Y1, Y6
-	VADDPD  Y6, Y5, Y5
-	VMULPD  384(BX), Y2, Y6
-	VADDPD  Y6, Y5, Y5
-	VMULPD  544(BX), Y3, Y6
-	VADDPD  Y6, Y5, Y5
-	VMULPD  704(BX), Y4, Y6
-	VADDPD  Y6, Y5, Y5
-	VMOVUPD Y5, (R10)(R11*1)
-	VMULPD  128(BX), Y0, Y0
-	VMULPD  288(BX), Y1, Y1
-	VADDPD  Y1, Y0, Y0
-	VMULPD  448(BX), Y2, Y1
-	VADDPD  Y1, Y0, Y0
-	VMULPD  608(BX), Y3, Y1
-	VADDPD  Y1, Y0, Y0
-	VMULPD  768(BX), Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y0, (DX)(R11*1)
-
-lowVert3Asm_end:
-	VZEROUPPER
-	RET
-
-// func lowVert2Asm(d []float64, s []float64, pw int, n int, k *[100]float64)
-// Requires: AVX
-TEXT ·lowVert2Asm(SB), NOSPLIT, $0-72
-	MOVQ d_base+0(FP), AX
-	MOVQ s_base+24(FP), CX
-	MOVQ pw+48(FP), DX
-	SHLQ $0x03, DX
-	MOVQ k+64(FP), BX
-	LEAQ (CX)(DX*1), SI
-	LEAQ (SI)(DX*1), DI
-	LEAQ (DI)(DX*1), R8
-	LEAQ (R8)(DX*1), R9
-	LEAQ (AX)(DX*1), DX
-	MOVQ n+56(FP), R10
-	SHLQ $0x03, R10
-	XORQ R11, R11
-	MOVQ R10, R12
-	ANDQ $-32, R12
-
-lowVert2Asm_loop:
-	CMPQ    R11, R12
-	JAE     lowVert2Asm_tail
-	VMOVUPD (CX)(R11*1), Y0
-	VMOVUPD (SI)(R11*1), Y1
-	VMOVUPD (DI)(R11*1), Y2
-	VMOVUPD (R8)(R11*1), Y3
-	VMOVUPD (R9)(R11*1), Y4
-	VMULPD  32(BX), Y0, Y5
-	VMULPD  192(BX), Y1, Y6
-	VADDPD  Y6, Y5, Y5
-	VMULPD  352(BX), Y2, Y6
-	VADDPD  Y6, Y5, Y5
-	VMULPD  512(BX), Y3, Y6
-	VADDPD  Y6, Y5, Y5
-	VMULPD  672(BX), Y4, Y6
-	VADDPD  Y6, Y5, Y5
-	VMOVUPD Y5, (AX)(R11*1)
-	VMULPD  96(BX), Y0, Y0
-	VMULPD  256(BX), Y1, Y1
-	VADDPD  Y1, Y0, Y0
-	VMULPD  416(BX), Y2, Y1
-	VADDPD  Y1, Y0, Y0
-	VMULPD  576(BX), Y3, Y1
-	VADDPD  Y1, Y0, Y0
-	VMULPD  736(BX), Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y0, (DX)(R11*1)
-	ADDQ    $0x20, R11
-	JMP     lowVert2Asm_loop
-
-lowVert2Asm_tail:
-	TESTQ   $0x0000001f, R10
-	JZ      lowVert2Asm_end
-	SUBQ    $0x20, R10
-	VMOVUPD (CX)(R10*1), Y0
-	VMOVUPD (SI)(R10*1), Y1
-	VMOVUPD (DI)(R10*1), Y2
-	VMOVUPD (R8)(R10*1), Y3
-	VMOVUPD (R9)(R10*1), Y4
-	VMULPD  32(BX), Y0, Y5
-	VMULPD  192(BX), Y1, Y6
-	VADDPD  Y6, Y5, Y5
-	VMULPD  352(BX), Y2, Y6
-	VADDPD  Y6, Y5, Y5
-	VMULPD  512(BX), Y3, Y6
-	VADDPD  Y6, Y5, Y5
-	VMULPD  672(BX), Y4, Y6
-	VADDPD  Y6, Y5, Y5
-	VMOVUPD Y5, (AX)(R10*1)
-	VMULPD  96(BX), Y0, Y0
-	VMULPD  256(BX), Y1, Y1
-	VADDPD  Y1, Y0, Y0
-	VMULPD  416(BX), Y2, Y1
-	VADDPD  Y1, Y0, Y0
-	VMULPD  576(BX), Y3, Y1
-	VADDPD  Y1, Y0, Y0
-	VMULPD  736(BX), Y4, Y1
-	VADDPD  Y1, Y0, Y0
-	VMOVUPD Y0, (DX)(R10*1)
-
-lowVert2Asm_end:
+lowVertLanes_done:
 	VZEROUPPER
 	RET
 
@@ -1973,40 +1902,6 @@ lowHorz_tail:
 	VMOVUPD Y0, (AX)(R8*1)
 
 lowHorz_end:
-	VZEROUPPER
-	RET
-
-// func foldSplitAsm(e []float64, o []float64, a []float64, b []float64)
-// Requires: AVX
-TEXT ·foldSplitAsm(SB), NOSPLIT, $0-96
-	MOVQ e_base+0(FP), AX
-	MOVQ o_base+24(FP), CX
-	MOVQ a_base+48(FP), DX
-	MOVQ b_base+72(FP), BX
-	MOVQ e_len+8(FP), SI
-	XORQ DI, DI
-	SHLQ $0x03, SI
-
-foldSplit_loop:
-	CMPQ       DI, SI
-	JAE        foldSplit_done
-	LEAQ       (DI)(DI*1), R8
-	VMOVUPD    (DX)(R8*1), Y0
-	VMOVUPD    (BX)(R8*1), Y1
-	VADDPD     Y1, Y0, Y0
-	VMOVUPD    32(DX)(R8*1), Y1
-	VMOVUPD    32(BX)(R8*1), Y2
-	VADDPD     Y2, Y1, Y1
-	VPERM2F128 $0x20, Y1, Y0, Y2
-	VPERM2F128 $0x31, Y1, Y0, Y0
-	VUNPCKLPD  Y0, Y2, Y1
-	VUNPCKHPD  Y0, Y2, Y0
-	VMOVUPD    Y1, (AX)(DI*1)
-	VMOVUPD    Y0, (CX)(DI*1)
-	ADDQ       $0x20, DI
-	JMP        foldSplit_loop
-
-foldSplit_done:
 	VZEROUPPER
 	RET
 

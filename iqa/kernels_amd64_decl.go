@@ -28,12 +28,6 @@ func bandPairAsm(oa0 []float64, ob0 []float64, oa3 []float64, ob3 []float64, x *
 //go:noescape
 func bandColsAsm(b0 []float64, b3 []float64, xp []float64, ring *[1792]float64, nv int, nb int, cw int, pw int, t *[96]float64)
 
-// splitEvenOddAsm writes s[2k] into e[k] and s[2k+1] into o[k] for k < len(e),
-// a multiple of 4.
-//
-//go:noescape
-func splitEvenOddAsm(e []float64, o []float64, s []float64)
-
 // lo0VertAsm is lo0VertGo for len(x0) ≥ 4 samples: V_l = (k[l]·x0 + k[3+l]·(a1+b1)) +
 // k[6+l]·(a2+b2) into v[l·pw+2:], l = 0, 1, 2.
 //
@@ -46,19 +40,15 @@ func lo0VertAsm(v []float64, pw int, x0 []float64, a1 []float64, b1 []float64, a
 //go:noescape
 func lo0HorzAsm(out []float64, v []float64, pw int)
 
-// lowVert3Asm writes, for i < n (n ≥ 4) and the column filters l of lowVert in the
-// order listed in its generator, d[j·pw+i] = lowVert's V_l with u_k = s[k·pw+i]
-// (j counting the filters); k is lowTaps4.
+// lowVertLanesAsm computes, for the source columns i < n8 (a multiple of 8), the
+// column filters of lowpassDownAVX from rows (the centre row, then the rows ∓1 … ∓4):
+// u_0 = rows[0][i], u_k = rows[2k−1][i] + rows[2k][i], and per filter pair a the sum
+// over k = 0 … 4 of u_k times the lane taps k[20a+4k …] in order, at every column;
+// it de-interleaves them into the rows v[0:] (V_0), v[pw:] (V_2), v[2·pw:] (V_4),
+// v[3·pw:] (V_1), v[4·pw:] (V_3), at entry 2 + ⌊i/2⌋.
 //
 //go:noescape
-func lowVert3Asm(d []float64, s []float64, pw int, n int, k *[100]float64)
-
-// lowVert2Asm writes, for i < n (n ≥ 4) and the column filters l of lowVert in the
-// order listed in its generator, d[j·pw+i] = lowVert's V_l with u_k = s[k·pw+i]
-// (j counting the filters); k is lowTaps4.
-//
-//go:noescape
-func lowVert2Asm(d []float64, s []float64, pw int, n int, k *[100]float64)
+func lowVertLanesAsm(v []float64, pw int, rows *[9][]float64, n8 int, k *[60]float64)
 
 // lowHorzAsm writes, for c < len(out) (≥ 4), out[c] = E0[c+2] + (O1[c+1] + O1[c+2]) +
 // (E2[c+1] + E2[c+3]) + (O3[c] + O3[c+3]) + (E4[c] + E4[c+4]), summed left to right,
@@ -66,12 +56,6 @@ func lowVert2Asm(d []float64, s []float64, pw int, n int, k *[100]float64)
 //
 //go:noescape
 func lowHorzAsm(out []float64, v []float64, pw int)
-
-// foldSplitAsm writes a[2k] + b[2k] into e[k] and a[2k+1] + b[2k+1] into o[k]
-// for k < len(e), a multiple of 4.
-//
-//go:noescape
-func foldSplitAsm(e []float64, o []float64, a []float64, b []float64)
 
 // patchLanesAsm is patchLanesGo (gsm.go) for n4 = kn followed by the
 // reduction of patchCoreFinish: with lane l of sum i summing the terms

@@ -1,7 +1,7 @@
 package main
 
-// The pyramid's kernels: the band 0/3 strip sweep (bandColsAsm) and the
-// step-2 lowpass (splitEvenOddAsm, foldSplitAsm, lowRowAsm) and lo0filt (lo0RowAsm).
+// The pyramid's band kernels: the band 0/3 strip sweep (bandColsAsm) and
+// bandPairAsm (lo0filt and the lowpass are in lowpass.go).
 
 import (
 	"fmt"
@@ -156,31 +156,6 @@ func bandCols() {
 	RET()
 }
 
-// lowpass: the de-interleaving of splitPadRow (the centre row).
-func lowpass() {
-	TEXT("splitEvenOddAsm", NOSPLIT, "func(e, o, s []float64)")
-	Pragma("noescape")
-	Doc("splitEvenOddAsm writes s[2k] into e[k] and s[2k+1] into o[k] for k < len(e),",
-		"a multiple of 4.")
-	e, od, s := base("e"), base("o"), base("s")
-	n := count("e", true)
-	loop("splitEvenOdd", n, 4, func(o GPVirtual) {
-		// s is read at twice the offset: o2 = 2·o.
-		o2 := GP64()
-		LEAQ(Mem{Base: o, Index: o, Scale: 1}, o2)
-		a, b := ld(s, o2, 0), ld(s, o2, 4)
-		lo, hi := YMM(), YMM()
-		VPERM2F128(Imm(0x20), b, a, lo) // s0 s1 s4 s5
-		VPERM2F128(Imm(0x31), b, a, hi) // s2 s3 s6 s7
-		ev, ov := YMM(), YMM()
-		VUNPCKLPD(hi, lo, ev) // s0 s2 s4 s6
-		VUNPCKHPD(hi, lo, ov) // s1 s3 s5 s7
-		st(ev, e, o, 0)
-		st(ov, od, o, 0)
-	})
-
-}
-
 // lastVector emits body(o) for o = 8·(n−4) when n is not a multiple of 4:
 // the ragged end of a row as its last 4 outputs once more (the outputs
 // computed twice get the same values, as each is written once). nB holds
@@ -195,29 +170,6 @@ func lastVector(name string, nB GPVirtual, body func(o GPVirtual)) {
 	Label(name + "_end")
 }
 
-// foldSplit: the vertical fold and de-interleaving of lowpassDownAVX.
-func foldSplit() {
-	TEXT("foldSplitAsm", NOSPLIT, "func(e, o, a, b []float64)")
-	Pragma("noescape")
-	Doc("foldSplitAsm writes a[2k] + b[2k] into e[k] and a[2k+1] + b[2k+1] into o[k]",
-		"for k < len(e), a multiple of 4.")
-	e, od, a, b := base("e"), base("o"), base("a"), base("b")
-	n := count("e", true)
-	loop("foldSplit", n, 4, func(o GPVirtual) {
-		o2 := GP64()
-		LEAQ(Mem{Base: o, Index: o, Scale: 1}, o2)
-		x := add(ld(a, o2, 0), ld(b, o2, 0)) // s0 s1 s2 s3
-		y := add(ld(a, o2, 4), ld(b, o2, 4)) // s4 s5 s6 s7
-		lo, hi := YMM(), YMM()
-		VPERM2F128(Imm(0x20), y, x, lo) // s0 s1 s4 s5
-		VPERM2F128(Imm(0x31), y, x, hi) // s2 s3 s6 s7
-		ev, ov := YMM(), YMM()
-		VUNPCKLPD(hi, lo, ev) // s0 s2 s4 s6
-		VUNPCKHPD(hi, lo, ov) // s1 s3 s5 s7
-		st(ev, e, o, 0)
-		st(ov, od, o, 0)
-	})
-}
 
 // vectors emits "for ; o+32·nv ≤ nB; o += 32·nv { body(o, nv) }", then the
 // same one vector at a time: the whole vectors of a row of nB bytes.

@@ -2,7 +2,7 @@ package main
 
 // lo0filt and the step-2 lowpass, each as a vertical pass (the column
 // filters, sharing the vertical folds) and a horizontal pass (the folded
-// combination): lo0VertAsm, lo0HorzAsm, lowVert3Asm, lowVert2Asm, lowHorzAsm.
+// combination): lo0VertAsm, lo0HorzAsm, lowVertLanesAsm, lowHorzAsm.
 
 import (
 	. "github.com/mmcloughlin/avo/build"
@@ -87,43 +87,88 @@ func lo0Horz() {
 	})
 }
 
-// lowVert: lowVert (iqa/pyramid.go) for the columns ls.
-func lowVert(name string, ls []int) {
-	TEXT(name, NOSPLIT, "func(d, s []float64, pw, n int, k *[100]float64)")
+// lowVertLanes: the vertical pass of lowpassDownAVX.
+func lowVertLanes() {
+	TEXT("lowVertLanesAsm", NOSPLIT, "func(v []float64, pw int, rows *[9][]float64, n8 int, k *[60]float64)")
 	Pragma("noescape")
-	Doc(name+" writes, for i < n (n ≥ 4) and the column filters l of lowVert in the", "order listed in its generator, d[j·pw+i] = lowVert's V_l with u_k = s[k·pw+i]",
-		"(j counting the filters); k is lowTaps4.")
-	d, s := base("d"), base("s")
+	Doc("lowVertLanesAsm computes, for the source columns i < n8 (a multiple of 8), the",
+		"column filters of lowpassDownAVX from rows (the centre row, then the rows ∓1 … ∓4):",
+		"u_0 = rows[0][i], u_k = rows[2k−1][i] + rows[2k][i], and per filter pair a the sum",
+		"over k = 0 … 4 of u_k times the lane taps k[20a+4k …] in order, at every column;",
+		"it de-interleaves them into the rows v[0:] (V_0), v[pw:] (V_2), v[2·pw:] (V_4),",
+		"v[3·pw:] (V_1), v[4·pw:] (V_3), at entry 2 + ⌊i/2⌋.")
+	vp := GP64() // the output entry 2 + i/2 of row V_0
+	Load(Param("v").Base(), vp)
+	ADDQ(Imm(16), vp)
 	pwB := count("pw", false)
 	SHLQ(Imm(3), pwB)
+	vp3 := GP64() // the same entry of row V_1 (3·pw further)
+	LEAQ(Mem{Base: vp, Index: pwB, Scale: 2}, vp3)
+	ADDQ(pwB, vp3)
+	rp := ptr("rows")
 	kp := ptr("k")
-	var u [5]Mem
-	u[0] = s
-	for i := 1; i < 5; i++ {
-		u[i] = Mem{Base: GP64()}
-		LEAQ(Mem{Base: u[i-1].Base, Index: pwB, Scale: 1}, u[i].Base)
-	}
-	out := make([]Mem, len(ls))
-	out[0] = d
-	for j := 1; j < len(ls); j++ {
-		out[j] = Mem{Base: GP64()}
-		LEAQ(Mem{Base: out[j-1].Base, Index: pwB, Scale: 1}, out[j].Base)
-	}
-	n := count("n", false)
+	n := count("n8", false)
 	SHLQ(Imm(3), n)
-	rowLoop(name, n, func(o GPVirtual) {
-		var x [5]VecVirtual
-		for i := range x {
-			x[i] = ld(u[i], o, 0)
-		}
-		for j, l := range ls {
-			acc := mul(x[0], kp.Offset(32*l))
-			for i := 1; i < 5; i++ {
-				acc = add(acc, mul(x[i], kp.Offset(32*(5*i+l))))
+	o := GP64()
+	XORQ(o, o)
+	Label("lowVertLanes_loop")
+	CMPQ(o, n)
+	JAE(LabelRef("lowVertLanes_done"))
+	// u[h][k] for the half h (columns i … i+3, i+4 … i+7); each row's base
+	// pointer is loaded once for both halves.
+	var u [2][5]VecVirtual
+	for k := range 5 {
+		for j, ri := range [][]int{{0}, {2*k - 1, 2 * k}}[min(k, 1)] {
+			b := GP64()
+			MOVQ(rp.Offset(24*ri), b)
+			for h := range 2 {
+				y := YMM()
+				VMOVUPD(Mem{Base: b, Index: o, Scale: 1, Disp: 32 * h}, y)
+				if j == 0 {
+					u[h][k] = y
+				} else {
+					u[h][k] = add(u[h][k], y)
+				}
 			}
-			st(acc, out[j], o, 0)
 		}
-	})
+	}
+	// Rows V_0, V_2, V_4 at vp + 0, pw, 2·pw; V_1, V_3 at vp3 + 0, pw.
+	outE := []Mem{{Base: vp}, {Base: vp, Index: pwB, Scale: 1}, {Base: vp, Index: pwB, Scale: 2}}
+	outO := []Mem{{Base: vp3}, {Base: vp3, Index: pwB, Scale: 1}}
+	// W[h] for pair a (each lane tap loaded once for both halves), then
+	// de-interleaved and stored at once.
+	for a := range 3 {
+		var W [2]VecVirtual
+		for k := range 5 {
+			t := YMM()
+			VMOVUPD(kp.Offset(32*(5*a+k)), t)
+			for h := range 2 {
+				if k == 0 {
+					W[h] = mul(u[h][0], t)
+				} else {
+					W[h] = add(W[h], mul(u[h][k], t))
+				}
+			}
+		}
+		lo, hi := YMM(), YMM()
+		VPERM2F128(Imm(0x20), W[1], W[0], lo) // A0 A1 B0 B1
+		VPERM2F128(Imm(0x31), W[1], W[0], hi) // A2 A3 B2 B3
+		ev := YMM()
+		VUNPCKLPD(hi, lo, ev) // A0 A2 B0 B2
+		VMOVUPD(ev, outE[a])
+		if a < 2 {
+			od := YMM()
+			VUNPCKHPD(hi, lo, od) // A1 A3 B1 B3
+			VMOVUPD(od, outO[a])
+		}
+	}
+	ADDQ(Imm(32), vp)
+	ADDQ(Imm(32), vp3)
+	ADDQ(Imm(64), o)
+	JMP(LabelRef("lowVertLanes_loop"))
+	Label("lowVertLanes_done")
+	VZEROUPPER()
+	RET()
 }
 
 // lowHorz: the combination of lowpassDownAVX's column filters.

@@ -306,16 +306,6 @@ func lo0FilterAVX(dst, src []float64, w, h int, xp, tmp []float64) {
 	}
 }
 
-// reflectMargins fills the p samples on each side of the row d[p:p+w] by
-// reflect1, as padReflect does.
-func reflectMargins(d []float64, w, p int) {
-	d = d[:w+2*p]
-	for k := 1; k <= p; k++ {
-		d[p-k] = d[p+k]
-		d[p+w-1+k] = d[p+w-1-k]
-	}
-}
-
 // lowTapsLanes holds the taps of lowVertLanesAsm: for filter pair a = 0, 1,
 // 2 and k = 0 … 4 the vector (4 lanes, entry 20a+4k) F[k][2a], F[k][2a+1],
 // F[k][2a], F[k][2a+1] (lowTaps), with 0 for the odd lanes of a = 2 (there
@@ -400,7 +390,6 @@ func lowVertSrc(rows *[9][]float64, i, l int) float64 {
 	u4 := rows[7][i] + rows[8][i]
 	return (((t[l]*rows[0][i] + t[5+l]*u1) + t[10+l]*u2) + t[15+l]*u3) + t[20+l]*u4
 }
-
 
 // patchCoreAVX is patchCoreGo with the lane sums of the row formed and
 // combined by patchLanesAsm: lanes are the residues of k mod 4, so each

@@ -40,6 +40,16 @@ func padReflect(dst, src []float64, w, h, p int) {
 	}
 }
 
+// reflectMargins fills the p samples on each side of the row d[p:p+w] by
+// reflect1, as padReflect does.
+func reflectMargins(d []float64, w, p int) {
+	d = d[:w+2*p]
+	for k := 1; k <= p; k++ {
+		d[p-k] = d[p+k]
+		d[p+w-1+k] = d[p+w-1-k]
+	}
+}
+
 // lo0FilterGo writes corrDn(src, lo0filt) (w×h, step 1) into dst. tmp is
 // scratch of at least 3·(w+4) samples; xp is not used. It requires w, h ≥ 3.
 //

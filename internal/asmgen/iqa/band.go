@@ -170,7 +170,6 @@ func lastVector(name string, nB GPVirtual, body func(o GPVirtual)) {
 	Label(name + "_end")
 }
 
-
 // vectors emits "for ; o+32·nv ≤ nB; o += 32·nv { body(o, nv) }", then the
 // same one vector at a time: the whole vectors of a row of nB bytes.
 func vectors(name string, o, nB GPVirtual, nv int, body func(o GPVirtual, nv int)) {

@@ -206,22 +206,12 @@ func bandFiltersAVX(b0, b3, src []float64, w, h, cw, ch int, xp, tmp []float64) 
 	}
 }
 
-// lo0Taps holds the taps lo0RowAsm reads: sp5Lo0[2+i][2 … 4], i = 0, 1, 2.
-var lo0Taps = func() (t [9]float64) {
-	for i := range 3 {
-		copy(t[3*i:3*i+3], sp5Lo0[2+i][2:5])
-	}
-	return t
-}()
-
-// lo0FilterAVX is lo0FilterGo without the padded copy of the image: per
-// output row the centre row and the two vertically folded row pairs (the
-// rows picked by reflect1) are written, each with its 2-sample reflect1
-// margins, into three rows of tmp that stay in the L1 cache, and
-// lo0RowAsm filters them in one pass, writing each output once. The
-// margins of a folded row are the folds of the reflected samples, and each
-// output is the sum of accSym5Go's three expressions in the same order, so
-// the results are lo0FilterGo's bit for bit. xp is not used.
+// lo0FilterAVX is lo0FilterGo with its two passes per output row in
+// assembly: lo0VertAsm computes the column filters from the five source rows
+// (picked by reflect1) into three rows of tmp that stay in the L1 cache,
+// and lo0HorzAsm combines them; each lane performs lo0VertGo's and
+// lo0HorzGo's operations in their order, so the results are lo0FilterGo's
+// bit for bit. Rows narrower than 4 samples use lo0FilterGo. xp is not used.
 func lo0FilterAVX(dst, src []float64, w, h int, xp, tmp []float64) {
 	if w < 4 {
 		lo0FilterGo(dst, src, w, h, xp, tmp)
@@ -229,107 +219,102 @@ func lo0FilterAVX(dst, src []float64, w, h int, xp, tmp []float64) {
 	}
 	const p = 2
 	pw := w + 2*p
-	t := tmp[:3*pw]
+	v := tmp[:3*pw]
 	for r := range h {
-		t0 := t[:pw]
-		copy(t0[p:p+w], src[r*w:][:w])
-		reflectMargins(t0, w, p)
-		for k := 1; k <= 2; k++ {
-			tk := t[k*pw:][:pw]
-			foldRowsAVX(tk[p:p+w], src[reflect1(r-k, h)*w:][:w], src[reflect1(r+k, h)*w:][:w], +1)
-			reflectMargins(tk, w, p)
+		x0 := src[r*w:][:w]
+		a1, b1 := src[reflect1(r-1, h)*w:][:w], src[reflect1(r+1, h)*w:][:w]
+		a2, b2 := src[reflect1(r-2, h)*w:][:w], src[reflect1(r+2, h)*w:][:w]
+		lo0VertAsm(v, pw, x0, a1, b1, a2, b2, &lo0Taps)
+		for l := range 3 {
+			reflectMargins(v[l*pw:][:pw], w, p)
 		}
-		lo0RowAsm(dst[r*w:][:w], t, pw, &lo0Taps)
+		lo0HorzAsm(dst[r*w:][:w], v, pw)
 	}
 }
 
-// reflectMargins fills the p samples on each side of the row d[p:p+w] by
-// reflect1, as padReflect does.
-func reflectMargins(d []float64, w, p int) {
-	d = d[:w+2*p]
-	for k := 1; k <= p; k++ {
-		d[p-k] = d[p+k]
-		d[p+w-1+k] = d[p+w-1-k]
-	}
-}
-
-// lowTaps holds the taps lowRowAsm reads, each broadcast to 4 lanes:
-// sp5Lo[4+i][4 … 8] for i = 0 … 4 (entries 5i … 5i+4).
-var lowTaps = func() (t [100]float64) {
-	for i := range 5 {
-		for j := range 5 {
-			v := sp5Lo[4+i][4+j]
-			t[4*(5*i+j)], t[4*(5*i+j)+1], t[4*(5*i+j)+2], t[4*(5*i+j)+3] = v, v, v, v
+// lowTapsLanes holds the taps of lowVertLanesAsm: for filter pair a = 0, 1,
+// 2 and k = 0 … 4 the vector (4 lanes, entry 20a+4k) F[k][2a], F[k][2a+1],
+// F[k][2a], F[k][2a+1] (lowTaps), with 0 for the odd lanes of a = 2 (there
+// is no V_5): lanes at even columns compute V_0, V_2, V_4 and lanes at odd
+// columns V_1, V_3.
+var lowTapsLanes = func() (t [60]float64) {
+	for a := range 3 {
+		for k := range 5 {
+			e, o := lowTaps[5*k+2*a], 0.0
+			if 2*a+1 < 5 {
+				o = lowTaps[5*k+2*a+1]
+			}
+			t[20*a+4*k], t[20*a+4*k+1], t[20*a+4*k+2], t[20*a+4*k+3] = e, o, e, o
 		}
 	}
 	return t
 }()
 
 // lowpassDownAVX is lowpassDownGo without the padded copy of the image and
-// with its rows de-interleaved, so that the step-2 correlation reads
-// consecutive samples: per output row the centre row and the four
-// vertically folded row pairs (rows picked by reflect1) are written into
-// five rows of tmp, each as its ⌈pw/2⌉ even padded columns then its
-// ⌊pw/2⌋ odd ones, with the 4-sample reflect1 margins, and lowRowAsm
-// filters them in one pass, writing each output once. Every folded sample
-// is the sum of the same two samples as in lowpassDownGo, and each output
-// the sum of accSym9Step2's five expressions in the same order, so the
-// results are lowpassDownGo's bit for bit. xp is not used.
+// without its folded rows: per output row (centre row 2R of src)
+// lowVertLanesAsm reads the nine source rows (picked by reflect1), folds
+// them and computes the column filters V_0, V_2, V_4 at the even columns
+// and V_1, V_3 at the odd ones, written de-interleaved into five rows of
+// tmp that stay in the L1 cache (E0, E2, E4, O1, O3; padded column 2e is
+// entry e of an E row, 2o+1 entry o of an O row); the ragged columns
+// (w mod 8) are computed by lowVertSrc, the 4-sample reflect1 margins are
+// copies of the interior values they reflect (the column filters act on
+// columns alone), and lowHorzAsm combines the rows. Every lane performs
+// lowVert's and lowpassDownGo's operations in their order on the same
+// operands, so the results are lowpassDownGo's bit for bit. xp is not used.
 func lowpassDownAVX(dst, src []float64, w, h int, xp, tmp []float64) {
 	const p = 4
 	pw := w + 2*p
-	ne := (pw + 1) / 2
 	ow, oh := (w+1)/2, (h+1)/2
-	if ow < 4 {
+	if ow < 4 || w < 8 {
 		lowpassDownGo(dst, src, w, h, xp, tmp)
 		return
 	}
-	t := tmp[:5*pw]
+	v := tmp[:5*pw]
+	// row(l) is the de-interleaved row holding V_l, at entry j/2 for the
+	// padded column j.
+	row := func(l int) []float64 { return v[[5]int{0, 3, 1, 4, 2}[l]*pw:][:pw] }
+	n8 := w &^ 7
+	var rows [9][]float64
 	for r := range oh {
 		ci := 2 * r // the centre row in src
-		splitPadRow(t[:pw], src[ci*w:][:w], nil, w)
+		rows[0] = src[ci*w:][:w]
 		for k := 1; k <= 4; k++ {
-			splitPadRow(t[k*pw:][:pw], src[reflect1(ci-k, h)*w:][:w], src[reflect1(ci+k, h)*w:][:w], w)
+			rows[2*k-1] = src[reflect1(ci-k, h)*w:][:w]
+			rows[2*k] = src[reflect1(ci+k, h)*w:][:w]
 		}
-		lowRowAsm(dst[r*ow:][:ow], t, pw, ne, &lowTaps)
+		lowVertLanesAsm(v, pw, &rows, n8, &lowTapsLanes)
+		for i := n8; i < w; i++ {
+			j := i + p
+			for l := j % 2; l < 5; l += 2 {
+				row(l)[j/2] = lowVertSrc(&rows, i, l)
+			}
+		}
+		for l := range 5 {
+			d := row(l)
+			for j := l % 2; j < p; j += 2 {
+				d[j/2] = d[(2*p-j)/2]
+			}
+			for j := p + w; j < pw; j++ {
+				if j%2 == l%2 {
+					d[j/2] = d[(2*(p+w-1)-j)/2]
+				}
+			}
+		}
+		lowHorzAsm(dst[r*ow:][:ow], v, pw)
 	}
 }
 
-// splitPadRow writes the row s = a (b == nil) or s = a + b (w > 4 samples)
-// extended by 4 samples of reflect1 on each side into d as its even padded
-// columns, then its odd ones.
-func splitPadRow(d, a, b []float64, w int) {
-	const p = 4
-	pw := w + 2*p
-	ne := (pw + 1) / 2
-	d = d[:pw]
-	a = a[:w]
-	if b != nil {
-		b = b[:w]
-	}
-	ev, od := d[:ne], d[ne:]
-	// Interior: padded column p + i is s[i], p even.
-	e, o := ev[p/2:], od[p/2:]
-	k := (w / 8) * 4 // whole vectors: s[:2k]
-	if b == nil {
-		splitEvenOddAsm(e[:k], o[:k], a[:2*k])
-		for i := 2 * k; i < w; i++ {
-			d[(p+i)/2+(i%2)*ne] = a[i]
-		}
-	} else {
-		foldSplitAsm(e[:k], o[:k], a[:2*k], b[:2*k])
-		for i := 2 * k; i < w; i++ {
-			d[(p+i)/2+(i%2)*ne] = a[i] + b[i]
-		}
-	}
-	// Padding: padded column j < p is s[p−j] (padded column 2p−j), column
-	// p+w+j is s[w−2−j] (padded column p+w−2−j); each is a copy of the
-	// interior sample it reflects. Padded column c is d[c/2 + (c mod 2)·ne].
-	at := func(c int) int { return c/2 + (c%2)*ne }
-	for j := range p {
-		d[at(j)] = d[at(2*p-j)]
-		d[at(p+w+j)] = d[at(p+w-2-j)]
-	}
+// lowVertSrc returns lowVert's V_l at source column i from the rows of
+// lowpassDownAVX (the centre row, then the rows ∓1, ∓2, ∓3, ∓4): the same
+// folds and the same sum.
+func lowVertSrc(rows *[9][]float64, i, l int) float64 {
+	t := &lowTaps
+	u1 := rows[1][i] + rows[2][i]
+	u2 := rows[3][i] + rows[4][i]
+	u3 := rows[5][i] + rows[6][i]
+	u4 := rows[7][i] + rows[8][i]
+	return (((t[l]*rows[0][i] + t[5+l]*u1) + t[10+l]*u2) + t[15+l]*u3) + t[20+l]*u4
 }
 
 // patchCoreAVX is patchCoreGo with the lane sums of the row formed and

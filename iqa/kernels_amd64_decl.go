@@ -22,35 +22,34 @@ func subRowsAsm(dst []float64, a []float64, b []float64)
 //go:noescape
 func bandStripAsm(b0 []float64, b3 []float64, xp []float64, ring *[1968]float64, nv int, ch int, cw int, pw int, t *[96]float64)
 
-// splitEvenOddAsm writes s[2k] into e[k] and s[2k+1] into o[k] for k < len(e),
-// a multiple of 4.
+// lo0VertAsm is lo0VertGo for len(x0) ≥ 4 samples: V_l = (k[l]·x0 + k[3+l]·(a1+b1)) +
+// k[6+l]·(a2+b2) into v[l·pw+2:], l = 0, 1, 2.
 //
 //go:noescape
-func splitEvenOddAsm(e []float64, o []float64, s []float64)
+func lo0VertAsm(v []float64, pw int, x0 []float64, a1 []float64, b1 []float64, a2 []float64, b2 []float64, k *[9]float64)
 
-// lo0RowAsm writes one output row of lo0filt: out[c] is the sum, in the order
-// i = 0, 1, 2, of accSym5Go's expression on the row t[i·pw:] with the taps
-// k[3i … 3i+2] (the padded centre row, then the two vertically folded row
-// pairs). len(out) ≥ 4; the ragged end is the last 4 outputs once more.
+// lo0HorzAsm is lo0HorzGo for len(out) ≥ 4 samples: out[c] = (v0[c+2] + (v1[c+1] +
+// v1[c+3])) + (v2[c] + v2[c+4]), v_l = v[l·pw:].
 //
 //go:noescape
-func lo0RowAsm(out []float64, t []float64, pw int, k *[9]float64)
+func lo0HorzAsm(out []float64, v []float64, pw int)
 
-// lowRowAsm writes one output row of the step-2 lowpass: out[c] is the sum, in
-// the order i = 0 … 4, of accSym9Step2's expression on the de-interleaved row
-// t[i·pw:] (even samples, then from ne the odd ones) with the taps k[20i …
-// 20i+19] (5 taps, each broadcast to 4 lanes): the padded centre row, then the
-// four vertically folded row pairs. len(out) ≥ 4; the ragged end is the last 4
-// outputs once more.
+// lowVertLanesAsm computes, for the source columns i < n8 (a multiple of 8), the
+// column filters of lowpassDownAVX from rows (the centre row, then the rows ∓1 … ∓4):
+// u_0 = rows[0][i], u_k = rows[2k−1][i] + rows[2k][i], and per filter pair a the sum
+// over k = 0 … 4 of u_k times the lane taps k[20a+4k …] in order, at every column;
+// it de-interleaves them into the rows v[0:] (V_0), v[pw:] (V_2), v[2·pw:] (V_4),
+// v[3·pw:] (V_1), v[4·pw:] (V_3), at entry 2 + ⌊i/2⌋.
 //
 //go:noescape
-func lowRowAsm(out []float64, t []float64, pw int, ne int, k *[100]float64)
+func lowVertLanesAsm(v []float64, pw int, rows *[9][]float64, n8 int, k *[60]float64)
 
-// foldSplitAsm writes a[2k] + b[2k] into e[k] and a[2k+1] + b[2k+1] into o[k]
-// for k < len(e), a multiple of 4.
+// lowHorzAsm writes, for c < len(out) (≥ 4), out[c] = E0[c+2] + (O1[c+1] + O1[c+2]) +
+// (E2[c+1] + E2[c+3]) + (O3[c] + O3[c+3]) + (E4[c] + E4[c+4]), summed left to right,
+// with E0, E2, E4, O1, O3 the rows v[0:], v[pw:], … v[4·pw:].
 //
 //go:noescape
-func foldSplitAsm(e []float64, o []float64, a []float64, b []float64)
+func lowHorzAsm(out []float64, v []float64, pw int)
 
 // patchLanesAsm is patchLanesGo (gsm.go) for n4 = kn followed by the
 // reduction of patchCoreFinish: with lane l of sum i summing the terms

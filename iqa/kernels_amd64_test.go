@@ -66,7 +66,7 @@ func TestSIMDKernelsLowpass(t *testing.T) {
 			src := randSlice(rng, w*h)
 			ow, oh := (w+1)/2, (h+1)/2
 			got, want := make([]float64, ow*oh), make([]float64, ow*oh)
-			xp, tmp := make([]float64, (w+8)*(h+8)), make([]float64, 5*(w+8))
+			xp, tmp := make([]float64, (w+8)*(h+8)), make([]float64, 10*(w+8))
 			lowpassDownAVX(got, src, w, h, xp, tmp)
 			lowpassDownGo(want, src, w, h, xp, tmp)
 			sameBits(t, "lowpassDown", got, want)

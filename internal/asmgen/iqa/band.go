@@ -4,7 +4,6 @@ package main
 // lo0filt and the lowpass are in lowpass.go.
 
 import (
-
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"

@@ -103,12 +103,12 @@ func windowRows(vert, x, y []float64, xoff, cw, n, cols, m int, two bool, p3, p2
 	windowRowsAVX(vert, x, y, xoff, cw, cols, m, two, p3, p2, buf)
 }
 
-func channelBlocks(gs, svs, top, bot []float64, ww float64, p waveParams, buf []float64) {
+func channelBlocks(gs, svs, top, bot []float64, st int, ww float64, p waveParams) {
 	if !simdKernels {
-		channelBlocksGo(gs, svs, top, bot, ww, p, buf)
+		channelBlocksGo(gs, svs, top, bot, st, ww, p)
 		return
 	}
-	channelBlocksAVX(gs, svs, top, bot, ww, p, buf)
+	channelBlocksAVX(gs, svs, top, bot, st, ww, p)
 }
 
 func pixelFactorsRow(a, b, d []float64) {
@@ -552,42 +552,57 @@ func windowRowsAVX(vert, x, y []float64, xoff, cw, cols, m int, two bool, p3, p2
 	HI = HI[20*m:][:4*e5]
 	lo := P3[:4*e5]
 	_ = vert[:5*e5]
-	e4 := e5 &^ 3
-	vertAcc4Asm(vert, e5, HI, lo, e4)
-	prev := vert[:e5]
-	cur0, cur1, cur2, cur3 := vert[e5:][:e5], vert[2*e5:][:e5], vert[3*e5:][:e5], vert[4*e5:][:e5]
-	for e := e4; e < e5; e++ {
-		v := prev[e]
-		for i, cur := range [4][]float64{cur0, cur1, cur2, cur3} {
-			v = v + (HI[4*e+i] - lo[4*e+i])
-			cur[e] = v
+	nc := e5 / 5
+	// Per quantity q: the blocks c < nc4 in assembly, then the ragged end
+	// as the last 4 blocks once more (each output depends on prev, hi and
+	// lo only, so recomputed blocks get the same values), or in scalar
+	// code when there are fewer than 4 blocks.
+	nc4 := nc &^ 3
+	for q := range 5 {
+		vq := vert[q*nc:]
+		if nc4 > 0 {
+			vertAcc4Asm(vq, e5, HI[4*q:], lo[4*q:], nc4)
+		}
+		if nc4 == nc {
+			continue
+		}
+		if nc >= 4 {
+			c := nc - 4
+			vertAcc4Asm(vq[c:], e5, HI[4*q+20*c:], lo[4*q+20*c:], 4)
+			continue
+		}
+		for c := range nc {
+			v := vq[c]
+			for i := range 4 {
+				v = v + (HI[20*c+4*q+i] - lo[20*c+4*q+i])
+				vq[(i+1)*e5+c] = v
+			}
 		}
 	}
 }
 
 // channelBlocksAVX is channelBlocksGo for four blocks per vector; the
 // branches become blends, applied in the scalar code's order. The
-// assembly gathers each quantity of four blocks into one vector and forms
-// the window sums bot − top there.
-func channelBlocksAVX(gs, svs, top, bot []float64, ww float64, p waveParams, buf []float64) {
+// quantities of four blocks are contiguous in their planes.
+func channelBlocksAVX(gs, svs, top, bot []float64, st int, ww float64, p waveParams) {
 	n := len(gs)
 	if n < 4 {
-		channelBlocksGo(gs, svs, top, bot, ww, p, buf)
+		channelBlocksGo(gs, svs, top, bot, st, ww, p)
 		return
 	}
 	n4 := n &^ 3
 	svs = svs[:n]
-	top, bot = top[:5*n], bot[:5*n]
+	_, _ = top[4*st+n-1], bot[4*st+n-1]
 	k := [2]float64{ww, p.tol}
 	run := func(c, m int) {
-		gs, svs, top, bot := gs[c:c+m], svs[c:c+m], top[5*c:5*(c+m)], bot[5*c:5*(c+m)]
+		gs, svs, top, bot := gs[c:c+m], svs[c:c+m], top[c:], bot[c:]
 		switch {
 		case !p.vifvec:
-			channelBlocksPyAsm(gs, svs, top, bot, &k)
+			channelBlocksPyAsm(gs, svs, top, bot, st, &k)
 		case p.strictClamp:
-			channelBlocksVecStrictAsm(gs, svs, top, bot, &k)
+			channelBlocksVecStrictAsm(gs, svs, top, bot, st, &k)
 		default:
-			channelBlocksVecAsm(gs, svs, top, bot, &k)
+			channelBlocksVecAsm(gs, svs, top, bot, st, &k)
 		}
 	}
 	run(0, n4)

@@ -3037,17 +3037,17 @@ vertAcc4_loop:
 	VMOVUPD    (CX), Y0
 	VMOVUPD    (R8), Y1
 	VSUBPD     Y1, Y0, Y0
-	VMOVUPD    32(CX), Y1
-	VMOVUPD    32(R8), Y2
+	VMOVUPD    160(CX), Y1
+	VMOVUPD    160(R8), Y2
 	VSUBPD     Y2, Y1, Y1
-	VMOVUPD    64(CX), Y2
-	VMOVUPD    64(R8), Y3
+	VMOVUPD    320(CX), Y2
+	VMOVUPD    320(R8), Y3
 	VSUBPD     Y3, Y2, Y2
-	VMOVUPD    96(CX), Y3
-	VMOVUPD    96(R8), Y4
+	VMOVUPD    480(CX), Y3
+	VMOVUPD    480(R8), Y4
 	VSUBPD     Y4, Y3, Y3
-	ADDQ       $0x80, CX
-	ADDQ       $0x80, R8
+	ADDQ       $0x00000280, CX
+	ADDQ       $0x00000280, R8
 	VUNPCKLPD  Y1, Y0, Y4
 	VUNPCKHPD  Y1, Y0, Y0
 	VUNPCKLPD  Y3, Y2, Y1
@@ -3072,352 +3072,271 @@ vertAcc4_done:
 	VZEROUPPER
 	RET
 
-// func channelBlocksPyAsm(gs []float64, svs []float64, top []float64, bot []float64, c *[2]float64)
+// func channelBlocksPyAsm(gs []float64, svs []float64, top []float64, bot []float64, st int, c *[2]float64)
 // Requires: AVX
-TEXT ·channelBlocksPyAsm(SB), NOSPLIT, $0-104
+TEXT ·channelBlocksPyAsm(SB), NOSPLIT, $0-112
 	MOVQ         gs_base+0(FP), AX
 	MOVQ         svs_base+24(FP), CX
 	MOVQ         top_base+48(FP), DX
 	MOVQ         bot_base+72(FP), BX
-	MOVQ         c+96(FP), SI
-	MOVQ         gs_len+8(FP), DI
+	MOVQ         c+104(FP), SI
+	MOVQ         st+96(FP), DI
+	SHLQ         $0x03, DI
+	MOVQ         gs_len+8(FP), R8
 	VBROADCASTSD (SI), Y0
 	VBROADCASTSD 8(SI), Y1
 	VXORPD       Y2, Y2, Y2
 	XORQ         SI, SI
-	SHLQ         $0x03, DI
+	SHLQ         $0x03, R8
 
 channelBlocksPyAsm_loop:
-	CMPQ        SI, DI
-	JAE         channelBlocksPyAsm_done
-	LEAQ        (SI)(SI*4), R8
-	VMOVSD      (BX)(R8*1), X3
-	VMOVHPD     40(BX)(R8*1), X3, X3
-	VMOVSD      80(BX)(R8*1), X4
-	VMOVHPD     120(BX)(R8*1), X4, X4
-	VINSERTF128 $0x01, X4, Y3, Y4
-	VMOVSD      (DX)(R8*1), X3
-	VMOVHPD     40(DX)(R8*1), X3, X3
-	VMOVSD      80(DX)(R8*1), X5
-	VMOVHPD     120(DX)(R8*1), X5, X5
-	VINSERTF128 $0x01, X5, Y3, Y5
-	VSUBPD      Y5, Y4, Y4
-	VMOVSD      8(BX)(R8*1), X3
-	VMOVHPD     48(BX)(R8*1), X3, X3
-	VMOVSD      88(BX)(R8*1), X5
-	VMOVHPD     128(BX)(R8*1), X5, X5
-	VINSERTF128 $0x01, X5, Y3, Y5
-	VMOVSD      8(DX)(R8*1), X3
-	VMOVHPD     48(DX)(R8*1), X3, X3
-	VMOVSD      88(DX)(R8*1), X6
-	VMOVHPD     128(DX)(R8*1), X6, X6
-	VINSERTF128 $0x01, X6, Y3, Y6
-	VSUBPD      Y6, Y5, Y5
-	VMOVSD      16(BX)(R8*1), X3
-	VMOVHPD     56(BX)(R8*1), X3, X3
-	VMOVSD      96(BX)(R8*1), X6
-	VMOVHPD     136(BX)(R8*1), X6, X6
-	VINSERTF128 $0x01, X6, Y3, Y6
-	VMOVSD      16(DX)(R8*1), X3
-	VMOVHPD     56(DX)(R8*1), X3, X3
-	VMOVSD      96(DX)(R8*1), X7
-	VMOVHPD     136(DX)(R8*1), X7, X7
-	VINSERTF128 $0x01, X7, Y3, Y7
-	VSUBPD      Y7, Y6, Y6
-	VMOVSD      24(BX)(R8*1), X3
-	VMOVHPD     64(BX)(R8*1), X3, X3
-	VMOVSD      104(BX)(R8*1), X7
-	VMOVHPD     144(BX)(R8*1), X7, X7
-	VINSERTF128 $0x01, X7, Y3, Y7
-	VMOVSD      24(DX)(R8*1), X3
-	VMOVHPD     64(DX)(R8*1), X3, X3
-	VMOVSD      104(DX)(R8*1), X8
-	VMOVHPD     144(DX)(R8*1), X8, X8
-	VINSERTF128 $0x01, X8, Y3, Y8
-	VSUBPD      Y8, Y7, Y7
-	VMOVSD      32(BX)(R8*1), X3
-	VMOVHPD     72(BX)(R8*1), X3, X3
-	VMOVSD      112(BX)(R8*1), X8
-	VMOVHPD     152(BX)(R8*1), X8, X8
-	VINSERTF128 $0x01, X8, Y3, Y8
-	VMOVSD      32(DX)(R8*1), X3
-	VMOVHPD     72(DX)(R8*1), X3, X3
-	VMOVSD      112(DX)(R8*1), X9
-	VMOVHPD     152(DX)(R8*1), X9, X9
-	VINSERTF128 $0x01, X9, Y3, Y9
-	VSUBPD      Y9, Y8, Y8
-	VDIVPD      Y0, Y4, Y4
-	VDIVPD      Y0, Y5, Y5
-	VDIVPD      Y0, Y6, Y6
-	VMULPD      Y4, Y4, Y9
-	VSUBPD      Y9, Y6, Y6
-	VDIVPD      Y0, Y7, Y7
-	VMULPD      Y5, Y5, Y9
-	VSUBPD      Y9, Y7, Y7
-	VDIVPD      Y0, Y8, Y8
-	VMULPD      Y5, Y4, Y4
-	VSUBPD      Y4, Y8, Y4
-	VCMPPD      $0x01, Y2, Y6, Y5
-	VCMPPD      $0x01, Y2, Y7, Y8
-	VORPD       Y8, Y5, Y5
-	VBLENDVPD   Y5, Y2, Y4, Y4
-	VXORPD      Y5, Y5, Y5
-	VCMPPD      $0x16, Y5, Y6, Y5
-	VANDPD      Y5, Y6, Y5
-	VXORPD      Y6, Y6, Y6
-	VCMPPD      $0x16, Y6, Y7, Y6
-	VANDPD      Y6, Y7, Y6
-	VADDPD      Y1, Y5, Y7
-	VDIVPD      Y7, Y4, Y7
-	VMULPD      Y4, Y7, Y4
-	VSUBPD      Y4, Y6, Y4
-	VCMPPD      $0x01, Y1, Y5, Y5
-	VBLENDVPD   Y5, Y2, Y7, Y7
-	VBLENDVPD   Y5, Y6, Y4, Y4
-	VCMPPD      $0x01, Y1, Y6, Y5
-	VBLENDVPD   Y5, Y2, Y7, Y7
-	VBLENDVPD   Y5, Y2, Y4, Y4
-	VCMPPD      $0x01, Y2, Y7, Y5
-	VBLENDVPD   Y5, Y2, Y7, Y7
-	VBLENDVPD   Y5, Y6, Y4, Y4
-	VCMPPD      $0x01, Y1, Y4, Y5
-	VBLENDVPD   Y5, Y1, Y4, Y4
-	VMOVUPD     Y7, (AX)(SI*1)
-	VMOVUPD     Y4, (CX)(SI*1)
-	ADDQ        $0x20, SI
-	JMP         channelBlocksPyAsm_loop
+	CMPQ      SI, R8
+	JAE       channelBlocksPyAsm_done
+	LEAQ      (BX)(SI*1), R9
+	VMOVUPD   (R9), Y3
+	LEAQ      (DX)(SI*1), R9
+	VMOVUPD   (R9), Y4
+	VSUBPD    Y4, Y3, Y3
+	LEAQ      (BX)(SI*1), R9
+	VMOVUPD   (R9)(DI*1), Y4
+	LEAQ      (DX)(SI*1), R9
+	VMOVUPD   (R9)(DI*1), Y5
+	VSUBPD    Y5, Y4, Y4
+	LEAQ      (BX)(SI*1), R9
+	VMOVUPD   (R9)(DI*2), Y5
+	LEAQ      (DX)(SI*1), R9
+	VMOVUPD   (R9)(DI*2), Y6
+	VSUBPD    Y6, Y5, Y5
+	LEAQ      (BX)(SI*1), R9
+	LEAQ      (R9)(DI*2), R9
+	VMOVUPD   (R9)(DI*1), Y6
+	LEAQ      (DX)(SI*1), R9
+	LEAQ      (R9)(DI*2), R9
+	VMOVUPD   (R9)(DI*1), Y7
+	VSUBPD    Y7, Y6, Y6
+	LEAQ      (BX)(SI*1), R9
+	VMOVUPD   (R9)(DI*4), Y7
+	LEAQ      (DX)(SI*1), R9
+	VMOVUPD   (R9)(DI*4), Y8
+	VSUBPD    Y8, Y7, Y7
+	VDIVPD    Y0, Y3, Y3
+	VDIVPD    Y0, Y4, Y4
+	VDIVPD    Y0, Y5, Y5
+	VMULPD    Y3, Y3, Y8
+	VSUBPD    Y8, Y5, Y5
+	VDIVPD    Y0, Y6, Y6
+	VMULPD    Y4, Y4, Y8
+	VSUBPD    Y8, Y6, Y6
+	VDIVPD    Y0, Y7, Y7
+	VMULPD    Y4, Y3, Y3
+	VSUBPD    Y3, Y7, Y3
+	VCMPPD    $0x01, Y2, Y5, Y4
+	VCMPPD    $0x01, Y2, Y6, Y7
+	VORPD     Y7, Y4, Y4
+	VBLENDVPD Y4, Y2, Y3, Y3
+	VXORPD    Y4, Y4, Y4
+	VCMPPD    $0x16, Y4, Y5, Y4
+	VANDPD    Y4, Y5, Y4
+	VXORPD    Y5, Y5, Y5
+	VCMPPD    $0x16, Y5, Y6, Y5
+	VANDPD    Y5, Y6, Y5
+	VADDPD    Y1, Y4, Y6
+	VDIVPD    Y6, Y3, Y6
+	VMULPD    Y3, Y6, Y3
+	VSUBPD    Y3, Y5, Y3
+	VCMPPD    $0x01, Y1, Y4, Y4
+	VBLENDVPD Y4, Y2, Y6, Y6
+	VBLENDVPD Y4, Y5, Y3, Y3
+	VCMPPD    $0x01, Y1, Y5, Y4
+	VBLENDVPD Y4, Y2, Y6, Y6
+	VBLENDVPD Y4, Y2, Y3, Y3
+	VCMPPD    $0x01, Y2, Y6, Y4
+	VBLENDVPD Y4, Y2, Y6, Y6
+	VBLENDVPD Y4, Y5, Y3, Y3
+	VCMPPD    $0x01, Y1, Y3, Y4
+	VBLENDVPD Y4, Y1, Y3, Y3
+	VMOVUPD   Y6, (AX)(SI*1)
+	VMOVUPD   Y3, (CX)(SI*1)
+	ADDQ      $0x20, SI
+	JMP       channelBlocksPyAsm_loop
 
 channelBlocksPyAsm_done:
 	VZEROUPPER
 	RET
 
-// func channelBlocksVecAsm(gs []float64, svs []float64, top []float64, bot []float64, c *[2]float64)
+// func channelBlocksVecAsm(gs []float64, svs []float64, top []float64, bot []float64, st int, c *[2]float64)
 // Requires: AVX
-TEXT ·channelBlocksVecAsm(SB), NOSPLIT, $0-104
+TEXT ·channelBlocksVecAsm(SB), NOSPLIT, $0-112
 	MOVQ         gs_base+0(FP), AX
 	MOVQ         svs_base+24(FP), CX
 	MOVQ         top_base+48(FP), DX
 	MOVQ         bot_base+72(FP), BX
-	MOVQ         c+96(FP), SI
-	MOVQ         gs_len+8(FP), DI
+	MOVQ         c+104(FP), SI
+	MOVQ         st+96(FP), DI
+	SHLQ         $0x03, DI
+	MOVQ         gs_len+8(FP), R8
 	VBROADCASTSD (SI), Y0
 	VBROADCASTSD 8(SI), Y1
 	VXORPD       Y2, Y2, Y2
 	XORQ         SI, SI
-	SHLQ         $0x03, DI
+	SHLQ         $0x03, R8
 
 channelBlocksVecAsm_loop:
-	CMPQ        SI, DI
-	JAE         channelBlocksVecAsm_done
-	LEAQ        (SI)(SI*4), R8
-	VMOVSD      (BX)(R8*1), X3
-	VMOVHPD     40(BX)(R8*1), X3, X3
-	VMOVSD      80(BX)(R8*1), X4
-	VMOVHPD     120(BX)(R8*1), X4, X4
-	VINSERTF128 $0x01, X4, Y3, Y4
-	VMOVSD      (DX)(R8*1), X3
-	VMOVHPD     40(DX)(R8*1), X3, X3
-	VMOVSD      80(DX)(R8*1), X5
-	VMOVHPD     120(DX)(R8*1), X5, X5
-	VINSERTF128 $0x01, X5, Y3, Y5
-	VSUBPD      Y5, Y4, Y4
-	VMOVSD      8(BX)(R8*1), X3
-	VMOVHPD     48(BX)(R8*1), X3, X3
-	VMOVSD      88(BX)(R8*1), X5
-	VMOVHPD     128(BX)(R8*1), X5, X5
-	VINSERTF128 $0x01, X5, Y3, Y5
-	VMOVSD      8(DX)(R8*1), X3
-	VMOVHPD     48(DX)(R8*1), X3, X3
-	VMOVSD      88(DX)(R8*1), X6
-	VMOVHPD     128(DX)(R8*1), X6, X6
-	VINSERTF128 $0x01, X6, Y3, Y6
-	VSUBPD      Y6, Y5, Y5
-	VMOVSD      16(BX)(R8*1), X3
-	VMOVHPD     56(BX)(R8*1), X3, X3
-	VMOVSD      96(BX)(R8*1), X6
-	VMOVHPD     136(BX)(R8*1), X6, X6
-	VINSERTF128 $0x01, X6, Y3, Y6
-	VMOVSD      16(DX)(R8*1), X3
-	VMOVHPD     56(DX)(R8*1), X3, X3
-	VMOVSD      96(DX)(R8*1), X7
-	VMOVHPD     136(DX)(R8*1), X7, X7
-	VINSERTF128 $0x01, X7, Y3, Y7
-	VSUBPD      Y7, Y6, Y6
-	VMOVSD      24(BX)(R8*1), X3
-	VMOVHPD     64(BX)(R8*1), X3, X3
-	VMOVSD      104(BX)(R8*1), X7
-	VMOVHPD     144(BX)(R8*1), X7, X7
-	VINSERTF128 $0x01, X7, Y3, Y7
-	VMOVSD      24(DX)(R8*1), X3
-	VMOVHPD     64(DX)(R8*1), X3, X3
-	VMOVSD      104(DX)(R8*1), X8
-	VMOVHPD     144(DX)(R8*1), X8, X8
-	VINSERTF128 $0x01, X8, Y3, Y8
-	VSUBPD      Y8, Y7, Y7
-	VMOVSD      32(BX)(R8*1), X3
-	VMOVHPD     72(BX)(R8*1), X3, X3
-	VMOVSD      112(BX)(R8*1), X8
-	VMOVHPD     152(BX)(R8*1), X8, X8
-	VINSERTF128 $0x01, X8, Y3, Y8
-	VMOVSD      32(DX)(R8*1), X3
-	VMOVHPD     72(DX)(R8*1), X3, X3
-	VMOVSD      112(DX)(R8*1), X9
-	VMOVHPD     152(DX)(R8*1), X9, X9
-	VINSERTF128 $0x01, X9, Y3, Y9
-	VSUBPD      Y9, Y8, Y8
-	VDIVPD      Y0, Y4, Y4
-	VDIVPD      Y0, Y5, Y5
-	VMULPD      Y4, Y0, Y9
-	VMULPD      Y5, Y9, Y9
-	VSUBPD      Y9, Y8, Y8
-	VMULPD      Y4, Y0, Y9
-	VMULPD      Y4, Y9, Y4
-	VSUBPD      Y4, Y6, Y4
-	VXORPD      Y6, Y6, Y6
-	VCMPPD      $0x16, Y6, Y4, Y6
-	VANDPD      Y6, Y4, Y4
-	VMULPD      Y5, Y0, Y6
-	VMULPD      Y5, Y6, Y5
-	VSUBPD      Y5, Y7, Y5
-	VXORPD      Y6, Y6, Y6
-	VCMPPD      $0x16, Y6, Y5, Y6
-	VANDPD      Y6, Y5, Y5
-	VADDPD      Y1, Y4, Y6
-	VDIVPD      Y6, Y8, Y6
-	VMULPD      Y8, Y6, Y7
-	VSUBPD      Y7, Y5, Y7
-	VDIVPD      Y0, Y7, Y7
-	VCMPPD      $0x01, Y1, Y4, Y4
-	VBLENDVPD   Y4, Y2, Y6, Y6
-	VBLENDVPD   Y4, Y5, Y7, Y4
-	VCMPPD      $0x01, Y1, Y5, Y7
-	VBLENDVPD   Y7, Y2, Y6, Y6
-	VBLENDVPD   Y7, Y2, Y4, Y4
-	VCMPPD      $0x01, Y2, Y6, Y7
-	VBLENDVPD   Y7, Y2, Y6, Y6
-	VBLENDVPD   Y7, Y5, Y4, Y4
-	VCMPPD      $0x02, Y1, Y4, Y5
-	VBLENDVPD   Y5, Y1, Y4, Y4
-	VMOVUPD     Y6, (AX)(SI*1)
-	VMOVUPD     Y4, (CX)(SI*1)
-	ADDQ        $0x20, SI
-	JMP         channelBlocksVecAsm_loop
+	CMPQ      SI, R8
+	JAE       channelBlocksVecAsm_done
+	LEAQ      (BX)(SI*1), R9
+	VMOVUPD   (R9), Y3
+	LEAQ      (DX)(SI*1), R9
+	VMOVUPD   (R9), Y4
+	VSUBPD    Y4, Y3, Y3
+	LEAQ      (BX)(SI*1), R9
+	VMOVUPD   (R9)(DI*1), Y4
+	LEAQ      (DX)(SI*1), R9
+	VMOVUPD   (R9)(DI*1), Y5
+	VSUBPD    Y5, Y4, Y4
+	LEAQ      (BX)(SI*1), R9
+	VMOVUPD   (R9)(DI*2), Y5
+	LEAQ      (DX)(SI*1), R9
+	VMOVUPD   (R9)(DI*2), Y6
+	VSUBPD    Y6, Y5, Y5
+	LEAQ      (BX)(SI*1), R9
+	LEAQ      (R9)(DI*2), R9
+	VMOVUPD   (R9)(DI*1), Y6
+	LEAQ      (DX)(SI*1), R9
+	LEAQ      (R9)(DI*2), R9
+	VMOVUPD   (R9)(DI*1), Y7
+	VSUBPD    Y7, Y6, Y6
+	LEAQ      (BX)(SI*1), R9
+	VMOVUPD   (R9)(DI*4), Y7
+	LEAQ      (DX)(SI*1), R9
+	VMOVUPD   (R9)(DI*4), Y8
+	VSUBPD    Y8, Y7, Y7
+	VDIVPD    Y0, Y3, Y3
+	VDIVPD    Y0, Y4, Y4
+	VMULPD    Y3, Y0, Y8
+	VMULPD    Y4, Y8, Y8
+	VSUBPD    Y8, Y7, Y7
+	VMULPD    Y3, Y0, Y8
+	VMULPD    Y3, Y8, Y3
+	VSUBPD    Y3, Y5, Y3
+	VXORPD    Y5, Y5, Y5
+	VCMPPD    $0x16, Y5, Y3, Y5
+	VANDPD    Y5, Y3, Y3
+	VMULPD    Y4, Y0, Y5
+	VMULPD    Y4, Y5, Y4
+	VSUBPD    Y4, Y6, Y4
+	VXORPD    Y5, Y5, Y5
+	VCMPPD    $0x16, Y5, Y4, Y5
+	VANDPD    Y5, Y4, Y4
+	VADDPD    Y1, Y3, Y5
+	VDIVPD    Y5, Y7, Y5
+	VMULPD    Y7, Y5, Y6
+	VSUBPD    Y6, Y4, Y6
+	VDIVPD    Y0, Y6, Y6
+	VCMPPD    $0x01, Y1, Y3, Y3
+	VBLENDVPD Y3, Y2, Y5, Y5
+	VBLENDVPD Y3, Y4, Y6, Y3
+	VCMPPD    $0x01, Y1, Y4, Y6
+	VBLENDVPD Y6, Y2, Y5, Y5
+	VBLENDVPD Y6, Y2, Y3, Y3
+	VCMPPD    $0x01, Y2, Y5, Y6
+	VBLENDVPD Y6, Y2, Y5, Y5
+	VBLENDVPD Y6, Y4, Y3, Y3
+	VCMPPD    $0x02, Y1, Y3, Y4
+	VBLENDVPD Y4, Y1, Y3, Y3
+	VMOVUPD   Y5, (AX)(SI*1)
+	VMOVUPD   Y3, (CX)(SI*1)
+	ADDQ      $0x20, SI
+	JMP       channelBlocksVecAsm_loop
 
 channelBlocksVecAsm_done:
 	VZEROUPPER
 	RET
 
-// func channelBlocksVecStrictAsm(gs []float64, svs []float64, top []float64, bot []float64, c *[2]float64)
+// func channelBlocksVecStrictAsm(gs []float64, svs []float64, top []float64, bot []float64, st int, c *[2]float64)
 // Requires: AVX
-TEXT ·channelBlocksVecStrictAsm(SB), NOSPLIT, $0-104
+TEXT ·channelBlocksVecStrictAsm(SB), NOSPLIT, $0-112
 	MOVQ         gs_base+0(FP), AX
 	MOVQ         svs_base+24(FP), CX
 	MOVQ         top_base+48(FP), DX
 	MOVQ         bot_base+72(FP), BX
-	MOVQ         c+96(FP), SI
-	MOVQ         gs_len+8(FP), DI
+	MOVQ         c+104(FP), SI
+	MOVQ         st+96(FP), DI
+	SHLQ         $0x03, DI
+	MOVQ         gs_len+8(FP), R8
 	VBROADCASTSD (SI), Y0
 	VBROADCASTSD 8(SI), Y1
 	VXORPD       Y2, Y2, Y2
 	XORQ         SI, SI
-	SHLQ         $0x03, DI
+	SHLQ         $0x03, R8
 
 channelBlocksVecStrictAsm_loop:
-	CMPQ        SI, DI
-	JAE         channelBlocksVecStrictAsm_done
-	LEAQ        (SI)(SI*4), R8
-	VMOVSD      (BX)(R8*1), X3
-	VMOVHPD     40(BX)(R8*1), X3, X3
-	VMOVSD      80(BX)(R8*1), X4
-	VMOVHPD     120(BX)(R8*1), X4, X4
-	VINSERTF128 $0x01, X4, Y3, Y4
-	VMOVSD      (DX)(R8*1), X3
-	VMOVHPD     40(DX)(R8*1), X3, X3
-	VMOVSD      80(DX)(R8*1), X5
-	VMOVHPD     120(DX)(R8*1), X5, X5
-	VINSERTF128 $0x01, X5, Y3, Y5
-	VSUBPD      Y5, Y4, Y4
-	VMOVSD      8(BX)(R8*1), X3
-	VMOVHPD     48(BX)(R8*1), X3, X3
-	VMOVSD      88(BX)(R8*1), X5
-	VMOVHPD     128(BX)(R8*1), X5, X5
-	VINSERTF128 $0x01, X5, Y3, Y5
-	VMOVSD      8(DX)(R8*1), X3
-	VMOVHPD     48(DX)(R8*1), X3, X3
-	VMOVSD      88(DX)(R8*1), X6
-	VMOVHPD     128(DX)(R8*1), X6, X6
-	VINSERTF128 $0x01, X6, Y3, Y6
-	VSUBPD      Y6, Y5, Y5
-	VMOVSD      16(BX)(R8*1), X3
-	VMOVHPD     56(BX)(R8*1), X3, X3
-	VMOVSD      96(BX)(R8*1), X6
-	VMOVHPD     136(BX)(R8*1), X6, X6
-	VINSERTF128 $0x01, X6, Y3, Y6
-	VMOVSD      16(DX)(R8*1), X3
-	VMOVHPD     56(DX)(R8*1), X3, X3
-	VMOVSD      96(DX)(R8*1), X7
-	VMOVHPD     136(DX)(R8*1), X7, X7
-	VINSERTF128 $0x01, X7, Y3, Y7
-	VSUBPD      Y7, Y6, Y6
-	VMOVSD      24(BX)(R8*1), X3
-	VMOVHPD     64(BX)(R8*1), X3, X3
-	VMOVSD      104(BX)(R8*1), X7
-	VMOVHPD     144(BX)(R8*1), X7, X7
-	VINSERTF128 $0x01, X7, Y3, Y7
-	VMOVSD      24(DX)(R8*1), X3
-	VMOVHPD     64(DX)(R8*1), X3, X3
-	VMOVSD      104(DX)(R8*1), X8
-	VMOVHPD     144(DX)(R8*1), X8, X8
-	VINSERTF128 $0x01, X8, Y3, Y8
-	VSUBPD      Y8, Y7, Y7
-	VMOVSD      32(BX)(R8*1), X3
-	VMOVHPD     72(BX)(R8*1), X3, X3
-	VMOVSD      112(BX)(R8*1), X8
-	VMOVHPD     152(BX)(R8*1), X8, X8
-	VINSERTF128 $0x01, X8, Y3, Y8
-	VMOVSD      32(DX)(R8*1), X3
-	VMOVHPD     72(DX)(R8*1), X3, X3
-	VMOVSD      112(DX)(R8*1), X9
-	VMOVHPD     152(DX)(R8*1), X9, X9
-	VINSERTF128 $0x01, X9, Y3, Y9
-	VSUBPD      Y9, Y8, Y8
-	VDIVPD      Y0, Y4, Y4
-	VDIVPD      Y0, Y5, Y5
-	VMULPD      Y4, Y0, Y9
-	VMULPD      Y5, Y9, Y9
-	VSUBPD      Y9, Y8, Y8
-	VMULPD      Y4, Y0, Y9
-	VMULPD      Y4, Y9, Y4
-	VSUBPD      Y4, Y6, Y4
-	VXORPD      Y6, Y6, Y6
-	VCMPPD      $0x16, Y6, Y4, Y6
-	VANDPD      Y6, Y4, Y4
-	VMULPD      Y5, Y0, Y6
-	VMULPD      Y5, Y6, Y5
-	VSUBPD      Y5, Y7, Y5
-	VXORPD      Y6, Y6, Y6
-	VCMPPD      $0x16, Y6, Y5, Y6
-	VANDPD      Y6, Y5, Y5
-	VADDPD      Y1, Y4, Y6
-	VDIVPD      Y6, Y8, Y6
-	VMULPD      Y8, Y6, Y7
-	VSUBPD      Y7, Y5, Y7
-	VDIVPD      Y0, Y7, Y7
-	VCMPPD      $0x01, Y1, Y4, Y4
-	VBLENDVPD   Y4, Y2, Y6, Y6
-	VBLENDVPD   Y4, Y5, Y7, Y4
-	VCMPPD      $0x01, Y1, Y5, Y7
-	VBLENDVPD   Y7, Y2, Y6, Y6
-	VBLENDVPD   Y7, Y2, Y4, Y4
-	VCMPPD      $0x01, Y2, Y6, Y7
-	VBLENDVPD   Y7, Y2, Y6, Y6
-	VBLENDVPD   Y7, Y5, Y4, Y4
-	VCMPPD      $0x01, Y1, Y4, Y5
-	VBLENDVPD   Y5, Y1, Y4, Y4
-	VMOVUPD     Y6, (AX)(SI*1)
-	VMOVUPD     Y4, (CX)(SI*1)
-	ADDQ        $0x20, SI
-	JMP         channelBlocksVecStrictAsm_loop
+	CMPQ      SI, R8
+	JAE       channelBlocksVecStrictAsm_done
+	LEAQ      (BX)(SI*1), R9
+	VMOVUPD   (R9), Y3
+	LEAQ      (DX)(SI*1), R9
+	VMOVUPD   (R9), Y4
+	VSUBPD    Y4, Y3, Y3
+	LEAQ      (BX)(SI*1), R9
+	VMOVUPD   (R9)(DI*1), Y4
+	LEAQ      (DX)(SI*1), R9
+	VMOVUPD   (R9)(DI*1), Y5
+	VSUBPD    Y5, Y4, Y4
+	LEAQ      (BX)(SI*1), R9
+	VMOVUPD   (R9)(DI*2), Y5
+	LEAQ      (DX)(SI*1), R9
+	VMOVUPD   (R9)(DI*2), Y6
+	VSUBPD    Y6, Y5, Y5
+	LEAQ      (BX)(SI*1), R9
+	LEAQ      (R9)(DI*2), R9
+	VMOVUPD   (R9)(DI*1), Y6
+	LEAQ      (DX)(SI*1), R9
+	LEAQ      (R9)(DI*2), R9
+	VMOVUPD   (R9)(DI*1), Y7
+	VSUBPD    Y7, Y6, Y6
+	LEAQ      (BX)(SI*1), R9
+	VMOVUPD   (R9)(DI*4), Y7
+	LEAQ      (DX)(SI*1), R9
+	VMOVUPD   (R9)(DI*4), Y8
+	VSUBPD    Y8, Y7, Y7
+	VDIVPD    Y0, Y3, Y3
+	VDIVPD    Y0, Y4, Y4
+	VMULPD    Y3, Y0, Y8
+	VMULPD    Y4, Y8, Y8
+	VSUBPD    Y8, Y7, Y7
+	VMULPD    Y3, Y0, Y8
+	VMULPD    Y3, Y8, Y3
+	VSUBPD    Y3, Y5, Y3
+	VXORPD    Y5, Y5, Y5
+	VCMPPD    $0x16, Y5, Y3, Y5
+	VANDPD    Y5, Y3, Y3
+	VMULPD    Y4, Y0, Y5
+	VMULPD    Y4, Y5, Y4
+	VSUBPD    Y4, Y6, Y4
+	VXORPD    Y5, Y5, Y5
+	VCMPPD    $0x16, Y5, Y4, Y5
+	VANDPD    Y5, Y4, Y4
+	VADDPD    Y1, Y3, Y5
+	VDIVPD    Y5, Y7, Y5
+	VMULPD    Y7, Y5, Y6
+	VSUBPD    Y6, Y4, Y6
+	VDIVPD    Y0, Y6, Y6
+	VCMPPD    $0x01, Y1, Y3, Y3
+	VBLENDVPD Y3, Y2, Y5, Y5
+	VBLENDVPD Y3, Y4, Y6, Y3
+	VCMPPD    $0x01, Y1, Y4, Y6
+	VBLENDVPD Y6, Y2, Y5, Y5
+	VBLENDVPD Y6, Y2, Y3, Y3
+	VCMPPD    $0x01, Y2, Y5, Y6
+	VBLENDVPD Y6, Y2, Y5, Y5
+	VBLENDVPD Y6, Y4, Y3, Y3
+	VCMPPD    $0x01, Y1, Y3, Y4
+	VBLENDVPD Y4, Y1, Y3, Y3
+	VMOVUPD   Y5, (AX)(SI*1)
+	VMOVUPD   Y3, (CX)(SI*1)
+	ADDQ      $0x20, SI
+	JMP       channelBlocksVecStrictAsm_loop
 
 channelBlocksVecStrictAsm_done:
 	VZEROUPPER

@@ -101,34 +101,34 @@ func prefix3Asm(p3 []float64, p2 []float64, xt []float64, yt []float64, t int)
 //go:noescape
 func prefix2Asm(p3 []float64, p2 []float64, xt []float64, yt []float64, t int)
 
-// vertAcc4Asm is the last loop of windowRowsAVX for entries e < n, a
-// multiple of 4: with prev = vert[:e5] and cur_i = vert[(i+1)·e5:], it adds
-// the window row sums hi[4e+i] − lo[4e+i] of rows i = 0…3 to the running
-// vertical prefix.
+// vertAcc4Asm is the last loop of windowRowsAVX for one quantity and the
+// blocks c < n, a multiple of 4: with prev = vert[:e5] and cur_i =
+// vert[(i+1)·e5:], it adds the window row sums hi[20c+i] − lo[20c+i] of
+// rows i = 0…3 to the running vertical prefix at c.
 //
 //go:noescape
 func vertAcc4Asm(vert []float64, e5 int, hi []float64, lo []float64, n int)
 
 // channelBlocksPyAsm is the vector loop of channelBlocksAVX (kernels_amd64.go) for
 // len(gs), a multiple of 4, blocks with vifvec = false: the window sums of block c
-// are bot[5c+q] − top[5c+q], c the window size ww and tol.
+// are bot[q·st+c] − top[q·st+c], c the window size ww and tol.
 //
 //go:noescape
-func channelBlocksPyAsm(gs []float64, svs []float64, top []float64, bot []float64, c *[2]float64)
+func channelBlocksPyAsm(gs []float64, svs []float64, top []float64, bot []float64, st int, c *[2]float64)
 
 // channelBlocksVecAsm is the vector loop of channelBlocksAVX (kernels_amd64.go) for
 // len(gs), a multiple of 4, blocks with vifvec = true, strictClamp = false: the window sums of block c
-// are bot[5c+q] − top[5c+q], c the window size ww and tol.
+// are bot[q·st+c] − top[q·st+c], c the window size ww and tol.
 //
 //go:noescape
-func channelBlocksVecAsm(gs []float64, svs []float64, top []float64, bot []float64, c *[2]float64)
+func channelBlocksVecAsm(gs []float64, svs []float64, top []float64, bot []float64, st int, c *[2]float64)
 
 // channelBlocksVecStrictAsm is the vector loop of channelBlocksAVX (kernels_amd64.go) for
 // len(gs), a multiple of 4, blocks with vifvec = true, strictClamp = true: the window sums of block c
-// are bot[5c+q] − top[5c+q], c the window size ww and tol.
+// are bot[q·st+c] − top[q·st+c], c the window size ww and tol.
 //
 //go:noescape
-func channelBlocksVecStrictAsm(gs []float64, svs []float64, top []float64, bot []float64, c *[2]float64)
+func channelBlocksVecStrictAsm(gs []float64, svs []float64, top []float64, bot []float64, st int, c *[2]float64)
 
 // pixelFactorsAsm is pixelFactorsRowGo for len(a), a multiple of 4, windows:
 // both branches of pixelFactors are computed and blended; c holds 1, 0.5,

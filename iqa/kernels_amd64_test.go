@@ -283,9 +283,12 @@ func TestSIMDKernelsChannelBlocks(t *testing.T) {
 	for _, p := range []waveParams{paramsVCRPy, paramsVIFVec, {sigmaNSq: 0.4, tol: 1e-12, vifvec: true, strictClamp: true}} {
 		for _, nc := range []int{1, 3, 4, 7, 8, 13, 37} {
 			ww := 25.0
-			top, bot := make([]float64, 5*nc), make([]float64, 5*nc)
+			// Planes of nc blocks at stride st, as in a row of ws.vert
+			// (st = nc) or wider.
+			st := nc + rng.IntN(3)
+			top, bot := randSlice(rng, 5*st), randSlice(rng, 5*st)
 			for c := range nc {
-				u := bot[5*c:][:5]
+				var u [5]float64
 				// Window sums of a random window, or a degenerate one.
 				switch rng.IntN(6) {
 				case 0: // flat windows: zero variances, σv² clamped to tol
@@ -306,12 +309,17 @@ func TestSIMDKernelsChannelBlocks(t *testing.T) {
 						u[4] += x[i] * y[i]
 					}
 				}
+				for q := range u {
+					if rng.IntN(2) == 0 {
+						top[q*st+c] = 0 // a window sum from the first row
+					}
+					bot[q*st+c] = top[q*st+c] + u[q]
+				}
 			}
-			buf := make([]float64, 5*nc)
 			gg, gs := make([]float64, nc), make([]float64, nc)
 			wg, ws := make([]float64, nc), make([]float64, nc)
-			channelBlocksAVX(gg, gs, top, bot, ww, p, buf)
-			channelBlocksGo(wg, ws, top, bot, ww, p, buf)
+			channelBlocksAVX(gg, gs, top, bot, st, ww, p)
+			channelBlocksGo(wg, ws, top, bot, st, ww, p)
 			sameBits(t, "channelBlocks g", gg, wg)
 			sameBits(t, "channelBlocks sv", gs, ws)
 		}

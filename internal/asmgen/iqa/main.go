@@ -286,10 +286,10 @@ func windowRows() {
 
 	TEXT("vertAcc4Asm", NOSPLIT, "func(vert []float64, e5 int, hi, lo []float64, n int)")
 	Pragma("noescape")
-	Doc("vertAcc4Asm is the last loop of windowRowsAVX for entries e < n, a",
-		"multiple of 4: with prev = vert[:e5] and cur_i = vert[(i+1)·e5:], it adds",
-		"the window row sums hi[4e+i] − lo[4e+i] of rows i = 0…3 to the running",
-		"vertical prefix.")
+	Doc("vertAcc4Asm is the last loop of windowRowsAVX for one quantity and the",
+		"blocks c < n, a multiple of 4: with prev = vert[:e5] and cur_i =",
+		"vert[(i+1)·e5:], it adds the window row sums hi[20c+i] − lo[20c+i] of",
+		"rows i = 0…3 to the running vertical prefix at c.")
 	{
 		vert := base("vert")
 		e5 := count("e5", false)
@@ -304,16 +304,17 @@ func windowRows() {
 		hi, lo := base("hi"), base("lo")
 		n := count("n", false)
 		loop("vertAcc4", n, 4, func(o GPVirtual) {
-			// hi and lo are read at four times the offset.
+			// hi and lo hold 20 samples per block (4 rows of each of the 5
+			// quantities): they are read at twenty times the offset.
 			var d [4]VecVirtual
 			for i := range d {
 				h, l := YMM(), YMM()
-				VMOVUPD(Mem{Base: hi.Base}.Offset(32*i), h)
-				VMOVUPD(Mem{Base: lo.Base}.Offset(32*i), l)
+				VMOVUPD(Mem{Base: hi.Base}.Offset(160*i), h)
+				VMOVUPD(Mem{Base: lo.Base}.Offset(160*i), l)
 				d[i] = sub(h, l)
 			}
-			ADDQ(Imm(128), hi.Base)
-			ADDQ(Imm(128), lo.Base)
+			ADDQ(U32(640), hi.Base)
+			ADDQ(U32(640), lo.Base)
 			r0, r1, r2, r3 := transpose4(d[0], d[1], d[2], d[3])
 			v := add(ld(cur[0], o, 0), r0)
 			st(v, cur[1], o, 0)
@@ -355,7 +356,7 @@ func max0(x VecVirtual) VecVirtual {
 func channelBlocks() {
 	for _, variant := range []string{"Py", "Vec", "VecStrict"} {
 		name := "channelBlocks" + variant + "Asm"
-		TEXT(name, NOSPLIT, "func(gs, svs, top, bot []float64, c *[2]float64)")
+		TEXT(name, NOSPLIT, "func(gs, svs, top, bot []float64, st int, c *[2]float64)")
 		Pragma("noescape")
 		Doc(name+" is the vector loop of channelBlocksAVX (kernels_amd64.go) for",
 			"len(gs), a multiple of 4, blocks "+map[string]string{
@@ -363,31 +364,40 @@ func channelBlocks() {
 				"Vec":       "with vifvec = true, strictClamp = false",
 				"VecStrict": "with vifvec = true, strictClamp = true",
 			}[variant]+": the window sums of block c",
-			"are bot[5c+q] − top[5c+q], c the window size ww and tol.")
+			"are bot[q·st+c] − top[q·st+c], c the window size ww and tol.")
 		gs, svs, tp, bp, cp := base("gs"), base("svs"), base("top"), base("bot"), ptr("c")
+		stb := count("st", false)
+		SHLQ(Imm(3), stb)
 		n := count("gs", true)
 		W, tol := bcast(cp), bcast(cp.Offset(8))
 		z := YMM()
 		VXORPD(z, z, z)
 		loop(name, n, 4, func(o GPVirtual) {
-			// Blocks start 5 samples apart: o5 = 5·o.
-			o5 := GP64()
-			LEAQ(Mem{Base: o, Index: o, Scale: 4}, o5)
-			// gather returns quantity q of the 4 blocks from m.
-			gather := func(m Mem, q int) VecVirtual {
-				at := func(i int) Mem { return m.Idx(o5, 1).Offset(8 * (5*i + q)) }
-				lo, hi := XMM(), XMM()
-				VMOVSD(at(0), lo)
-				VMOVHPD(at(1), lo, lo)
-				VMOVSD(at(2), hi)
-				VMOVHPD(at(3), hi, hi)
+			// plane returns quantity q of the 4 blocks from m: m + o + q·st.
+			plane := func(m Mem, q int) VecVirtual {
+				p := GP64()
+				LEAQ(m.Idx(o, 1), p)
+				var a Mem
+				switch q {
+				case 0:
+					a = Mem{Base: p}
+				case 1:
+					a = Mem{Base: p, Index: stb, Scale: 1}
+				case 2:
+					a = Mem{Base: p, Index: stb, Scale: 2}
+				case 3:
+					LEAQ(Mem{Base: p, Index: stb, Scale: 2}, p)
+					a = Mem{Base: p, Index: stb, Scale: 1}
+				default:
+					a = Mem{Base: p, Index: stb, Scale: 4}
+				}
 				y := YMM()
-				VINSERTF128(Imm(1), hi, lo.AsY(), y)
+				VMOVUPD(a, y)
 				return y
 			}
 			var q [5]VecVirtual
 			for i := range q {
-				q[i] = sub(gather(bp, i), gather(tp, i))
+				q[i] = sub(plane(bp, i), plane(tp, i))
 			}
 			sx, sy, sxx, syy, sxy := q[0], q[1], q[2], q[3], q[4]
 			muX, muY := div(sx, W), div(sy, W)

@@ -206,6 +206,39 @@ func TestSIMDKernelsWindowRows(t *testing.T) {
 	}
 }
 
+// TestSIMDWindowSumsBitIdentical compares the whole window sums and
+// channel estimates of the vector and scalar kernels on bands of every
+// small height and width (rows not a multiple of the 4-row groups, ragged
+// block columns, one kept block row or column) for each window side.
+func TestSIMDWindowSumsBitIdentical(t *testing.T) {
+	needAVX(t)
+	defer func() { simdKernels = haveAVX }()
+	rng := rand.New(rand.NewPCG(23, 24))
+	for _, win := range []int{3, 5, 9, 17} {
+		off := (win/2 + blockM - 1) / blockM
+		for a := 2*off + 1; a <= 2*off+6; a++ {
+			for b := 2*off + 1; b <= 2*off+9; b++ {
+				cw, ch := blockM*b, blockM*a
+				x, y := randImage(rng, cw, ch), randImage(rng, cw, ch)
+				ws := newWaveWorkspace(cw, ch, 1)
+				_, _, rows, _, nr, nc := ws.windowGeometry(cw, ch, win)
+				var got [2][]float64
+				for i, simd := range []bool{true, false} {
+					simdKernels = simd
+					ws.windowSums(x, y, cw, ch, win)
+					ws.channel(cw, ch, win, paramsVCRPy)
+					got[i] = append(append(append([]float64(nil), ws.vert[:5*(rows+1)*nc]...), ws.g[:nr*nc]...), ws.sv[:nr*nc]...)
+				}
+				for i := range got[0] {
+					if math.Float64bits(got[0][i]) != math.Float64bits(got[1][i]) {
+						t.Fatalf("%s: [%d] = %v with the vector kernels, %v scalar", fmt.Sprintf("%d×%d win %d", cw, ch, win), i, got[0][i], got[1][i])
+					}
+				}
+			}
+		}
+	}
+}
+
 // TestSIMDKernelsBandFilters compares the fused band filters with the
 // scalar ring of folded rows on images of every width around the vector
 // width (ragged columns), odd and even crops (the last row alone), crops

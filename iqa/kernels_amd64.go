@@ -95,12 +95,12 @@ func blockProductsS(pn, pd, s, g, sv []float64, lam *[9]float64, sigmaNSq float6
 	blockProductsSAVX(pn, pd, s, g, sv, lam, sigmaNSq, (*[232]float64)(tab))
 }
 
-func windowRows(vert, x, y []float64, xoff, cw, n, cols, m int, two bool, p3, p2, buf []float64) {
+func windowRows(vert, x, y []float64, xoff, cw, n, cols, m int, two bool, p3, p2 []float64) {
 	if !simdKernels || n < 4 {
-		windowRowsGo(vert, x, y, xoff, cw, n, cols, m, two, p3, p2, buf)
+		windowRowsGo(vert, x, y, xoff, cw, n, cols, m, two, p3, p2)
 		return
 	}
-	windowRowsAVX(vert, x, y, xoff, cw, cols, m, two, p3, p2, buf)
+	windowRowsAVX(vert, x, y, xoff, cw, cols, m, two, p3, p2)
 }
 
 func channelBlocks(gs, svs, top, bot []float64, st int, ww float64, p waveParams) {
@@ -514,36 +514,50 @@ func blockProductsSAVX(pn, pd, s, g, sv []float64, lam *[9]float64, sigmaNSq flo
 
 // windowRowsAVX is windowRowsGo for four rows at once, one row per lane:
 // the horizontal prefix sums of a row are a serial chain, so the rows give
-// the parallelism. The input is first transposed into buf (XT[4j+i] = row
-// i, column j), the prefixes are kept lane-major (p3[20t + 4q + i] =
-// quantity q of row i at position t), and the window row sums hi − lo are
-// transposed back to add them to the vertical prefix row by row.
-func windowRowsAVX(vert, x, y []float64, xoff, cw, cols, m int, two bool, p3, p2, buf []float64) {
+// the parallelism. prefixT2Asm or prefixT3Asm transposes each 4×4 tile of
+// the input in registers and keeps the prefixes lane-major (p3[20t + 4q +
+// i] = quantity q of row i at position t); the ragged columns (fewer than
+// 4) continue the same lane sums in scalar code; the window row sums
+// hi − lo are transposed back to add them to the vertical prefix row by
+// row, one quantity at a time.
+func windowRowsAVX(vert, x, y []float64, xoff, cw, cols, m int, two bool, p3, p2 []float64) {
 	T := cols / blockM
 	if two != (cols%blockM == 2) {
 		// cols = (nc−1)·3 + w, so cols ≡ 2 (mod 3) exactly when two.
 		panic("iqa: windowRows: columns and window side disagree")
 	}
 	e5 := len(vert) / 5 // 5·nc entries per row of vert
-	XT := buf[:4*cols]
-	YT := buf[4*cols:][:4*cols]
 	_ = x[xoff+3*cw:][:cols]
 	_ = y[xoff+3*cw:][:cols]
-	j4 := cols &^ 3
-	for j := j4; j < cols; j++ { // ragged columns first, in scalar code
-		for i := range 4 {
-			XT[4*j+i] = x[xoff+i*cw+j]
-			YT[4*j+i] = y[xoff+i*cw+j]
-		}
-	}
-	transposeRowsAsm(XT, x[xoff:], cw, j4)
-	transposeRowsAsm(YT, y[xoff:], cw, j4)
 	P3 := p3[:20*(T+1)]
 	P2 := p2[:20*(T+1)]
+	clear(P3[:20])
+	// The columns j < j4 in assembly (each 4×4 tile transposed in
+	// registers), the ragged ones in scalar code, from the same lane sums.
+	var lane [20]float64
+	j4 := cols &^ 3
 	if two {
-		prefix2Asm(P3, P2, XT, YT, T)
+		prefixT2Asm(P3[20:], P2, x[xoff:], y[xoff:], cw, j4, &lane)
 	} else {
-		prefix3Asm(P3, P2, XT, YT, T)
+		prefixT3Asm(P3[20:], P2, x[xoff:], y[xoff:], cw, j4, &lane)
+	}
+	for j := j4; j < cols; j++ {
+		for i := range 4 {
+			xv, yv := x[xoff+i*cw+j], y[xoff+i*cw+j]
+			lane[i] += xv
+			lane[4+i] += yv
+			lane[8+i] += xv * xv
+			lane[12+i] += yv * yv
+			lane[16+i] += xv * yv
+		}
+		switch j % blockM {
+		case 1:
+			if two {
+				copy(P2[20*(j/blockM):][:20], lane[:])
+			}
+		case 2:
+			copy(P3[20*(j/blockM+1):][:20], lane[:])
+		}
 	}
 	HI := P3
 	if two {

@@ -82,24 +82,23 @@ func blockSAsm(s []float64, r0 []float64, r1 []float64, r2 []float64, tab *[232]
 //go:noescape
 func blockProductsSAsm(pn []float64, pd []float64, g []float64, sv []float64, s []float64, tab *[232]float64)
 
-// transposeRowsAsm writes src[i·stride + j] into dst[4j + i] for i < 4 and
-// j < n, a multiple of 4.
+// prefixT3Asm is the prefix loop of windowRowsAVX with two = false for the columns j < n (a multiple of 4,
+// starting at column 0) of the 4 rows x[i·cw+j], y[i·cw+j]: it transposes
+// each 4×4 tile in registers and adds the 5 quantities of each column to
+// the lane sums s (in and out, 4 lanes per quantity), storing them into p3
+// after each column j ≡ 2 (mod 3).
 //
 //go:noescape
-func transposeRowsAsm(dst []float64, src []float64, stride int, n int)
+func prefixT3Asm(p3 []float64, p2 []float64, x []float64, y []float64, cw int, n int, s *[20]float64)
 
-// prefix3Asm is the prefix loop of windowRowsAVX with two = false for
-// 3t columns: it writes the five prefixes of four rows at columns 3t′ (p3).
+// prefixT2Asm is the prefix loop of windowRowsAVX with two = true for the columns j < n (a multiple of 4,
+// starting at column 0) of the 4 rows x[i·cw+j], y[i·cw+j]: it transposes
+// each 4×4 tile in registers and adds the 5 quantities of each column to
+// the lane sums s (in and out, 4 lanes per quantity), storing them into p3
+// after each column j ≡ 2 (mod 3) and into p2 after each j ≡ 1.
 //
 //go:noescape
-func prefix3Asm(p3 []float64, p2 []float64, xt []float64, yt []float64, t int)
-
-// prefix2Asm is the prefix loop of windowRowsAVX with two = true for
-// 3t+2 columns: it writes the five prefixes of four rows at columns 3t′
-// (p3) and 3t′+2 (p2).
-//
-//go:noescape
-func prefix2Asm(p3 []float64, p2 []float64, xt []float64, yt []float64, t int)
+func prefixT2Asm(p3 []float64, p2 []float64, x []float64, y []float64, cw int, n int, s *[20]float64)
 
 // vertAcc4Asm is the last loop of windowRowsAVX for one quantity and the
 // blocks c < n, a multiple of 4: with prev = vert[:e5] and cur_i =

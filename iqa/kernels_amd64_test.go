@@ -187,17 +187,17 @@ func TestSIMDKernelsWindowRows(t *testing.T) {
 			cw := cols + 3
 			x, y := randSlice(rng, 6*cw), randSlice(rng, 6*cw)
 			T := cols / blockM
-			run := func(f func(vert, x, y []float64, xoff, cw, n, cols, m int, two bool, p3, p2, buf []float64)) []float64 {
+			run := func(f func(vert, x, y []float64, xoff, cw, n, cols, m int, two bool, p3, p2 []float64)) []float64 {
 				vert := randSlice(rng, 5*5*nc)
 				for i := 5 * nc; i < len(vert); i++ {
 					vert[i] = 0
 				}
-				f(vert, x, y, cw+1, cw, 4, cols, m, two, make([]float64, 20*(T+1)), make([]float64, 20*(T+1)), make([]float64, 8*cols))
+				f(vert, x, y, cw+1, cw, 4, cols, m, two, make([]float64, 20*(T+1)), make([]float64, 20*(T+1)))
 				return vert
 			}
 			rng = rand.New(rand.NewPCG(uint64(nc), uint64(win)))
-			got := run(func(vert, x, y []float64, xoff, cw, n, cols, m int, two bool, p3, p2, buf []float64) {
-				windowRowsAVX(vert, x, y, xoff, cw, cols, m, two, p3, p2, buf)
+			got := run(func(vert, x, y []float64, xoff, cw, n, cols, m int, two bool, p3, p2 []float64) {
+				windowRowsAVX(vert, x, y, xoff, cw, cols, m, two, p3, p2)
 			})
 			rng = rand.New(rand.NewPCG(uint64(nc), uint64(win)))
 			want := run(windowRowsGo)

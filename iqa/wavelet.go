@@ -524,14 +524,15 @@ func blockProductsSGo(pn, pd, s, g, sv []float64, lam *[9]float64, sigmaNSq floa
 
 // windowRowsGo adds n ≤ 4 rows of window row sums to the vertical prefix
 // vert (rows of 5·nc entries, one plane of nc blocks per quantity; row 0
-// is the sum so far, rows 1…n are written). Input row i is x[xoff + i·cw:][:cols] (likewise y). Per row it
+// is the sum so far, rows 1…n are written). Input row i is
+// x[xoff + i·cw:][:cols] (likewise y). Per row it
 // forms horizontal prefix sums of x, y, x², y², xy, kept only where a window
 // starts or ends — at columns 3t (p3) and, when two (w ≡ 2 mod 3), 3t+2
 // (p2) — and adds each block's window row sums hi − lo, the window of
 // block c spanning columns [3c, 3c+w), w = 3m (+2 when two). p3 and p2
-// hold at least 5·(cols/3+1) samples, buf is scratch for the vectorised
-// version (20·(cols/3+1) in p3 and p2, 8·cols in buf).
-func windowRowsGo(vert, x, y []float64, xoff, cw, n, cols, m int, two bool, p3, p2, buf []float64) {
+// hold at least 5·(cols/3+1) samples (20·(cols/3+1) for the vectorised
+// version).
+func windowRowsGo(vert, x, y []float64, xoff, cw, n, cols, m int, two bool, p3, p2 []float64) {
 	T := cols / blockM
 	nc := len(vert) / (5 * (n + 1))
 	p3 = p3[:5*(T+1)]
@@ -680,7 +681,7 @@ func (ws *waveWorkspace) windowSums(x, y []float64, cw, ch, win int) {
 			// row before them.
 			rr, n = rows-4, 4
 		}
-		windowRows(vert[5*rr*nc:][:5*(n+1)*nc], x, y, (r0+rr)*cw+c0, cw, n, cols, m, two, ws.pre, ws.pre2, ws.tmp)
+		windowRows(vert[5*rr*nc:][:5*(n+1)*nc], x, y, (r0+rr)*cw+c0, cw, n, cols, m, two, ws.pre, ws.pre2)
 	}
 }
 

@@ -24,6 +24,8 @@
 package main
 
 import (
+	"fmt"
+
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
@@ -192,93 +194,98 @@ func transpose4(a, b, c, d VecVirtual) (VecVirtual, VecVirtual, VecVirtual, VecV
 	return c0, c1, c2, c3
 }
 
-// windowRows: the three vector loops of windowRowsAVX.
+// windowRows: the two vector loops of windowRowsAVX.
 func windowRows() {
-	TEXT("transposeRowsAsm", NOSPLIT, "func(dst, src []float64, stride, n int)")
-	Pragma("noescape")
-	Doc("transposeRowsAsm writes src[i·stride + j] into dst[4j + i] for i < 4 and",
-		"j < n, a multiple of 4.")
-	{
-		dst, src := base("dst"), base("src")
-		stride := count("stride", false)
-		SHLQ(Imm(3), stride)
-		var rr [4]Mem
-		rr[0] = src
-		for i := 1; i < 4; i++ {
-			rr[i] = Mem{Base: GP64()}
-			MOVQ(rr[i-1].Base, rr[i].Base)
-			ADDQ(stride, rr[i].Base)
-		}
-		d := GP64()
-		MOVQ(dst.Base, d)
-		n := count("n", false)
-		loop("transposeRows", n, 4, func(o GPVirtual) {
-			c0, c1, c2, c3 := transpose4(ld(rr[0], o, 0), ld(rr[1], o, 0), ld(rr[2], o, 0), ld(rr[3], o, 0))
-			for i, c := range []VecVirtual{c0, c1, c2, c3} {
-				VMOVUPD(c, Mem{Base: d}.Offset(32*i))
-			}
-			ADDQ(Imm(128), d)
-		})
-	}
-
 	for _, two := range []bool{false, true} {
-		name := map[bool]string{false: "prefix3Asm", true: "prefix2Asm"}[two]
-		TEXT(name, NOSPLIT, "func(p3, p2, xt, yt []float64, t int)")
+		name := map[bool]string{false: "prefixT3Asm", true: "prefixT2Asm"}[two]
+		TEXT(name, NOSPLIT, "func(p3, p2, x, y []float64, cw, n int, s *[20]float64)")
 		Pragma("noescape")
-		if two {
-			Doc("prefix2Asm is the prefix loop of windowRowsAVX with two = true for",
-				"3t+2 columns: it writes the five prefixes of four rows at columns 3t′",
-				"(p3) and 3t′+2 (p2).")
-		} else {
-			Doc("prefix3Asm is the prefix loop of windowRowsAVX with two = false for",
-				"3t columns: it writes the five prefixes of four rows at columns 3t′ (p3).")
-		}
-		p3, p2, xt, yt := base("p3"), base("p2"), base("xt"), base("yt")
+		Doc(name+" is the prefix loop of windowRowsAVX with two = "+map[bool]string{false: "false", true: "true"}[two]+
+			" for the columns j < n (a multiple of 4,",
+			"starting at column 0) of the 4 rows x[i·cw+j], y[i·cw+j]: it transposes",
+			"each 4×4 tile in registers and adds the 5 quantities of each column to",
+			"the lane sums s (in and out, 4 lanes per quantity), storing them into p3",
+			"after each column j ≡ 2 (mod 3)"+map[bool]string{false: ".", true: " and into p2 after each j ≡ 1."}[two])
+		p3, p2, x, y := base("p3"), base("p2"), base("x"), base("y")
 		_ = p2
-		t := count("t", false)
-		var s [5]VecVirtual
-		for i := range s {
-			s[i] = YMM()
-			VXORPD(s[i], s[i], s[i])
+		cw := count("cw", false)
+		SHLQ(Imm(3), cw)
+		sp := ptr("s")
+		var sv [5]VecVirtual
+		for i := range sv {
+			sv[i] = YMM()
+			VMOVUPD(sp.Offset(32*i), sv[i])
 		}
-		store := func(P Mem) {
-			for i := range s {
-				VMOVUPD(s[i], P.Offset(32*i))
-			}
-		}
-		store(p3)
-		ADDQ(Imm(160), p3.Base)
-		step := func() { // one column j: X = xt[4j:], Y = yt[4j:]
-			X, Y := YMM(), YMM()
-			VMOVUPD(xt, X)
-			VMOVUPD(yt, Y)
-			VADDPD(X, s[0], s[0])
-			VADDPD(Y, s[1], s[1])
-			VADDPD(mul(X, X), s[2], s[2])
-			VADDPD(mul(Y, Y), s[3], s[3])
-			VADDPD(mul(X, Y), s[4], s[4])
-			ADDQ(Imm(32), xt.Base)
-			ADDQ(Imm(32), yt.Base)
-		}
+		k := GP64() // column index mod 3
+		XORQ(k, k)
+		n := count("n", false)
+		off := GP64()
+		XORQ(off, off)
+		SHLQ(Imm(3), n)
 		Label(name + "_loop")
-		TESTQ(t, t)
-		JZ(LabelRef(name + "_tail"))
-		step()
-		step()
-		if two {
-			store(p2)
-			ADDQ(Imm(160), p2.Base)
+		CMPQ(off, n)
+		JAE(LabelRef(name + "_done"))
+		// tile returns the columns of the 4×4 tile of rows base+i·cw at
+		// off: t0 = a0 a1 | c0 c1, t1 = b0 b1 | d0 d1, t2 = a2 a3 | c2 c3,
+		// t3 = b2 b3 | d2 d3 from 128-bit loads, then one unpack per column.
+		tile := func(b Mem) [4]VecVirtual {
+			pa, pc := GP64(), GP64()
+			LEAQ(b.Idx(off, 1), pa)
+			LEAQ(Mem{Base: pa, Index: cw, Scale: 2}, pc)
+			half := func(lo, hi Mem) VecVirtual {
+				x := XMM()
+				VMOVUPD(lo, x)
+				y := YMM()
+				VINSERTF128(Imm(1), hi, x.AsY(), y)
+				return y
+			}
+			t0 := half(Mem{Base: pa}, Mem{Base: pc})
+			t1 := half(Mem{Base: pa, Index: cw, Scale: 1}, Mem{Base: pc, Index: cw, Scale: 1})
+			t2 := half(Mem{Base: pa}.Offset(16), Mem{Base: pc}.Offset(16))
+			t3 := half(Mem{Base: pa, Index: cw, Scale: 1}.Offset(16), Mem{Base: pc, Index: cw, Scale: 1}.Offset(16))
+			var c [4]VecVirtual
+			for i := range c {
+				c[i] = YMM()
+			}
+			VUNPCKLPD(t1, t0, c[0])
+			VUNPCKHPD(t1, t0, c[1])
+			VUNPCKLPD(t3, t2, c[2])
+			VUNPCKHPD(t3, t2, c[3])
+			return c
 		}
-		step()
-		store(p3)
-		ADDQ(Imm(160), p3.Base)
-		DECQ(t)
+		X := tile(x)
+		Y := tile(y)
+		store := func(P Mem) {
+			for i := range sv {
+				VMOVUPD(sv[i], P.Offset(32*i))
+			}
+			ADDQ(Imm(160), P.Base)
+		}
+		for col := range 4 {
+			VADDPD(X[col], sv[0], sv[0])
+			VADDPD(Y[col], sv[1], sv[1])
+			VADDPD(mul(X[col], X[col]), sv[2], sv[2])
+			VADDPD(mul(Y[col], Y[col]), sv[3], sv[3])
+			VADDPD(mul(X[col], Y[col]), sv[4], sv[4])
+			l := fmt.Sprintf("%s_c%d", name, col)
+			if two {
+				CMPQ(k, Imm(1))
+				JNE(LabelRef(l + "_n2"))
+				store(p2)
+				Label(l + "_n2")
+			}
+			CMPQ(k, Imm(2))
+			JNE(LabelRef(l + "_n3"))
+			store(p3)
+			MOVQ(I64(-1), k)
+			Label(l + "_n3")
+			INCQ(k)
+		}
+		ADDQ(Imm(32), off)
 		JMP(LabelRef(name + "_loop"))
-		Label(name + "_tail")
-		if two {
-			step()
-			step()
-			store(p2)
+		Label(name + "_done")
+		for i := range sv {
+			VMOVUPD(sv[i], sp.Offset(32*i))
 		}
 		VZEROUPPER()
 		RET()

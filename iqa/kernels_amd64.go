@@ -101,20 +101,20 @@ func blockProductsS(pn, pd, s, g, sv []float64, lam *[9]float64, sigmaNSq float6
 	blockProductsSAVX(pn, pd, s, g, sv, lam, sigmaNSq, (*[232]float64)(tab))
 }
 
-func windowRows(vert, x, y []float64, xoff, cw, n, cols, m int, two bool, p3, p2, buf []float64) {
+func windowRows(vert, x, y []float64, xoff, cw, n, cols, m int, two bool, p3, p2 []float64) {
 	if !simdKernels || n < 4 {
-		windowRowsGo(vert, x, y, xoff, cw, n, cols, m, two, p3, p2, buf)
+		windowRowsGo(vert, x, y, xoff, cw, n, cols, m, two, p3, p2)
 		return
 	}
-	windowRowsAVX(vert, x, y, xoff, cw, cols, m, two, p3, p2, buf)
+	windowRowsAVX(vert, x, y, xoff, cw, cols, m, two, p3, p2)
 }
 
-func channelBlocks(gs, svs, top, bot []float64, ww float64, p waveParams, buf []float64) {
+func channelBlocks(gs, svs, top, bot []float64, st int, ww float64, p waveParams) {
 	if !simdKernels {
-		channelBlocksGo(gs, svs, top, bot, ww, p, buf)
+		channelBlocksGo(gs, svs, top, bot, st, ww, p)
 		return
 	}
-	channelBlocksAVX(gs, svs, top, bot, ww, p, buf)
+	channelBlocksAVX(gs, svs, top, bot, st, ww, p)
 }
 
 func pixelFactorsRow(a, b, d []float64) {
@@ -425,36 +425,50 @@ func blockProductsSAVX(pn, pd, s, g, sv []float64, lam *[9]float64, sigmaNSq flo
 
 // windowRowsAVX is windowRowsGo for four rows at once, one row per lane:
 // the horizontal prefix sums of a row are a serial chain, so the rows give
-// the parallelism. The input is first transposed into buf (XT[4j+i] = row
-// i, column j), the prefixes are kept lane-major (p3[20t + 4q + i] =
-// quantity q of row i at position t), and the window row sums hi − lo are
-// transposed back to add them to the vertical prefix row by row.
-func windowRowsAVX(vert, x, y []float64, xoff, cw, cols, m int, two bool, p3, p2, buf []float64) {
+// the parallelism. prefixT2Asm or prefixT3Asm transposes each 4×4 tile of
+// the input in registers and keeps the prefixes lane-major (p3[20t + 4q +
+// i] = quantity q of row i at position t); the ragged columns (fewer than
+// 4) continue the same lane sums in scalar code; the window row sums
+// hi − lo are transposed back to add them to the vertical prefix row by
+// row, one quantity at a time.
+func windowRowsAVX(vert, x, y []float64, xoff, cw, cols, m int, two bool, p3, p2 []float64) {
 	T := cols / blockM
 	if two != (cols%blockM == 2) {
 		// cols = (nc−1)·3 + w, so cols ≡ 2 (mod 3) exactly when two.
 		panic("iqa: windowRows: columns and window side disagree")
 	}
 	e5 := len(vert) / 5 // 5·nc entries per row of vert
-	XT := buf[:4*cols]
-	YT := buf[4*cols:][:4*cols]
 	_ = x[xoff+3*cw:][:cols]
 	_ = y[xoff+3*cw:][:cols]
-	j4 := cols &^ 3
-	for j := j4; j < cols; j++ { // ragged columns first, in scalar code
-		for i := range 4 {
-			XT[4*j+i] = x[xoff+i*cw+j]
-			YT[4*j+i] = y[xoff+i*cw+j]
-		}
-	}
-	transposeRowsAsm(XT, x[xoff:], cw, j4)
-	transposeRowsAsm(YT, y[xoff:], cw, j4)
 	P3 := p3[:20*(T+1)]
 	P2 := p2[:20*(T+1)]
+	clear(P3[:20])
+	// The columns j < j4 in assembly (each 4×4 tile transposed in
+	// registers), the ragged ones in scalar code, from the same lane sums.
+	var lane [20]float64
+	j4 := cols &^ 3
 	if two {
-		prefix2Asm(P3, P2, XT, YT, T)
+		prefixT2Asm(P3[20:], P2, x[xoff:], y[xoff:], cw, j4, &lane)
 	} else {
-		prefix3Asm(P3, P2, XT, YT, T)
+		prefixT3Asm(P3[20:], P2, x[xoff:], y[xoff:], cw, j4, &lane)
+	}
+	for j := j4; j < cols; j++ {
+		for i := range 4 {
+			xv, yv := x[xoff+i*cw+j], y[xoff+i*cw+j]
+			lane[i] += xv
+			lane[4+i] += yv
+			lane[8+i] += xv * xv
+			lane[12+i] += yv * yv
+			lane[16+i] += xv * yv
+		}
+		switch j % blockM {
+		case 1:
+			if two {
+				copy(P2[20*(j/blockM):][:20], lane[:])
+			}
+		case 2:
+			copy(P3[20*(j/blockM+1):][:20], lane[:])
+		}
 	}
 	HI := P3
 	if two {
@@ -463,42 +477,57 @@ func windowRowsAVX(vert, x, y []float64, xoff, cw, cols, m int, two bool, p3, p2
 	HI = HI[20*m:][:4*e5]
 	lo := P3[:4*e5]
 	_ = vert[:5*e5]
-	e4 := e5 &^ 3
-	vertAcc4Asm(vert, e5, HI, lo, e4)
-	prev := vert[:e5]
-	cur0, cur1, cur2, cur3 := vert[e5:][:e5], vert[2*e5:][:e5], vert[3*e5:][:e5], vert[4*e5:][:e5]
-	for e := e4; e < e5; e++ {
-		v := prev[e]
-		for i, cur := range [4][]float64{cur0, cur1, cur2, cur3} {
-			v = v + (HI[4*e+i] - lo[4*e+i])
-			cur[e] = v
+	nc := e5 / 5
+	// Per quantity q: the blocks c < nc4 in assembly, then the ragged end
+	// as the last 4 blocks once more (each output depends on prev, hi and
+	// lo only, so recomputed blocks get the same values), or in scalar
+	// code when there are fewer than 4 blocks.
+	nc4 := nc &^ 3
+	for q := range 5 {
+		vq := vert[q*nc:]
+		if nc4 > 0 {
+			vertAcc4Asm(vq, e5, HI[4*q:], lo[4*q:], nc4)
+		}
+		if nc4 == nc {
+			continue
+		}
+		if nc >= 4 {
+			c := nc - 4
+			vertAcc4Asm(vq[c:], e5, HI[4*q+20*c:], lo[4*q+20*c:], 4)
+			continue
+		}
+		for c := range nc {
+			v := vq[c]
+			for i := range 4 {
+				v = v + (HI[20*c+4*q+i] - lo[20*c+4*q+i])
+				vq[(i+1)*e5+c] = v
+			}
 		}
 	}
 }
 
 // channelBlocksAVX is channelBlocksGo for four blocks per vector; the
 // branches become blends, applied in the scalar code's order. The
-// assembly gathers each quantity of four blocks into one vector and forms
-// the window sums bot − top there.
-func channelBlocksAVX(gs, svs, top, bot []float64, ww float64, p waveParams, buf []float64) {
+// quantities of four blocks are contiguous in their planes.
+func channelBlocksAVX(gs, svs, top, bot []float64, st int, ww float64, p waveParams) {
 	n := len(gs)
 	if n < 4 {
-		channelBlocksGo(gs, svs, top, bot, ww, p, buf)
+		channelBlocksGo(gs, svs, top, bot, st, ww, p)
 		return
 	}
 	n4 := n &^ 3
 	svs = svs[:n]
-	top, bot = top[:5*n], bot[:5*n]
+	_, _ = top[4*st+n-1], bot[4*st+n-1]
 	k := [2]float64{ww, p.tol}
 	run := func(c, m int) {
-		gs, svs, top, bot := gs[c:c+m], svs[c:c+m], top[5*c:5*(c+m)], bot[5*c:5*(c+m)]
+		gs, svs, top, bot := gs[c:c+m], svs[c:c+m], top[c:], bot[c:]
 		switch {
 		case !p.vifvec:
-			channelBlocksPyAsm(gs, svs, top, bot, &k)
+			channelBlocksPyAsm(gs, svs, top, bot, st, &k)
 		case p.strictClamp:
-			channelBlocksVecStrictAsm(gs, svs, top, bot, &k)
+			channelBlocksVecStrictAsm(gs, svs, top, bot, st, &k)
 		default:
-			channelBlocksVecAsm(gs, svs, top, bot, &k)
+			channelBlocksVecAsm(gs, svs, top, bot, st, &k)
 		}
 	}
 	run(0, n4)

@@ -1238,226 +1238,329 @@ blockProductsS_done:
 	VZEROUPPER
 	RET
 
-// func transposeRowsAsm(dst []float64, src []float64, stride int, n int)
+// func prefixT3Asm(p3 []float64, p2 []float64, x []float64, y []float64, cw int, n int, s *[20]float64)
 // Requires: AVX
-TEXT ·transposeRowsAsm(SB), NOSPLIT, $0-64
-	MOVQ dst_base+0(FP), AX
-	MOVQ src_base+24(FP), CX
-	MOVQ stride+48(FP), DX
-	SHLQ $0x03, DX
-	MOVQ CX, BX
-	ADDQ DX, BX
-	MOVQ BX, SI
-	ADDQ DX, SI
-	MOVQ SI, DI
-	ADDQ DX, DI
-	MOVQ n+56(FP), DX
-	XORQ R8, R8
-	SHLQ $0x03, DX
+TEXT ·prefixT3Asm(SB), NOSPLIT, $0-120
+	MOVQ    p3_base+0(FP), AX
+	MOVQ    p2_base+24(FP), CX
+	MOVQ    x_base+48(FP), CX
+	MOVQ    y_base+72(FP), DX
+	MOVQ    cw+96(FP), BX
+	SHLQ    $0x03, BX
+	MOVQ    s+112(FP), SI
+	VMOVUPD (SI), Y0
+	VMOVUPD 32(SI), Y1
+	VMOVUPD 64(SI), Y2
+	VMOVUPD 96(SI), Y3
+	VMOVUPD 128(SI), Y4
+	XORQ    DI, DI
+	MOVQ    n+104(FP), R8
+	XORQ    R9, R9
+	SHLQ    $0x03, R8
 
-transposeRows_loop:
-	CMPQ       R8, DX
-	JAE        transposeRows_done
-	VMOVUPD    (CX)(R8*1), Y0
-	VMOVUPD    (BX)(R8*1), Y1
-	VMOVUPD    (SI)(R8*1), Y2
-	VMOVUPD    (DI)(R8*1), Y3
-	VUNPCKLPD  Y1, Y0, Y4
-	VUNPCKHPD  Y1, Y0, Y0
-	VUNPCKLPD  Y3, Y2, Y1
-	VUNPCKHPD  Y3, Y2, Y2
-	VPERM2F128 $0x20, Y1, Y4, Y3
-	VPERM2F128 $0x20, Y2, Y0, Y5
-	VPERM2F128 $0x31, Y1, Y4, Y1
-	VPERM2F128 $0x31, Y2, Y0, Y0
-	VMOVUPD    Y3, (AX)
-	VMOVUPD    Y5, 32(AX)
-	VMOVUPD    Y1, 64(AX)
-	VMOVUPD    Y0, 96(AX)
-	ADDQ       $0x80, AX
-	ADDQ       $0x20, R8
-	JMP        transposeRows_loop
+prefixT3Asm_loop:
+	CMPQ        R9, R8
+	JAE         prefixT3Asm_done
+	LEAQ        (CX)(R9*1), R10
+	LEAQ        (R10)(BX*2), R11
+	VMOVUPD     (R10), X5
+	VINSERTF128 $0x01, (R11), Y5, Y6
+	VMOVUPD     (R10)(BX*1), X5
+	VINSERTF128 $0x01, (R11)(BX*1), Y5, Y7
+	VMOVUPD     16(R10), X5
+	VINSERTF128 $0x01, 16(R11), Y5, Y8
+	VMOVUPD     16(R10)(BX*1), X5
+	VINSERTF128 $0x01, 16(R11)(BX*1), Y5, Y9
+	VUNPCKLPD   Y7, Y6, Y10
+	VUNPCKHPD   Y7, Y6, Y6
+	VUNPCKLPD   Y9, Y8, Y7
+	VUNPCKHPD   Y9, Y8, Y8
+	LEAQ        (DX)(R9*1), R10
+	LEAQ        (R10)(BX*2), R11
+	VMOVUPD     (R10), X5
+	VINSERTF128 $0x01, (R11), Y5, Y9
+	VMOVUPD     (R10)(BX*1), X5
+	VINSERTF128 $0x01, (R11)(BX*1), Y5, Y11
+	VMOVUPD     16(R10), X5
+	VINSERTF128 $0x01, 16(R11), Y5, Y12
+	VMOVUPD     16(R10)(BX*1), X5
+	VINSERTF128 $0x01, 16(R11)(BX*1), Y5, Y13
+	VUNPCKLPD   Y11, Y9, Y14
+	VUNPCKHPD   Y11, Y9, Y9
+	VUNPCKLPD   Y13, Y12, Y11
+	VUNPCKHPD   Y13, Y12, Y12
+	VADDPD      Y10, Y0, Y0
+	VADDPD      Y14, Y1, Y1
+	VMULPD      Y10, Y10, Y13
+	VADDPD      Y13, Y2, Y2
+	VMULPD      Y14, Y14, Y13
+	VADDPD      Y13, Y3, Y3
+	VMULPD      Y14, Y10, Y10
+	VADDPD      Y10, Y4, Y4
+	CMPQ        DI, $0x02
+	JNE         prefixT3Asm_c0_n3
+	VMOVUPD     Y0, (AX)
+	VMOVUPD     Y1, 32(AX)
+	VMOVUPD     Y2, 64(AX)
+	VMOVUPD     Y3, 96(AX)
+	VMOVUPD     Y4, 128(AX)
+	ADDQ        $0xa0, AX
+	MOVQ        $-1, DI
 
-transposeRows_done:
+prefixT3Asm_c0_n3:
+	INCQ    DI
+	VADDPD  Y6, Y0, Y0
+	VADDPD  Y9, Y1, Y1
+	VMULPD  Y6, Y6, Y10
+	VADDPD  Y10, Y2, Y2
+	VMULPD  Y9, Y9, Y10
+	VADDPD  Y10, Y3, Y3
+	VMULPD  Y9, Y6, Y6
+	VADDPD  Y6, Y4, Y4
+	CMPQ    DI, $0x02
+	JNE     prefixT3Asm_c1_n3
+	VMOVUPD Y0, (AX)
+	VMOVUPD Y1, 32(AX)
+	VMOVUPD Y2, 64(AX)
+	VMOVUPD Y3, 96(AX)
+	VMOVUPD Y4, 128(AX)
+	ADDQ    $0xa0, AX
+	MOVQ    $-1, DI
+
+prefixT3Asm_c1_n3:
+	INCQ    DI
+	VADDPD  Y7, Y0, Y0
+	VADDPD  Y11, Y1, Y1
+	VMULPD  Y7, Y7, Y6
+	VADDPD  Y6, Y2, Y2
+	VMULPD  Y11, Y11, Y6
+	VADDPD  Y6, Y3, Y3
+	VMULPD  Y11, Y7, Y6
+	VADDPD  Y6, Y4, Y4
+	CMPQ    DI, $0x02
+	JNE     prefixT3Asm_c2_n3
+	VMOVUPD Y0, (AX)
+	VMOVUPD Y1, 32(AX)
+	VMOVUPD Y2, 64(AX)
+	VMOVUPD Y3, 96(AX)
+	VMOVUPD Y4, 128(AX)
+	ADDQ    $0xa0, AX
+	MOVQ    $-1, DI
+
+prefixT3Asm_c2_n3:
+	INCQ    DI
+	VADDPD  Y8, Y0, Y0
+	VADDPD  Y12, Y1, Y1
+	VMULPD  Y8, Y8, Y6
+	VADDPD  Y6, Y2, Y2
+	VMULPD  Y12, Y12, Y6
+	VADDPD  Y6, Y3, Y3
+	VMULPD  Y12, Y8, Y6
+	VADDPD  Y6, Y4, Y4
+	CMPQ    DI, $0x02
+	JNE     prefixT3Asm_c3_n3
+	VMOVUPD Y0, (AX)
+	VMOVUPD Y1, 32(AX)
+	VMOVUPD Y2, 64(AX)
+	VMOVUPD Y3, 96(AX)
+	VMOVUPD Y4, 128(AX)
+	ADDQ    $0xa0, AX
+	MOVQ    $-1, DI
+
+prefixT3Asm_c3_n3:
+	INCQ DI
+	ADDQ $0x20, R9
+	JMP  prefixT3Asm_loop
+
+prefixT3Asm_done:
+	VMOVUPD Y0, (SI)
+	VMOVUPD Y1, 32(SI)
+	VMOVUPD Y2, 64(SI)
+	VMOVUPD Y3, 96(SI)
+	VMOVUPD Y4, 128(SI)
 	VZEROUPPER
 	RET
 
-// func prefix3Asm(p3 []float64, p2 []float64, xt []float64, yt []float64, t int)
+// func prefixT2Asm(p3 []float64, p2 []float64, x []float64, y []float64, cw int, n int, s *[20]float64)
 // Requires: AVX
-TEXT ·prefix3Asm(SB), NOSPLIT, $0-104
+TEXT ·prefixT2Asm(SB), NOSPLIT, $0-120
 	MOVQ    p3_base+0(FP), AX
 	MOVQ    p2_base+24(FP), CX
-	MOVQ    xt_base+48(FP), CX
-	MOVQ    yt_base+72(FP), DX
-	MOVQ    t+96(FP), BX
-	VXORPD  Y0, Y0, Y0
-	VXORPD  Y1, Y1, Y1
-	VXORPD  Y2, Y2, Y2
-	VXORPD  Y3, Y3, Y3
-	VXORPD  Y4, Y4, Y4
+	MOVQ    x_base+48(FP), DX
+	MOVQ    y_base+72(FP), BX
+	MOVQ    cw+96(FP), SI
+	SHLQ    $0x03, SI
+	MOVQ    s+112(FP), DI
+	VMOVUPD (DI), Y0
+	VMOVUPD 32(DI), Y1
+	VMOVUPD 64(DI), Y2
+	VMOVUPD 96(DI), Y3
+	VMOVUPD 128(DI), Y4
+	XORQ    R8, R8
+	MOVQ    n+104(FP), R9
+	XORQ    R10, R10
+	SHLQ    $0x03, R9
+
+prefixT2Asm_loop:
+	CMPQ        R10, R9
+	JAE         prefixT2Asm_done
+	LEAQ        (DX)(R10*1), R11
+	LEAQ        (R11)(SI*2), R12
+	VMOVUPD     (R11), X5
+	VINSERTF128 $0x01, (R12), Y5, Y6
+	VMOVUPD     (R11)(SI*1), X5
+	VINSERTF128 $0x01, (R12)(SI*1), Y5, Y7
+	VMOVUPD     16(R11), X5
+	VINSERTF128 $0x01, 16(R12), Y5, Y8
+	VMOVUPD     16(R11)(SI*1), X5
+	VINSERTF128 $0x01, 16(R12)(SI*1), Y5, Y9
+	VUNPCKLPD   Y7, Y6, Y10
+	VUNPCKHPD   Y7, Y6, Y6
+	VUNPCKLPD   Y9, Y8, Y7
+	VUNPCKHPD   Y9, Y8, Y8
+	LEAQ        (BX)(R10*1), R11
+	LEAQ        (R11)(SI*2), R12
+	VMOVUPD     (R11), X5
+	VINSERTF128 $0x01, (R12), Y5, Y9
+	VMOVUPD     (R11)(SI*1), X5
+	VINSERTF128 $0x01, (R12)(SI*1), Y5, Y11
+	VMOVUPD     16(R11), X5
+	VINSERTF128 $0x01, 16(R12), Y5, Y12
+	VMOVUPD     16(R11)(SI*1), X5
+	VINSERTF128 $0x01, 16(R12)(SI*1), Y5, Y13
+	VUNPCKLPD   Y11, Y9, Y14
+	VUNPCKHPD   Y11, Y9, Y9
+	VUNPCKLPD   Y13, Y12, Y11
+	VUNPCKHPD   Y13, Y12, Y12
+	VADDPD      Y10, Y0, Y0
+	VADDPD      Y14, Y1, Y1
+	VMULPD      Y10, Y10, Y13
+	VADDPD      Y13, Y2, Y2
+	VMULPD      Y14, Y14, Y13
+	VADDPD      Y13, Y3, Y3
+	VMULPD      Y14, Y10, Y10
+	VADDPD      Y10, Y4, Y4
+	CMPQ        R8, $0x01
+	JNE         prefixT2Asm_c0_n2
+	VMOVUPD     Y0, (CX)
+	VMOVUPD     Y1, 32(CX)
+	VMOVUPD     Y2, 64(CX)
+	VMOVUPD     Y3, 96(CX)
+	VMOVUPD     Y4, 128(CX)
+	ADDQ        $0xa0, CX
+
+prefixT2Asm_c0_n2:
+	CMPQ    R8, $0x02
+	JNE     prefixT2Asm_c0_n3
 	VMOVUPD Y0, (AX)
 	VMOVUPD Y1, 32(AX)
 	VMOVUPD Y2, 64(AX)
 	VMOVUPD Y3, 96(AX)
 	VMOVUPD Y4, 128(AX)
 	ADDQ    $0xa0, AX
+	MOVQ    $-1, R8
 
-prefix3Asm_loop:
-	TESTQ   BX, BX
-	JZ      prefix3Asm_tail
-	VMOVUPD (CX), Y5
-	VMOVUPD (DX), Y6
-	VADDPD  Y5, Y0, Y0
-	VADDPD  Y6, Y1, Y1
-	VMULPD  Y5, Y5, Y7
-	VADDPD  Y7, Y2, Y2
-	VMULPD  Y6, Y6, Y7
-	VADDPD  Y7, Y3, Y3
-	VMULPD  Y6, Y5, Y5
-	VADDPD  Y5, Y4, Y4
-	ADDQ    $0x20, CX
-	ADDQ    $0x20, DX
-	VMOVUPD (CX), Y5
-	VMOVUPD (DX), Y6
-	VADDPD  Y5, Y0, Y0
-	VADDPD  Y6, Y1, Y1
-	VMULPD  Y5, Y5, Y7
-	VADDPD  Y7, Y2, Y2
-	VMULPD  Y6, Y6, Y7
-	VADDPD  Y7, Y3, Y3
-	VMULPD  Y6, Y5, Y5
-	VADDPD  Y5, Y4, Y4
-	ADDQ    $0x20, CX
-	ADDQ    $0x20, DX
-	VMOVUPD (CX), Y5
-	VMOVUPD (DX), Y6
-	VADDPD  Y5, Y0, Y0
-	VADDPD  Y6, Y1, Y1
-	VMULPD  Y5, Y5, Y7
-	VADDPD  Y7, Y2, Y2
-	VMULPD  Y6, Y6, Y7
-	VADDPD  Y7, Y3, Y3
-	VMULPD  Y6, Y5, Y5
-	VADDPD  Y5, Y4, Y4
-	ADDQ    $0x20, CX
-	ADDQ    $0x20, DX
-	VMOVUPD Y0, (AX)
-	VMOVUPD Y1, 32(AX)
-	VMOVUPD Y2, 64(AX)
-	VMOVUPD Y3, 96(AX)
-	VMOVUPD Y4, 128(AX)
-	ADDQ    $0xa0, AX
-	DECQ    BX
-	JMP     prefix3Asm_loop
-
-prefix3Asm_tail:
-	VZEROUPPER
-	RET
-
-// func prefix2Asm(p3 []float64, p2 []float64, xt []float64, yt []float64, t int)
-// Requires: AVX
-TEXT ·prefix2Asm(SB), NOSPLIT, $0-104
-	MOVQ    p3_base+0(FP), AX
-	MOVQ    p2_base+24(FP), CX
-	MOVQ    xt_base+48(FP), DX
-	MOVQ    yt_base+72(FP), BX
-	MOVQ    t+96(FP), SI
-	VXORPD  Y0, Y0, Y0
-	VXORPD  Y1, Y1, Y1
-	VXORPD  Y2, Y2, Y2
-	VXORPD  Y3, Y3, Y3
-	VXORPD  Y4, Y4, Y4
-	VMOVUPD Y0, (AX)
-	VMOVUPD Y1, 32(AX)
-	VMOVUPD Y2, 64(AX)
-	VMOVUPD Y3, 96(AX)
-	VMOVUPD Y4, 128(AX)
-	ADDQ    $0xa0, AX
-
-prefix2Asm_loop:
-	TESTQ   SI, SI
-	JZ      prefix2Asm_tail
-	VMOVUPD (DX), Y5
-	VMOVUPD (BX), Y6
-	VADDPD  Y5, Y0, Y0
-	VADDPD  Y6, Y1, Y1
-	VMULPD  Y5, Y5, Y7
-	VADDPD  Y7, Y2, Y2
-	VMULPD  Y6, Y6, Y7
-	VADDPD  Y7, Y3, Y3
-	VMULPD  Y6, Y5, Y5
-	VADDPD  Y5, Y4, Y4
-	ADDQ    $0x20, DX
-	ADDQ    $0x20, BX
-	VMOVUPD (DX), Y5
-	VMOVUPD (BX), Y6
-	VADDPD  Y5, Y0, Y0
-	VADDPD  Y6, Y1, Y1
-	VMULPD  Y5, Y5, Y7
-	VADDPD  Y7, Y2, Y2
-	VMULPD  Y6, Y6, Y7
-	VADDPD  Y7, Y3, Y3
-	VMULPD  Y6, Y5, Y5
-	VADDPD  Y5, Y4, Y4
-	ADDQ    $0x20, DX
-	ADDQ    $0x20, BX
+prefixT2Asm_c0_n3:
+	INCQ    R8
+	VADDPD  Y6, Y0, Y0
+	VADDPD  Y9, Y1, Y1
+	VMULPD  Y6, Y6, Y10
+	VADDPD  Y10, Y2, Y2
+	VMULPD  Y9, Y9, Y10
+	VADDPD  Y10, Y3, Y3
+	VMULPD  Y9, Y6, Y6
+	VADDPD  Y6, Y4, Y4
+	CMPQ    R8, $0x01
+	JNE     prefixT2Asm_c1_n2
 	VMOVUPD Y0, (CX)
 	VMOVUPD Y1, 32(CX)
 	VMOVUPD Y2, 64(CX)
 	VMOVUPD Y3, 96(CX)
 	VMOVUPD Y4, 128(CX)
 	ADDQ    $0xa0, CX
-	VMOVUPD (DX), Y5
-	VMOVUPD (BX), Y6
-	VADDPD  Y5, Y0, Y0
-	VADDPD  Y6, Y1, Y1
-	VMULPD  Y5, Y5, Y7
-	VADDPD  Y7, Y2, Y2
-	VMULPD  Y6, Y6, Y7
-	VADDPD  Y7, Y3, Y3
-	VMULPD  Y6, Y5, Y5
-	VADDPD  Y5, Y4, Y4
-	ADDQ    $0x20, DX
-	ADDQ    $0x20, BX
+
+prefixT2Asm_c1_n2:
+	CMPQ    R8, $0x02
+	JNE     prefixT2Asm_c1_n3
 	VMOVUPD Y0, (AX)
 	VMOVUPD Y1, 32(AX)
 	VMOVUPD Y2, 64(AX)
 	VMOVUPD Y3, 96(AX)
 	VMOVUPD Y4, 128(AX)
 	ADDQ    $0xa0, AX
-	DECQ    SI
-	JMP     prefix2Asm_loop
+	MOVQ    $-1, R8
 
-prefix2Asm_tail:
-	VMOVUPD (DX), Y5
-	VMOVUPD (BX), Y6
-	VADDPD  Y5, Y0, Y0
-	VADDPD  Y6, Y1, Y1
-	VMULPD  Y5, Y5, Y7
-	VADDPD  Y7, Y2, Y2
-	VMULPD  Y6, Y6, Y7
-	VADDPD  Y7, Y3, Y3
-	VMULPD  Y6, Y5, Y5
-	VADDPD  Y5, Y4, Y4
-	ADDQ    $0x20, DX
-	ADDQ    $0x20, BX
-	VMOVUPD (DX), Y5
-	VMOVUPD (BX), Y6
-	VADDPD  Y5, Y0, Y0
-	VADDPD  Y6, Y1, Y1
-	VMULPD  Y5, Y5, Y7
-	VADDPD  Y7, Y2, Y2
-	VMULPD  Y6, Y6, Y7
-	VADDPD  Y7, Y3, Y3
-	VMULPD  Y6, Y5, Y5
-	VADDPD  Y5, Y4, Y4
-	ADDQ    $0x20, DX
-	ADDQ    $0x20, BX
+prefixT2Asm_c1_n3:
+	INCQ    R8
+	VADDPD  Y7, Y0, Y0
+	VADDPD  Y11, Y1, Y1
+	VMULPD  Y7, Y7, Y6
+	VADDPD  Y6, Y2, Y2
+	VMULPD  Y11, Y11, Y6
+	VADDPD  Y6, Y3, Y3
+	VMULPD  Y11, Y7, Y6
+	VADDPD  Y6, Y4, Y4
+	CMPQ    R8, $0x01
+	JNE     prefixT2Asm_c2_n2
 	VMOVUPD Y0, (CX)
 	VMOVUPD Y1, 32(CX)
 	VMOVUPD Y2, 64(CX)
 	VMOVUPD Y3, 96(CX)
 	VMOVUPD Y4, 128(CX)
+	ADDQ    $0xa0, CX
+
+prefixT2Asm_c2_n2:
+	CMPQ    R8, $0x02
+	JNE     prefixT2Asm_c2_n3
+	VMOVUPD Y0, (AX)
+	VMOVUPD Y1, 32(AX)
+	VMOVUPD Y2, 64(AX)
+	VMOVUPD Y3, 96(AX)
+	VMOVUPD Y4, 128(AX)
+	ADDQ    $0xa0, AX
+	MOVQ    $-1, R8
+
+prefixT2Asm_c2_n3:
+	INCQ    R8
+	VADDPD  Y8, Y0, Y0
+	VADDPD  Y12, Y1, Y1
+	VMULPD  Y8, Y8, Y6
+	VADDPD  Y6, Y2, Y2
+	VMULPD  Y12, Y12, Y6
+	VADDPD  Y6, Y3, Y3
+	VMULPD  Y12, Y8, Y6
+	VADDPD  Y6, Y4, Y4
+	CMPQ    R8, $0x01
+	JNE     prefixT2Asm_c3_n2
+	VMOVUPD Y0, (CX)
+	VMOVUPD Y1, 32(CX)
+	VMOVUPD Y2, 64(CX)
+	VMOVUPD Y3, 96(CX)
+	VMOVUPD Y4, 128(CX)
+	ADDQ    $0xa0, CX
+
+prefixT2Asm_c3_n2:
+	CMPQ    R8, $0x02
+	JNE     prefixT2Asm_c3_n3
+	VMOVUPD Y0, (AX)
+	VMOVUPD Y1, 32(AX)
+	VMOVUPD Y2, 64(AX)
+	VMOVUPD Y3, 96(AX)
+	VMOVUPD Y4, 128(AX)
+	ADDQ    $0xa0, AX
+	MOVQ    $-1, R8
+
+prefixT2Asm_c3_n3:
+	INCQ R8
+	ADDQ $0x20, R10
+	JMP  prefixT2Asm_loop
+
+prefixT2Asm_done:
+	VMOVUPD Y0, (DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, 64(DI)
+	VMOVUPD Y3, 96(DI)
+	VMOVUPD Y4, 128(DI)
 	VZEROUPPER
 	RET
 
@@ -1487,17 +1590,17 @@ vertAcc4_loop:
 	VMOVUPD    (CX), Y0
 	VMOVUPD    (R8), Y1
 	VSUBPD     Y1, Y0, Y0
-	VMOVUPD    32(CX), Y1
-	VMOVUPD    32(R8), Y2
+	VMOVUPD    160(CX), Y1
+	VMOVUPD    160(R8), Y2
 	VSUBPD     Y2, Y1, Y1
-	VMOVUPD    64(CX), Y2
-	VMOVUPD    64(R8), Y3
+	VMOVUPD    320(CX), Y2
+	VMOVUPD    320(R8), Y3
 	VSUBPD     Y3, Y2, Y2
-	VMOVUPD    96(CX), Y3
-	VMOVUPD    96(R8), Y4
+	VMOVUPD    480(CX), Y3
+	VMOVUPD    480(R8), Y4
 	VSUBPD     Y4, Y3, Y3
-	ADDQ       $0x80, CX
-	ADDQ       $0x80, R8
+	ADDQ       $0x00000280, CX
+	ADDQ       $0x00000280, R8
 	VUNPCKLPD  Y1, Y0, Y4
 	VUNPCKHPD  Y1, Y0, Y0
 	VUNPCKLPD  Y3, Y2, Y1
@@ -1522,352 +1625,271 @@ vertAcc4_done:
 	VZEROUPPER
 	RET
 
-// func channelBlocksPyAsm(gs []float64, svs []float64, top []float64, bot []float64, c *[2]float64)
+// func channelBlocksPyAsm(gs []float64, svs []float64, top []float64, bot []float64, st int, c *[2]float64)
 // Requires: AVX
-TEXT ·channelBlocksPyAsm(SB), NOSPLIT, $0-104
+TEXT ·channelBlocksPyAsm(SB), NOSPLIT, $0-112
 	MOVQ         gs_base+0(FP), AX
 	MOVQ         svs_base+24(FP), CX
 	MOVQ         top_base+48(FP), DX
 	MOVQ         bot_base+72(FP), BX
-	MOVQ         c+96(FP), SI
-	MOVQ         gs_len+8(FP), DI
+	MOVQ         c+104(FP), SI
+	MOVQ         st+96(FP), DI
+	SHLQ         $0x03, DI
+	MOVQ         gs_len+8(FP), R8
 	VBROADCASTSD (SI), Y0
 	VBROADCASTSD 8(SI), Y1
 	VXORPD       Y2, Y2, Y2
 	XORQ         SI, SI
-	SHLQ         $0x03, DI
+	SHLQ         $0x03, R8
 
 channelBlocksPyAsm_loop:
-	CMPQ        SI, DI
-	JAE         channelBlocksPyAsm_done
-	LEAQ        (SI)(SI*4), R8
-	VMOVSD      (BX)(R8*1), X3
-	VMOVHPD     40(BX)(R8*1), X3, X3
-	VMOVSD      80(BX)(R8*1), X4
-	VMOVHPD     120(BX)(R8*1), X4, X4
-	VINSERTF128 $0x01, X4, Y3, Y4
-	VMOVSD      (DX)(R8*1), X3
-	VMOVHPD     40(DX)(R8*1), X3, X3
-	VMOVSD      80(DX)(R8*1), X5
-	VMOVHPD     120(DX)(R8*1), X5, X5
-	VINSERTF128 $0x01, X5, Y3, Y5
-	VSUBPD      Y5, Y4, Y4
-	VMOVSD      8(BX)(R8*1), X3
-	VMOVHPD     48(BX)(R8*1), X3, X3
-	VMOVSD      88(BX)(R8*1), X5
-	VMOVHPD     128(BX)(R8*1), X5, X5
-	VINSERTF128 $0x01, X5, Y3, Y5
-	VMOVSD      8(DX)(R8*1), X3
-	VMOVHPD     48(DX)(R8*1), X3, X3
-	VMOVSD      88(DX)(R8*1), X6
-	VMOVHPD     128(DX)(R8*1), X6, X6
-	VINSERTF128 $0x01, X6, Y3, Y6
-	VSUBPD      Y6, Y5, Y5
-	VMOVSD      16(BX)(R8*1), X3
-	VMOVHPD     56(BX)(R8*1), X3, X3
-	VMOVSD      96(BX)(R8*1), X6
-	VMOVHPD     136(BX)(R8*1), X6, X6
-	VINSERTF128 $0x01, X6, Y3, Y6
-	VMOVSD      16(DX)(R8*1), X3
-	VMOVHPD     56(DX)(R8*1), X3, X3
-	VMOVSD      96(DX)(R8*1), X7
-	VMOVHPD     136(DX)(R8*1), X7, X7
-	VINSERTF128 $0x01, X7, Y3, Y7
-	VSUBPD      Y7, Y6, Y6
-	VMOVSD      24(BX)(R8*1), X3
-	VMOVHPD     64(BX)(R8*1), X3, X3
-	VMOVSD      104(BX)(R8*1), X7
-	VMOVHPD     144(BX)(R8*1), X7, X7
-	VINSERTF128 $0x01, X7, Y3, Y7
-	VMOVSD      24(DX)(R8*1), X3
-	VMOVHPD     64(DX)(R8*1), X3, X3
-	VMOVSD      104(DX)(R8*1), X8
-	VMOVHPD     144(DX)(R8*1), X8, X8
-	VINSERTF128 $0x01, X8, Y3, Y8
-	VSUBPD      Y8, Y7, Y7
-	VMOVSD      32(BX)(R8*1), X3
-	VMOVHPD     72(BX)(R8*1), X3, X3
-	VMOVSD      112(BX)(R8*1), X8
-	VMOVHPD     152(BX)(R8*1), X8, X8
-	VINSERTF128 $0x01, X8, Y3, Y8
-	VMOVSD      32(DX)(R8*1), X3
-	VMOVHPD     72(DX)(R8*1), X3, X3
-	VMOVSD      112(DX)(R8*1), X9
-	VMOVHPD     152(DX)(R8*1), X9, X9
-	VINSERTF128 $0x01, X9, Y3, Y9
-	VSUBPD      Y9, Y8, Y8
-	VDIVPD      Y0, Y4, Y4
-	VDIVPD      Y0, Y5, Y5
-	VDIVPD      Y0, Y6, Y6
-	VMULPD      Y4, Y4, Y9
-	VSUBPD      Y9, Y6, Y6
-	VDIVPD      Y0, Y7, Y7
-	VMULPD      Y5, Y5, Y9
-	VSUBPD      Y9, Y7, Y7
-	VDIVPD      Y0, Y8, Y8
-	VMULPD      Y5, Y4, Y4
-	VSUBPD      Y4, Y8, Y4
-	VCMPPD      $0x01, Y2, Y6, Y5
-	VCMPPD      $0x01, Y2, Y7, Y8
-	VORPD       Y8, Y5, Y5
-	VBLENDVPD   Y5, Y2, Y4, Y4
-	VXORPD      Y5, Y5, Y5
-	VCMPPD      $0x16, Y5, Y6, Y5
-	VANDPD      Y5, Y6, Y5
-	VXORPD      Y6, Y6, Y6
-	VCMPPD      $0x16, Y6, Y7, Y6
-	VANDPD      Y6, Y7, Y6
-	VADDPD      Y1, Y5, Y7
-	VDIVPD      Y7, Y4, Y7
-	VMULPD      Y4, Y7, Y4
-	VSUBPD      Y4, Y6, Y4
-	VCMPPD      $0x01, Y1, Y5, Y5
-	VBLENDVPD   Y5, Y2, Y7, Y7
-	VBLENDVPD   Y5, Y6, Y4, Y4
-	VCMPPD      $0x01, Y1, Y6, Y5
-	VBLENDVPD   Y5, Y2, Y7, Y7
-	VBLENDVPD   Y5, Y2, Y4, Y4
-	VCMPPD      $0x01, Y2, Y7, Y5
-	VBLENDVPD   Y5, Y2, Y7, Y7
-	VBLENDVPD   Y5, Y6, Y4, Y4
-	VCMPPD      $0x01, Y1, Y4, Y5
-	VBLENDVPD   Y5, Y1, Y4, Y4
-	VMOVUPD     Y7, (AX)(SI*1)
-	VMOVUPD     Y4, (CX)(SI*1)
-	ADDQ        $0x20, SI
-	JMP         channelBlocksPyAsm_loop
+	CMPQ      SI, R8
+	JAE       channelBlocksPyAsm_done
+	LEAQ      (BX)(SI*1), R9
+	VMOVUPD   (R9), Y3
+	LEAQ      (DX)(SI*1), R9
+	VMOVUPD   (R9), Y4
+	VSUBPD    Y4, Y3, Y3
+	LEAQ      (BX)(SI*1), R9
+	VMOVUPD   (R9)(DI*1), Y4
+	LEAQ      (DX)(SI*1), R9
+	VMOVUPD   (R9)(DI*1), Y5
+	VSUBPD    Y5, Y4, Y4
+	LEAQ      (BX)(SI*1), R9
+	VMOVUPD   (R9)(DI*2), Y5
+	LEAQ      (DX)(SI*1), R9
+	VMOVUPD   (R9)(DI*2), Y6
+	VSUBPD    Y6, Y5, Y5
+	LEAQ      (BX)(SI*1), R9
+	LEAQ      (R9)(DI*2), R9
+	VMOVUPD   (R9)(DI*1), Y6
+	LEAQ      (DX)(SI*1), R9
+	LEAQ      (R9)(DI*2), R9
+	VMOVUPD   (R9)(DI*1), Y7
+	VSUBPD    Y7, Y6, Y6
+	LEAQ      (BX)(SI*1), R9
+	VMOVUPD   (R9)(DI*4), Y7
+	LEAQ      (DX)(SI*1), R9
+	VMOVUPD   (R9)(DI*4), Y8
+	VSUBPD    Y8, Y7, Y7
+	VDIVPD    Y0, Y3, Y3
+	VDIVPD    Y0, Y4, Y4
+	VDIVPD    Y0, Y5, Y5
+	VMULPD    Y3, Y3, Y8
+	VSUBPD    Y8, Y5, Y5
+	VDIVPD    Y0, Y6, Y6
+	VMULPD    Y4, Y4, Y8
+	VSUBPD    Y8, Y6, Y6
+	VDIVPD    Y0, Y7, Y7
+	VMULPD    Y4, Y3, Y3
+	VSUBPD    Y3, Y7, Y3
+	VCMPPD    $0x01, Y2, Y5, Y4
+	VCMPPD    $0x01, Y2, Y6, Y7
+	VORPD     Y7, Y4, Y4
+	VBLENDVPD Y4, Y2, Y3, Y3
+	VXORPD    Y4, Y4, Y4
+	VCMPPD    $0x16, Y4, Y5, Y4
+	VANDPD    Y4, Y5, Y4
+	VXORPD    Y5, Y5, Y5
+	VCMPPD    $0x16, Y5, Y6, Y5
+	VANDPD    Y5, Y6, Y5
+	VADDPD    Y1, Y4, Y6
+	VDIVPD    Y6, Y3, Y6
+	VMULPD    Y3, Y6, Y3
+	VSUBPD    Y3, Y5, Y3
+	VCMPPD    $0x01, Y1, Y4, Y4
+	VBLENDVPD Y4, Y2, Y6, Y6
+	VBLENDVPD Y4, Y5, Y3, Y3
+	VCMPPD    $0x01, Y1, Y5, Y4
+	VBLENDVPD Y4, Y2, Y6, Y6
+	VBLENDVPD Y4, Y2, Y3, Y3
+	VCMPPD    $0x01, Y2, Y6, Y4
+	VBLENDVPD Y4, Y2, Y6, Y6
+	VBLENDVPD Y4, Y5, Y3, Y3
+	VCMPPD    $0x01, Y1, Y3, Y4
+	VBLENDVPD Y4, Y1, Y3, Y3
+	VMOVUPD   Y6, (AX)(SI*1)
+	VMOVUPD   Y3, (CX)(SI*1)
+	ADDQ      $0x20, SI
+	JMP       channelBlocksPyAsm_loop
 
 channelBlocksPyAsm_done:
 	VZEROUPPER
 	RET
 
-// func channelBlocksVecAsm(gs []float64, svs []float64, top []float64, bot []float64, c *[2]float64)
+// func channelBlocksVecAsm(gs []float64, svs []float64, top []float64, bot []float64, st int, c *[2]float64)
 // Requires: AVX
-TEXT ·channelBlocksVecAsm(SB), NOSPLIT, $0-104
+TEXT ·channelBlocksVecAsm(SB), NOSPLIT, $0-112
 	MOVQ         gs_base+0(FP), AX
 	MOVQ         svs_base+24(FP), CX
 	MOVQ         top_base+48(FP), DX
 	MOVQ         bot_base+72(FP), BX
-	MOVQ         c+96(FP), SI
-	MOVQ         gs_len+8(FP), DI
+	MOVQ         c+104(FP), SI
+	MOVQ         st+96(FP), DI
+	SHLQ         $0x03, DI
+	MOVQ         gs_len+8(FP), R8
 	VBROADCASTSD (SI), Y0
 	VBROADCASTSD 8(SI), Y1
 	VXORPD       Y2, Y2, Y2
 	XORQ         SI, SI
-	SHLQ         $0x03, DI
+	SHLQ         $0x03, R8
 
 channelBlocksVecAsm_loop:
-	CMPQ        SI, DI
-	JAE         channelBlocksVecAsm_done
-	LEAQ        (SI)(SI*4), R8
-	VMOVSD      (BX)(R8*1), X3
-	VMOVHPD     40(BX)(R8*1), X3, X3
-	VMOVSD      80(BX)(R8*1), X4
-	VMOVHPD     120(BX)(R8*1), X4, X4
-	VINSERTF128 $0x01, X4, Y3, Y4
-	VMOVSD      (DX)(R8*1), X3
-	VMOVHPD     40(DX)(R8*1), X3, X3
-	VMOVSD      80(DX)(R8*1), X5
-	VMOVHPD     120(DX)(R8*1), X5, X5
-	VINSERTF128 $0x01, X5, Y3, Y5
-	VSUBPD      Y5, Y4, Y4
-	VMOVSD      8(BX)(R8*1), X3
-	VMOVHPD     48(BX)(R8*1), X3, X3
-	VMOVSD      88(BX)(R8*1), X5
-	VMOVHPD     128(BX)(R8*1), X5, X5
-	VINSERTF128 $0x01, X5, Y3, Y5
-	VMOVSD      8(DX)(R8*1), X3
-	VMOVHPD     48(DX)(R8*1), X3, X3
-	VMOVSD      88(DX)(R8*1), X6
-	VMOVHPD     128(DX)(R8*1), X6, X6
-	VINSERTF128 $0x01, X6, Y3, Y6
-	VSUBPD      Y6, Y5, Y5
-	VMOVSD      16(BX)(R8*1), X3
-	VMOVHPD     56(BX)(R8*1), X3, X3
-	VMOVSD      96(BX)(R8*1), X6
-	VMOVHPD     136(BX)(R8*1), X6, X6
-	VINSERTF128 $0x01, X6, Y3, Y6
-	VMOVSD      16(DX)(R8*1), X3
-	VMOVHPD     56(DX)(R8*1), X3, X3
-	VMOVSD      96(DX)(R8*1), X7
-	VMOVHPD     136(DX)(R8*1), X7, X7
-	VINSERTF128 $0x01, X7, Y3, Y7
-	VSUBPD      Y7, Y6, Y6
-	VMOVSD      24(BX)(R8*1), X3
-	VMOVHPD     64(BX)(R8*1), X3, X3
-	VMOVSD      104(BX)(R8*1), X7
-	VMOVHPD     144(BX)(R8*1), X7, X7
-	VINSERTF128 $0x01, X7, Y3, Y7
-	VMOVSD      24(DX)(R8*1), X3
-	VMOVHPD     64(DX)(R8*1), X3, X3
-	VMOVSD      104(DX)(R8*1), X8
-	VMOVHPD     144(DX)(R8*1), X8, X8
-	VINSERTF128 $0x01, X8, Y3, Y8
-	VSUBPD      Y8, Y7, Y7
-	VMOVSD      32(BX)(R8*1), X3
-	VMOVHPD     72(BX)(R8*1), X3, X3
-	VMOVSD      112(BX)(R8*1), X8
-	VMOVHPD     152(BX)(R8*1), X8, X8
-	VINSERTF128 $0x01, X8, Y3, Y8
-	VMOVSD      32(DX)(R8*1), X3
-	VMOVHPD     72(DX)(R8*1), X3, X3
-	VMOVSD      112(DX)(R8*1), X9
-	VMOVHPD     152(DX)(R8*1), X9, X9
-	VINSERTF128 $0x01, X9, Y3, Y9
-	VSUBPD      Y9, Y8, Y8
-	VDIVPD      Y0, Y4, Y4
-	VDIVPD      Y0, Y5, Y5
-	VMULPD      Y4, Y0, Y9
-	VMULPD      Y5, Y9, Y9
-	VSUBPD      Y9, Y8, Y8
-	VMULPD      Y4, Y0, Y9
-	VMULPD      Y4, Y9, Y4
-	VSUBPD      Y4, Y6, Y4
-	VXORPD      Y6, Y6, Y6
-	VCMPPD      $0x16, Y6, Y4, Y6
-	VANDPD      Y6, Y4, Y4
-	VMULPD      Y5, Y0, Y6
-	VMULPD      Y5, Y6, Y5
-	VSUBPD      Y5, Y7, Y5
-	VXORPD      Y6, Y6, Y6
-	VCMPPD      $0x16, Y6, Y5, Y6
-	VANDPD      Y6, Y5, Y5
-	VADDPD      Y1, Y4, Y6
-	VDIVPD      Y6, Y8, Y6
-	VMULPD      Y8, Y6, Y7
-	VSUBPD      Y7, Y5, Y7
-	VDIVPD      Y0, Y7, Y7
-	VCMPPD      $0x01, Y1, Y4, Y4
-	VBLENDVPD   Y4, Y2, Y6, Y6
-	VBLENDVPD   Y4, Y5, Y7, Y4
-	VCMPPD      $0x01, Y1, Y5, Y7
-	VBLENDVPD   Y7, Y2, Y6, Y6
-	VBLENDVPD   Y7, Y2, Y4, Y4
-	VCMPPD      $0x01, Y2, Y6, Y7
-	VBLENDVPD   Y7, Y2, Y6, Y6
-	VBLENDVPD   Y7, Y5, Y4, Y4
-	VCMPPD      $0x02, Y1, Y4, Y5
-	VBLENDVPD   Y5, Y1, Y4, Y4
-	VMOVUPD     Y6, (AX)(SI*1)
-	VMOVUPD     Y4, (CX)(SI*1)
-	ADDQ        $0x20, SI
-	JMP         channelBlocksVecAsm_loop
+	CMPQ      SI, R8
+	JAE       channelBlocksVecAsm_done
+	LEAQ      (BX)(SI*1), R9
+	VMOVUPD   (R9), Y3
+	LEAQ      (DX)(SI*1), R9
+	VMOVUPD   (R9), Y4
+	VSUBPD    Y4, Y3, Y3
+	LEAQ      (BX)(SI*1), R9
+	VMOVUPD   (R9)(DI*1), Y4
+	LEAQ      (DX)(SI*1), R9
+	VMOVUPD   (R9)(DI*1), Y5
+	VSUBPD    Y5, Y4, Y4
+	LEAQ      (BX)(SI*1), R9
+	VMOVUPD   (R9)(DI*2), Y5
+	LEAQ      (DX)(SI*1), R9
+	VMOVUPD   (R9)(DI*2), Y6
+	VSUBPD    Y6, Y5, Y5
+	LEAQ      (BX)(SI*1), R9
+	LEAQ      (R9)(DI*2), R9
+	VMOVUPD   (R9)(DI*1), Y6
+	LEAQ      (DX)(SI*1), R9
+	LEAQ      (R9)(DI*2), R9
+	VMOVUPD   (R9)(DI*1), Y7
+	VSUBPD    Y7, Y6, Y6
+	LEAQ      (BX)(SI*1), R9
+	VMOVUPD   (R9)(DI*4), Y7
+	LEAQ      (DX)(SI*1), R9
+	VMOVUPD   (R9)(DI*4), Y8
+	VSUBPD    Y8, Y7, Y7
+	VDIVPD    Y0, Y3, Y3
+	VDIVPD    Y0, Y4, Y4
+	VMULPD    Y3, Y0, Y8
+	VMULPD    Y4, Y8, Y8
+	VSUBPD    Y8, Y7, Y7
+	VMULPD    Y3, Y0, Y8
+	VMULPD    Y3, Y8, Y3
+	VSUBPD    Y3, Y5, Y3
+	VXORPD    Y5, Y5, Y5
+	VCMPPD    $0x16, Y5, Y3, Y5
+	VANDPD    Y5, Y3, Y3
+	VMULPD    Y4, Y0, Y5
+	VMULPD    Y4, Y5, Y4
+	VSUBPD    Y4, Y6, Y4
+	VXORPD    Y5, Y5, Y5
+	VCMPPD    $0x16, Y5, Y4, Y5
+	VANDPD    Y5, Y4, Y4
+	VADDPD    Y1, Y3, Y5
+	VDIVPD    Y5, Y7, Y5
+	VMULPD    Y7, Y5, Y6
+	VSUBPD    Y6, Y4, Y6
+	VDIVPD    Y0, Y6, Y6
+	VCMPPD    $0x01, Y1, Y3, Y3
+	VBLENDVPD Y3, Y2, Y5, Y5
+	VBLENDVPD Y3, Y4, Y6, Y3
+	VCMPPD    $0x01, Y1, Y4, Y6
+	VBLENDVPD Y6, Y2, Y5, Y5
+	VBLENDVPD Y6, Y2, Y3, Y3
+	VCMPPD    $0x01, Y2, Y5, Y6
+	VBLENDVPD Y6, Y2, Y5, Y5
+	VBLENDVPD Y6, Y4, Y3, Y3
+	VCMPPD    $0x02, Y1, Y3, Y4
+	VBLENDVPD Y4, Y1, Y3, Y3
+	VMOVUPD   Y5, (AX)(SI*1)
+	VMOVUPD   Y3, (CX)(SI*1)
+	ADDQ      $0x20, SI
+	JMP       channelBlocksVecAsm_loop
 
 channelBlocksVecAsm_done:
 	VZEROUPPER
 	RET
 
-// func channelBlocksVecStrictAsm(gs []float64, svs []float64, top []float64, bot []float64, c *[2]float64)
+// func channelBlocksVecStrictAsm(gs []float64, svs []float64, top []float64, bot []float64, st int, c *[2]float64)
 // Requires: AVX
-TEXT ·channelBlocksVecStrictAsm(SB), NOSPLIT, $0-104
+TEXT ·channelBlocksVecStrictAsm(SB), NOSPLIT, $0-112
 	MOVQ         gs_base+0(FP), AX
 	MOVQ         svs_base+24(FP), CX
 	MOVQ         top_base+48(FP), DX
 	MOVQ         bot_base+72(FP), BX
-	MOVQ         c+96(FP), SI
-	MOVQ         gs_len+8(FP), DI
+	MOVQ         c+104(FP), SI
+	MOVQ         st+96(FP), DI
+	SHLQ         $0x03, DI
+	MOVQ         gs_len+8(FP), R8
 	VBROADCASTSD (SI), Y0
 	VBROADCASTSD 8(SI), Y1
 	VXORPD       Y2, Y2, Y2
 	XORQ         SI, SI
-	SHLQ         $0x03, DI
+	SHLQ         $0x03, R8
 
 channelBlocksVecStrictAsm_loop:
-	CMPQ        SI, DI
-	JAE         channelBlocksVecStrictAsm_done
-	LEAQ        (SI)(SI*4), R8
-	VMOVSD      (BX)(R8*1), X3
-	VMOVHPD     40(BX)(R8*1), X3, X3
-	VMOVSD      80(BX)(R8*1), X4
-	VMOVHPD     120(BX)(R8*1), X4, X4
-	VINSERTF128 $0x01, X4, Y3, Y4
-	VMOVSD      (DX)(R8*1), X3
-	VMOVHPD     40(DX)(R8*1), X3, X3
-	VMOVSD      80(DX)(R8*1), X5
-	VMOVHPD     120(DX)(R8*1), X5, X5
-	VINSERTF128 $0x01, X5, Y3, Y5
-	VSUBPD      Y5, Y4, Y4
-	VMOVSD      8(BX)(R8*1), X3
-	VMOVHPD     48(BX)(R8*1), X3, X3
-	VMOVSD      88(BX)(R8*1), X5
-	VMOVHPD     128(BX)(R8*1), X5, X5
-	VINSERTF128 $0x01, X5, Y3, Y5
-	VMOVSD      8(DX)(R8*1), X3
-	VMOVHPD     48(DX)(R8*1), X3, X3
-	VMOVSD      88(DX)(R8*1), X6
-	VMOVHPD     128(DX)(R8*1), X6, X6
-	VINSERTF128 $0x01, X6, Y3, Y6
-	VSUBPD      Y6, Y5, Y5
-	VMOVSD      16(BX)(R8*1), X3
-	VMOVHPD     56(BX)(R8*1), X3, X3
-	VMOVSD      96(BX)(R8*1), X6
-	VMOVHPD     136(BX)(R8*1), X6, X6
-	VINSERTF128 $0x01, X6, Y3, Y6
-	VMOVSD      16(DX)(R8*1), X3
-	VMOVHPD     56(DX)(R8*1), X3, X3
-	VMOVSD      96(DX)(R8*1), X7
-	VMOVHPD     136(DX)(R8*1), X7, X7
-	VINSERTF128 $0x01, X7, Y3, Y7
-	VSUBPD      Y7, Y6, Y6
-	VMOVSD      24(BX)(R8*1), X3
-	VMOVHPD     64(BX)(R8*1), X3, X3
-	VMOVSD      104(BX)(R8*1), X7
-	VMOVHPD     144(BX)(R8*1), X7, X7
-	VINSERTF128 $0x01, X7, Y3, Y7
-	VMOVSD      24(DX)(R8*1), X3
-	VMOVHPD     64(DX)(R8*1), X3, X3
-	VMOVSD      104(DX)(R8*1), X8
-	VMOVHPD     144(DX)(R8*1), X8, X8
-	VINSERTF128 $0x01, X8, Y3, Y8
-	VSUBPD      Y8, Y7, Y7
-	VMOVSD      32(BX)(R8*1), X3
-	VMOVHPD     72(BX)(R8*1), X3, X3
-	VMOVSD      112(BX)(R8*1), X8
-	VMOVHPD     152(BX)(R8*1), X8, X8
-	VINSERTF128 $0x01, X8, Y3, Y8
-	VMOVSD      32(DX)(R8*1), X3
-	VMOVHPD     72(DX)(R8*1), X3, X3
-	VMOVSD      112(DX)(R8*1), X9
-	VMOVHPD     152(DX)(R8*1), X9, X9
-	VINSERTF128 $0x01, X9, Y3, Y9
-	VSUBPD      Y9, Y8, Y8
-	VDIVPD      Y0, Y4, Y4
-	VDIVPD      Y0, Y5, Y5
-	VMULPD      Y4, Y0, Y9
-	VMULPD      Y5, Y9, Y9
-	VSUBPD      Y9, Y8, Y8
-	VMULPD      Y4, Y0, Y9
-	VMULPD      Y4, Y9, Y4
-	VSUBPD      Y4, Y6, Y4
-	VXORPD      Y6, Y6, Y6
-	VCMPPD      $0x16, Y6, Y4, Y6
-	VANDPD      Y6, Y4, Y4
-	VMULPD      Y5, Y0, Y6
-	VMULPD      Y5, Y6, Y5
-	VSUBPD      Y5, Y7, Y5
-	VXORPD      Y6, Y6, Y6
-	VCMPPD      $0x16, Y6, Y5, Y6
-	VANDPD      Y6, Y5, Y5
-	VADDPD      Y1, Y4, Y6
-	VDIVPD      Y6, Y8, Y6
-	VMULPD      Y8, Y6, Y7
-	VSUBPD      Y7, Y5, Y7
-	VDIVPD      Y0, Y7, Y7
-	VCMPPD      $0x01, Y1, Y4, Y4
-	VBLENDVPD   Y4, Y2, Y6, Y6
-	VBLENDVPD   Y4, Y5, Y7, Y4
-	VCMPPD      $0x01, Y1, Y5, Y7
-	VBLENDVPD   Y7, Y2, Y6, Y6
-	VBLENDVPD   Y7, Y2, Y4, Y4
-	VCMPPD      $0x01, Y2, Y6, Y7
-	VBLENDVPD   Y7, Y2, Y6, Y6
-	VBLENDVPD   Y7, Y5, Y4, Y4
-	VCMPPD      $0x01, Y1, Y4, Y5
-	VBLENDVPD   Y5, Y1, Y4, Y4
-	VMOVUPD     Y6, (AX)(SI*1)
-	VMOVUPD     Y4, (CX)(SI*1)
-	ADDQ        $0x20, SI
-	JMP         channelBlocksVecStrictAsm_loop
+	CMPQ      SI, R8
+	JAE       channelBlocksVecStrictAsm_done
+	LEAQ      (BX)(SI*1), R9
+	VMOVUPD   (R9), Y3
+	LEAQ      (DX)(SI*1), R9
+	VMOVUPD   (R9), Y4
+	VSUBPD    Y4, Y3, Y3
+	LEAQ      (BX)(SI*1), R9
+	VMOVUPD   (R9)(DI*1), Y4
+	LEAQ      (DX)(SI*1), R9
+	VMOVUPD   (R9)(DI*1), Y5
+	VSUBPD    Y5, Y4, Y4
+	LEAQ      (BX)(SI*1), R9
+	VMOVUPD   (R9)(DI*2), Y5
+	LEAQ      (DX)(SI*1), R9
+	VMOVUPD   (R9)(DI*2), Y6
+	VSUBPD    Y6, Y5, Y5
+	LEAQ      (BX)(SI*1), R9
+	LEAQ      (R9)(DI*2), R9
+	VMOVUPD   (R9)(DI*1), Y6
+	LEAQ      (DX)(SI*1), R9
+	LEAQ      (R9)(DI*2), R9
+	VMOVUPD   (R9)(DI*1), Y7
+	VSUBPD    Y7, Y6, Y6
+	LEAQ      (BX)(SI*1), R9
+	VMOVUPD   (R9)(DI*4), Y7
+	LEAQ      (DX)(SI*1), R9
+	VMOVUPD   (R9)(DI*4), Y8
+	VSUBPD    Y8, Y7, Y7
+	VDIVPD    Y0, Y3, Y3
+	VDIVPD    Y0, Y4, Y4
+	VMULPD    Y3, Y0, Y8
+	VMULPD    Y4, Y8, Y8
+	VSUBPD    Y8, Y7, Y7
+	VMULPD    Y3, Y0, Y8
+	VMULPD    Y3, Y8, Y3
+	VSUBPD    Y3, Y5, Y3
+	VXORPD    Y5, Y5, Y5
+	VCMPPD    $0x16, Y5, Y3, Y5
+	VANDPD    Y5, Y3, Y3
+	VMULPD    Y4, Y0, Y5
+	VMULPD    Y4, Y5, Y4
+	VSUBPD    Y4, Y6, Y4
+	VXORPD    Y5, Y5, Y5
+	VCMPPD    $0x16, Y5, Y4, Y5
+	VANDPD    Y5, Y4, Y4
+	VADDPD    Y1, Y3, Y5
+	VDIVPD    Y5, Y7, Y5
+	VMULPD    Y7, Y5, Y6
+	VSUBPD    Y6, Y4, Y6
+	VDIVPD    Y0, Y6, Y6
+	VCMPPD    $0x01, Y1, Y3, Y3
+	VBLENDVPD Y3, Y2, Y5, Y5
+	VBLENDVPD Y3, Y4, Y6, Y3
+	VCMPPD    $0x01, Y1, Y4, Y6
+	VBLENDVPD Y6, Y2, Y5, Y5
+	VBLENDVPD Y6, Y2, Y3, Y3
+	VCMPPD    $0x01, Y2, Y5, Y6
+	VBLENDVPD Y6, Y2, Y5, Y5
+	VBLENDVPD Y6, Y4, Y3, Y3
+	VCMPPD    $0x01, Y1, Y3, Y4
+	VBLENDVPD Y4, Y1, Y3, Y3
+	VMOVUPD   Y5, (AX)(SI*1)
+	VMOVUPD   Y3, (CX)(SI*1)
+	ADDQ      $0x20, SI
+	JMP       channelBlocksVecStrictAsm_loop
 
 channelBlocksVecStrictAsm_done:
 	VZEROUPPER

@@ -75,53 +75,52 @@ func blockSAsm(s []float64, r0 []float64, r1 []float64, r2 []float64, tab *[232]
 //go:noescape
 func blockProductsSAsm(pn []float64, pd []float64, g []float64, sv []float64, s []float64, tab *[232]float64)
 
-// transposeRowsAsm writes src[i·stride + j] into dst[4j + i] for i < 4 and
-// j < n, a multiple of 4.
+// prefixT3Asm is the prefix loop of windowRowsAVX with two = false for the columns j < n (a multiple of 4,
+// starting at column 0) of the 4 rows x[i·cw+j], y[i·cw+j]: it transposes
+// each 4×4 tile in registers and adds the 5 quantities of each column to
+// the lane sums s (in and out, 4 lanes per quantity), storing them into p3
+// after each column j ≡ 2 (mod 3).
 //
 //go:noescape
-func transposeRowsAsm(dst []float64, src []float64, stride int, n int)
+func prefixT3Asm(p3 []float64, p2 []float64, x []float64, y []float64, cw int, n int, s *[20]float64)
 
-// prefix3Asm is the prefix loop of windowRowsAVX with two = false for
-// 3t columns: it writes the five prefixes of four rows at columns 3t′ (p3).
+// prefixT2Asm is the prefix loop of windowRowsAVX with two = true for the columns j < n (a multiple of 4,
+// starting at column 0) of the 4 rows x[i·cw+j], y[i·cw+j]: it transposes
+// each 4×4 tile in registers and adds the 5 quantities of each column to
+// the lane sums s (in and out, 4 lanes per quantity), storing them into p3
+// after each column j ≡ 2 (mod 3) and into p2 after each j ≡ 1.
 //
 //go:noescape
-func prefix3Asm(p3 []float64, p2 []float64, xt []float64, yt []float64, t int)
+func prefixT2Asm(p3 []float64, p2 []float64, x []float64, y []float64, cw int, n int, s *[20]float64)
 
-// prefix2Asm is the prefix loop of windowRowsAVX with two = true for
-// 3t+2 columns: it writes the five prefixes of four rows at columns 3t′
-// (p3) and 3t′+2 (p2).
-//
-//go:noescape
-func prefix2Asm(p3 []float64, p2 []float64, xt []float64, yt []float64, t int)
-
-// vertAcc4Asm is the last loop of windowRowsAVX for entries e < n, a
-// multiple of 4: with prev = vert[:e5] and cur_i = vert[(i+1)·e5:], it adds
-// the window row sums hi[4e+i] − lo[4e+i] of rows i = 0…3 to the running
-// vertical prefix.
+// vertAcc4Asm is the last loop of windowRowsAVX for one quantity and the
+// blocks c < n, a multiple of 4: with prev = vert[:e5] and cur_i =
+// vert[(i+1)·e5:], it adds the window row sums hi[20c+i] − lo[20c+i] of
+// rows i = 0…3 to the running vertical prefix at c.
 //
 //go:noescape
 func vertAcc4Asm(vert []float64, e5 int, hi []float64, lo []float64, n int)
 
 // channelBlocksPyAsm is the vector loop of channelBlocksAVX (kernels_amd64.go) for
 // len(gs), a multiple of 4, blocks with vifvec = false: the window sums of block c
-// are bot[5c+q] − top[5c+q], c the window size ww and tol.
+// are bot[q·st+c] − top[q·st+c], c the window size ww and tol.
 //
 //go:noescape
-func channelBlocksPyAsm(gs []float64, svs []float64, top []float64, bot []float64, c *[2]float64)
+func channelBlocksPyAsm(gs []float64, svs []float64, top []float64, bot []float64, st int, c *[2]float64)
 
 // channelBlocksVecAsm is the vector loop of channelBlocksAVX (kernels_amd64.go) for
 // len(gs), a multiple of 4, blocks with vifvec = true, strictClamp = false: the window sums of block c
-// are bot[5c+q] − top[5c+q], c the window size ww and tol.
+// are bot[q·st+c] − top[q·st+c], c the window size ww and tol.
 //
 //go:noescape
-func channelBlocksVecAsm(gs []float64, svs []float64, top []float64, bot []float64, c *[2]float64)
+func channelBlocksVecAsm(gs []float64, svs []float64, top []float64, bot []float64, st int, c *[2]float64)
 
 // channelBlocksVecStrictAsm is the vector loop of channelBlocksAVX (kernels_amd64.go) for
 // len(gs), a multiple of 4, blocks with vifvec = true, strictClamp = true: the window sums of block c
-// are bot[5c+q] − top[5c+q], c the window size ww and tol.
+// are bot[q·st+c] − top[q·st+c], c the window size ww and tol.
 //
 //go:noescape
-func channelBlocksVecStrictAsm(gs []float64, svs []float64, top []float64, bot []float64, c *[2]float64)
+func channelBlocksVecStrictAsm(gs []float64, svs []float64, top []float64, bot []float64, st int, c *[2]float64)
 
 // pixelFactorsAsm is pixelFactorsRowGo for len(a), a multiple of 4, windows:
 // both branches of pixelFactors are computed and blended; c holds 1, 0.5,

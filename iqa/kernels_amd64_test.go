@@ -189,21 +189,54 @@ func TestSIMDKernelsWindowRows(t *testing.T) {
 			cw := cols + 3
 			x, y := randSlice(rng, 6*cw), randSlice(rng, 6*cw)
 			T := cols / blockM
-			run := func(f func(vert, x, y []float64, xoff, cw, n, cols, m int, two bool, p3, p2, buf []float64)) []float64 {
+			run := func(f func(vert, x, y []float64, xoff, cw, n, cols, m int, two bool, p3, p2 []float64)) []float64 {
 				vert := randSlice(rng, 5*5*nc)
 				for i := 5 * nc; i < len(vert); i++ {
 					vert[i] = 0
 				}
-				f(vert, x, y, cw+1, cw, 4, cols, m, two, make([]float64, 20*(T+1)), make([]float64, 20*(T+1)), make([]float64, 8*cols))
+				f(vert, x, y, cw+1, cw, 4, cols, m, two, make([]float64, 20*(T+1)), make([]float64, 20*(T+1)))
 				return vert
 			}
 			rng = rand.New(rand.NewPCG(uint64(nc), uint64(win)))
-			got := run(func(vert, x, y []float64, xoff, cw, n, cols, m int, two bool, p3, p2, buf []float64) {
-				windowRowsAVX(vert, x, y, xoff, cw, cols, m, two, p3, p2, buf)
+			got := run(func(vert, x, y []float64, xoff, cw, n, cols, m int, two bool, p3, p2 []float64) {
+				windowRowsAVX(vert, x, y, xoff, cw, cols, m, two, p3, p2)
 			})
 			rng = rand.New(rand.NewPCG(uint64(nc), uint64(win)))
 			want := run(windowRowsGo)
 			sameBits(t, "windowRows", got, want)
+		}
+	}
+}
+
+// TestSIMDWindowSumsBitIdentical compares the whole window sums and
+// channel estimates of the vector and scalar kernels on bands of every
+// small height and width (rows not a multiple of the 4-row groups, ragged
+// block columns, one kept block row or column) for each window side.
+func TestSIMDWindowSumsBitIdentical(t *testing.T) {
+	needAVX(t)
+	defer func() { simdKernels = haveAVX }()
+	rng := rand.New(rand.NewPCG(23, 24))
+	for _, win := range []int{3, 5, 9, 17} {
+		off := (win/2 + blockM - 1) / blockM
+		for a := 2*off + 1; a <= 2*off+6; a++ {
+			for b := 2*off + 1; b <= 2*off+9; b++ {
+				cw, ch := blockM*b, blockM*a
+				x, y := randImage(rng, cw, ch), randImage(rng, cw, ch)
+				ws := newWaveWorkspace(cw, ch, 1)
+				_, _, rows, _, nr, nc := ws.windowGeometry(cw, ch, win)
+				var got [2][]float64
+				for i, simd := range []bool{true, false} {
+					simdKernels = simd
+					ws.windowSums(x, y, cw, ch, win)
+					ws.channel(cw, ch, win, paramsVCRPy)
+					got[i] = append(append(append([]float64(nil), ws.vert[:5*(rows+1)*nc]...), ws.g[:nr*nc]...), ws.sv[:nr*nc]...)
+				}
+				for i := range got[0] {
+					if math.Float64bits(got[0][i]) != math.Float64bits(got[1][i]) {
+						t.Fatalf("%s: [%d] = %v with the vector kernels, %v scalar", fmt.Sprintf("%d×%d win %d", cw, ch, win), i, got[0][i], got[1][i])
+					}
+				}
+			}
 		}
 	}
 }
@@ -316,9 +349,12 @@ func TestSIMDKernelsChannelBlocks(t *testing.T) {
 	for _, p := range []waveParams{paramsVCRPy, paramsVIFVec, {sigmaNSq: 0.4, tol: 1e-12, vifvec: true, strictClamp: true}} {
 		for _, nc := range []int{1, 3, 4, 7, 8, 13, 37} {
 			ww := 25.0
-			top, bot := make([]float64, 5*nc), make([]float64, 5*nc)
+			// Planes of nc blocks at stride st, as in a row of ws.vert
+			// (st = nc) or wider.
+			st := nc + rng.IntN(3)
+			top, bot := randSlice(rng, 5*st), randSlice(rng, 5*st)
 			for c := range nc {
-				u := bot[5*c:][:5]
+				var u [5]float64
 				// Window sums of a random window, or a degenerate one.
 				switch rng.IntN(6) {
 				case 0: // flat windows: zero variances, σv² clamped to tol
@@ -339,12 +375,17 @@ func TestSIMDKernelsChannelBlocks(t *testing.T) {
 						u[4] += x[i] * y[i]
 					}
 				}
+				for q := range u {
+					if rng.IntN(2) == 0 {
+						top[q*st+c] = 0 // a window sum from the first row
+					}
+					bot[q*st+c] = top[q*st+c] + u[q]
+				}
 			}
-			buf := make([]float64, 5*nc)
 			gg, gs := make([]float64, nc), make([]float64, nc)
 			wg, ws := make([]float64, nc), make([]float64, nc)
-			channelBlocksAVX(gg, gs, top, bot, ww, p, buf)
-			channelBlocksGo(wg, ws, top, bot, ww, p, buf)
+			channelBlocksAVX(gg, gs, top, bot, st, ww, p)
+			channelBlocksGo(wg, ws, top, bot, st, ww, p)
 			sameBits(t, "channelBlocks g", gg, wg)
 			sameBits(t, "channelBlocks sv", gs, ws)
 		}

@@ -44,12 +44,12 @@ func blockProductsS(pn, pd, s, g, sv []float64, lam *[9]float64, sigmaNSq float6
 	blockProductsSGo(pn, pd, s, g, sv, lam, sigmaNSq)
 }
 
-func windowRows(vert, x, y []float64, xoff, cw, n, cols, m int, two bool, p3, p2, buf []float64) {
-	windowRowsGo(vert, x, y, xoff, cw, n, cols, m, two, p3, p2, buf)
+func windowRows(vert, x, y []float64, xoff, cw, n, cols, m int, two bool, p3, p2 []float64) {
+	windowRowsGo(vert, x, y, xoff, cw, n, cols, m, two, p3, p2)
 }
 
-func channelBlocks(gs, svs, top, bot []float64, ww float64, p waveParams, buf []float64) {
-	channelBlocksGo(gs, svs, top, bot, ww, p, buf)
+func channelBlocks(gs, svs, top, bot []float64, st int, ww float64, p waveParams) {
+	channelBlocksGo(gs, svs, top, bot, st, ww, p)
 }
 
 func pixelFactorsRow(a, b, d []float64) { pixelFactorsRowGo(a, b, d) }

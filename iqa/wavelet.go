@@ -418,12 +418,16 @@ func (ws *waveWorkspace) subband(x []float64, cw, ch, win int, g *gsmModel, sAll
 	return sumNum / k, sumDen / k
 }
 
-// vertAccGo writes prev[i] + (hi[i] − lo[i]) into cur[i] (all the same length).
-func vertAccGo(cur, prev, hi, lo []float64) {
-	n := len(cur)
-	prev, hi, lo = prev[:n], hi[:n], lo[:n]
-	for i := range cur {
-		cur[i] = prev[i] + (hi[i] - lo[i])
+// vertAccGo writes prev[q·nc+c] + (hi[5c+q] − lo[5c+q]) into cur[q·nc+c]
+// for the 5 quantities q and blocks c < nc: the prefixes hi and lo hold the
+// quantities of a position together, the vertical prefixes cur and prev
+// one plane of nc blocks per quantity.
+func vertAccGo(cur, prev, hi, lo []float64, nc int) {
+	cur, prev, hi, lo = cur[:5*nc], prev[:5*nc], hi[:5*nc], lo[:5*nc]
+	for q := range 5 {
+		for c := range nc {
+			cur[q*nc+c] = prev[q*nc+c] + (hi[5*c+q] - lo[5*c+q])
+		}
 	}
 }
 
@@ -519,15 +523,16 @@ func blockProductsSGo(pn, pd, s, g, sv []float64, lam *[9]float64, sigmaNSq floa
 }
 
 // windowRowsGo adds n ≤ 4 rows of window row sums to the vertical prefix
-// vert (rows of 5·nc entries; row 0 is the sum so far, rows 1…n are
-// written). Input row i is x[xoff + i·cw:][:cols] (likewise y). Per row it
+// vert (rows of 5·nc entries, one plane of nc blocks per quantity; row 0
+// is the sum so far, rows 1…n are written). Input row i is
+// x[xoff + i·cw:][:cols] (likewise y). Per row it
 // forms horizontal prefix sums of x, y, x², y², xy, kept only where a window
 // starts or ends — at columns 3t (p3) and, when two (w ≡ 2 mod 3), 3t+2
 // (p2) — and adds each block's window row sums hi − lo, the window of
 // block c spanning columns [3c, 3c+w), w = 3m (+2 when two). p3 and p2
-// hold at least 5·(cols/3+1) samples, buf is scratch for the vectorised
-// version (20·(cols/3+1) in p3 and p2, 8·cols in buf).
-func windowRowsGo(vert, x, y []float64, xoff, cw, n, cols, m int, two bool, p3, p2, buf []float64) {
+// hold at least 5·(cols/3+1) samples (20·(cols/3+1) for the vectorised
+// version).
+func windowRowsGo(vert, x, y []float64, xoff, cw, n, cols, m int, two bool, p3, p2 []float64) {
 	T := cols / blockM
 	nc := len(vert) / (5 * (n + 1))
 	p3 = p3[:5*(T+1)]
@@ -584,25 +589,25 @@ func windowRowsGo(vert, x, y []float64, xoff, cw, n, cols, m int, two bool, p3, 
 		}
 		prev := vert[5*rr*nc:][:5*nc]
 		cur := vert[5*(rr+1)*nc:][:5*nc]
-		// Window row sums hi − lo of block c, for all 5 quantities at
-		// once: the prefixes are stored 5 per position, so the window of
-		// block c ends 5·m entries after it starts.
-		vertAccGo(cur, prev, hiArr[5*m:][:5*nc], p3[:5*nc])
+		// Window row sums hi − lo of block c: the prefixes are stored 5
+		// per position, so the window of block c ends 5·m entries after
+		// it starts.
+		vertAccGo(cur, prev, hiArr[5*m:][:5*nc], p3[:5*nc], nc)
 	}
 }
 
 // channelBlocksGo estimates the distortion channel of the blocks of one
 // block row: gain gs[c] and noise variance svs[c] from the window sums
-// bot[5c+q] − top[5c+q] of x, y, x², y², xy over ww samples. buf is scratch
-// for the vectorised version (5·len(gs) samples).
-func channelBlocksGo(gs, svs, top, bot []float64, ww float64, p waveParams, buf []float64) {
-	svs = svs[:len(gs)]
+// bot[q·st+c] − top[q·st+c] of the quantities q = x, y, x², y², xy over ww
+// samples.
+func channelBlocksGo(gs, svs, top, bot []float64, st int, ww float64, p waveParams) {
+	n := len(gs)
+	svs = svs[:n]
+	_, _ = top[4*st+n-1], bot[4*st+n-1]
 	tol := p.tol
 	for c := range gs {
-		t := top[5*c:][:5]
-		u := bot[5*c:][:5]
-		sx, sy := u[0]-t[0], u[1]-t[1]
-		sxx, syy, sxy := u[2]-t[2], u[3]-t[3], u[4]-t[4]
+		sx, sy := bot[c]-top[c], bot[st+c]-top[st+c]
+		sxx, syy, sxy := bot[2*st+c]-top[2*st+c], bot[3*st+c]-top[3*st+c], bot[4*st+c]-top[4*st+c]
 		muX, muY := sx/ww, sy/ww
 		var g, sv float64
 		if p.vifvec {
@@ -653,7 +658,7 @@ func channelBlocksGo(gs, svs, top, bot []float64, ww float64, p waveParams, buf 
 }
 
 // windowSums fills ws.vert with the vertical prefix sums of the window row
-// sums of x, y, x², y², xy (x the reference band, y the distorted one, both
+// sums of x, y, x², y², xy (per row one plane of nc blocks per quantity) (x the reference band, y the distorted one, both
 // cw×ch) for the win×win windows of the kept blocks, which channel reads.
 // The window of a kept block is centred on its centre pixel and never leaves
 // the band, so the reflect padding of the reference never comes into play.
@@ -676,7 +681,7 @@ func (ws *waveWorkspace) windowSums(x, y []float64, cw, ch, win int) {
 			// row before them.
 			rr, n = rows-4, 4
 		}
-		windowRows(vert[5*rr*nc:][:5*(n+1)*nc], x, y, (r0+rr)*cw+c0, cw, n, cols, m, two, ws.pre, ws.pre2, ws.tmp)
+		windowRows(vert[5*rr*nc:][:5*(n+1)*nc], x, y, (r0+rr)*cw+c0, cw, n, cols, m, two, ws.pre, ws.pre2)
 	}
 }
 
@@ -705,6 +710,6 @@ func (ws *waveWorkspace) channel(cw, ch, win int, p waveParams) {
 	for r := range nr {
 		top := vert[5*blockM*r*nc:][:5*nc]
 		bot := vert[5*(blockM*r+win)*nc:][:5*nc]
-		channelBlocks(ws.g[r*nc:][:nc], ws.sv[r*nc:][:nc], top, bot, ww, p, ws.tmp)
+		channelBlocks(ws.g[r*nc:][:nc], ws.sv[r*nc:][:nc], top, bot, nc, ww, p)
 	}
 }

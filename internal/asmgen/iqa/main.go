@@ -25,6 +25,8 @@
 package main
 
 import (
+	"fmt"
+
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
@@ -132,93 +134,98 @@ func transpose4(a, b, c, d VecVirtual) (VecVirtual, VecVirtual, VecVirtual, VecV
 	return c0, c1, c2, c3
 }
 
-// windowRows: the three vector loops of windowRowsAVX.
+// windowRows: the two vector loops of windowRowsAVX.
 func windowRows() {
-	TEXT("transposeRowsAsm", NOSPLIT, "func(dst, src []float64, stride, n int)")
-	Pragma("noescape")
-	Doc("transposeRowsAsm writes src[i·stride + j] into dst[4j + i] for i < 4 and",
-		"j < n, a multiple of 4.")
-	{
-		dst, src := base("dst"), base("src")
-		stride := count("stride", false)
-		SHLQ(Imm(3), stride)
-		var rr [4]Mem
-		rr[0] = src
-		for i := 1; i < 4; i++ {
-			rr[i] = Mem{Base: GP64()}
-			MOVQ(rr[i-1].Base, rr[i].Base)
-			ADDQ(stride, rr[i].Base)
-		}
-		d := GP64()
-		MOVQ(dst.Base, d)
-		n := count("n", false)
-		loop("transposeRows", n, 4, func(o GPVirtual) {
-			c0, c1, c2, c3 := transpose4(ld(rr[0], o, 0), ld(rr[1], o, 0), ld(rr[2], o, 0), ld(rr[3], o, 0))
-			for i, c := range []VecVirtual{c0, c1, c2, c3} {
-				VMOVUPD(c, Mem{Base: d}.Offset(32*i))
-			}
-			ADDQ(Imm(128), d)
-		})
-	}
-
 	for _, two := range []bool{false, true} {
-		name := map[bool]string{false: "prefix3Asm", true: "prefix2Asm"}[two]
-		TEXT(name, NOSPLIT, "func(p3, p2, xt, yt []float64, t int)")
+		name := map[bool]string{false: "prefixT3Asm", true: "prefixT2Asm"}[two]
+		TEXT(name, NOSPLIT, "func(p3, p2, x, y []float64, cw, n int, s *[20]float64)")
 		Pragma("noescape")
-		if two {
-			Doc("prefix2Asm is the prefix loop of windowRowsAVX with two = true for",
-				"3t+2 columns: it writes the five prefixes of four rows at columns 3t′",
-				"(p3) and 3t′+2 (p2).")
-		} else {
-			Doc("prefix3Asm is the prefix loop of windowRowsAVX with two = false for",
-				"3t columns: it writes the five prefixes of four rows at columns 3t′ (p3).")
-		}
-		p3, p2, xt, yt := base("p3"), base("p2"), base("xt"), base("yt")
+		Doc(name+" is the prefix loop of windowRowsAVX with two = "+map[bool]string{false: "false", true: "true"}[two]+
+			" for the columns j < n (a multiple of 4,",
+			"starting at column 0) of the 4 rows x[i·cw+j], y[i·cw+j]: it transposes",
+			"each 4×4 tile in registers and adds the 5 quantities of each column to",
+			"the lane sums s (in and out, 4 lanes per quantity), storing them into p3",
+			"after each column j ≡ 2 (mod 3)"+map[bool]string{false: ".", true: " and into p2 after each j ≡ 1."}[two])
+		p3, p2, x, y := base("p3"), base("p2"), base("x"), base("y")
 		_ = p2
-		t := count("t", false)
-		var s [5]VecVirtual
-		for i := range s {
-			s[i] = YMM()
-			VXORPD(s[i], s[i], s[i])
+		cw := count("cw", false)
+		SHLQ(Imm(3), cw)
+		sp := ptr("s")
+		var sv [5]VecVirtual
+		for i := range sv {
+			sv[i] = YMM()
+			VMOVUPD(sp.Offset(32*i), sv[i])
 		}
-		store := func(P Mem) {
-			for i := range s {
-				VMOVUPD(s[i], P.Offset(32*i))
-			}
-		}
-		store(p3)
-		ADDQ(Imm(160), p3.Base)
-		step := func() { // one column j: X = xt[4j:], Y = yt[4j:]
-			X, Y := YMM(), YMM()
-			VMOVUPD(xt, X)
-			VMOVUPD(yt, Y)
-			VADDPD(X, s[0], s[0])
-			VADDPD(Y, s[1], s[1])
-			VADDPD(mul(X, X), s[2], s[2])
-			VADDPD(mul(Y, Y), s[3], s[3])
-			VADDPD(mul(X, Y), s[4], s[4])
-			ADDQ(Imm(32), xt.Base)
-			ADDQ(Imm(32), yt.Base)
-		}
+		k := GP64() // column index mod 3
+		XORQ(k, k)
+		n := count("n", false)
+		off := GP64()
+		XORQ(off, off)
+		SHLQ(Imm(3), n)
 		Label(name + "_loop")
-		TESTQ(t, t)
-		JZ(LabelRef(name + "_tail"))
-		step()
-		step()
-		if two {
-			store(p2)
-			ADDQ(Imm(160), p2.Base)
+		CMPQ(off, n)
+		JAE(LabelRef(name + "_done"))
+		// tile returns the columns of the 4×4 tile of rows base+i·cw at
+		// off: t0 = a0 a1 | c0 c1, t1 = b0 b1 | d0 d1, t2 = a2 a3 | c2 c3,
+		// t3 = b2 b3 | d2 d3 from 128-bit loads, then one unpack per column.
+		tile := func(b Mem) [4]VecVirtual {
+			pa, pc := GP64(), GP64()
+			LEAQ(b.Idx(off, 1), pa)
+			LEAQ(Mem{Base: pa, Index: cw, Scale: 2}, pc)
+			half := func(lo, hi Mem) VecVirtual {
+				x := XMM()
+				VMOVUPD(lo, x)
+				y := YMM()
+				VINSERTF128(Imm(1), hi, x.AsY(), y)
+				return y
+			}
+			t0 := half(Mem{Base: pa}, Mem{Base: pc})
+			t1 := half(Mem{Base: pa, Index: cw, Scale: 1}, Mem{Base: pc, Index: cw, Scale: 1})
+			t2 := half(Mem{Base: pa}.Offset(16), Mem{Base: pc}.Offset(16))
+			t3 := half(Mem{Base: pa, Index: cw, Scale: 1}.Offset(16), Mem{Base: pc, Index: cw, Scale: 1}.Offset(16))
+			var c [4]VecVirtual
+			for i := range c {
+				c[i] = YMM()
+			}
+			VUNPCKLPD(t1, t0, c[0])
+			VUNPCKHPD(t1, t0, c[1])
+			VUNPCKLPD(t3, t2, c[2])
+			VUNPCKHPD(t3, t2, c[3])
+			return c
 		}
-		step()
-		store(p3)
-		ADDQ(Imm(160), p3.Base)
-		DECQ(t)
+		X := tile(x)
+		Y := tile(y)
+		store := func(P Mem) {
+			for i := range sv {
+				VMOVUPD(sv[i], P.Offset(32*i))
+			}
+			ADDQ(Imm(160), P.Base)
+		}
+		for col := range 4 {
+			VADDPD(X[col], sv[0], sv[0])
+			VADDPD(Y[col], sv[1], sv[1])
+			VADDPD(mul(X[col], X[col]), sv[2], sv[2])
+			VADDPD(mul(Y[col], Y[col]), sv[3], sv[3])
+			VADDPD(mul(X[col], Y[col]), sv[4], sv[4])
+			l := fmt.Sprintf("%s_c%d", name, col)
+			if two {
+				CMPQ(k, Imm(1))
+				JNE(LabelRef(l + "_n2"))
+				store(p2)
+				Label(l + "_n2")
+			}
+			CMPQ(k, Imm(2))
+			JNE(LabelRef(l + "_n3"))
+			store(p3)
+			MOVQ(I64(-1), k)
+			Label(l + "_n3")
+			INCQ(k)
+		}
+		ADDQ(Imm(32), off)
 		JMP(LabelRef(name + "_loop"))
-		Label(name + "_tail")
-		if two {
-			step()
-			step()
-			store(p2)
+		Label(name + "_done")
+		for i := range sv {
+			VMOVUPD(sv[i], sp.Offset(32*i))
 		}
 		VZEROUPPER()
 		RET()
@@ -226,10 +233,10 @@ func windowRows() {
 
 	TEXT("vertAcc4Asm", NOSPLIT, "func(vert []float64, e5 int, hi, lo []float64, n int)")
 	Pragma("noescape")
-	Doc("vertAcc4Asm is the last loop of windowRowsAVX for entries e < n, a",
-		"multiple of 4: with prev = vert[:e5] and cur_i = vert[(i+1)·e5:], it adds",
-		"the window row sums hi[4e+i] − lo[4e+i] of rows i = 0…3 to the running",
-		"vertical prefix.")
+	Doc("vertAcc4Asm is the last loop of windowRowsAVX for one quantity and the",
+		"blocks c < n, a multiple of 4: with prev = vert[:e5] and cur_i =",
+		"vert[(i+1)·e5:], it adds the window row sums hi[20c+i] − lo[20c+i] of",
+		"rows i = 0…3 to the running vertical prefix at c.")
 	{
 		vert := base("vert")
 		e5 := count("e5", false)
@@ -244,16 +251,17 @@ func windowRows() {
 		hi, lo := base("hi"), base("lo")
 		n := count("n", false)
 		loop("vertAcc4", n, 4, func(o GPVirtual) {
-			// hi and lo are read at four times the offset.
+			// hi and lo hold 20 samples per block (4 rows of each of the 5
+			// quantities): they are read at twenty times the offset.
 			var d [4]VecVirtual
 			for i := range d {
 				h, l := YMM(), YMM()
-				VMOVUPD(Mem{Base: hi.Base}.Offset(32*i), h)
-				VMOVUPD(Mem{Base: lo.Base}.Offset(32*i), l)
+				VMOVUPD(Mem{Base: hi.Base}.Offset(160*i), h)
+				VMOVUPD(Mem{Base: lo.Base}.Offset(160*i), l)
 				d[i] = sub(h, l)
 			}
-			ADDQ(Imm(128), hi.Base)
-			ADDQ(Imm(128), lo.Base)
+			ADDQ(U32(640), hi.Base)
+			ADDQ(U32(640), lo.Base)
 			r0, r1, r2, r3 := transpose4(d[0], d[1], d[2], d[3])
 			v := add(ld(cur[0], o, 0), r0)
 			st(v, cur[1], o, 0)
@@ -295,7 +303,7 @@ func max0(x VecVirtual) VecVirtual {
 func channelBlocks() {
 	for _, variant := range []string{"Py", "Vec", "VecStrict"} {
 		name := "channelBlocks" + variant + "Asm"
-		TEXT(name, NOSPLIT, "func(gs, svs, top, bot []float64, c *[2]float64)")
+		TEXT(name, NOSPLIT, "func(gs, svs, top, bot []float64, st int, c *[2]float64)")
 		Pragma("noescape")
 		Doc(name+" is the vector loop of channelBlocksAVX (kernels_amd64.go) for",
 			"len(gs), a multiple of 4, blocks "+map[string]string{
@@ -303,31 +311,40 @@ func channelBlocks() {
 				"Vec":       "with vifvec = true, strictClamp = false",
 				"VecStrict": "with vifvec = true, strictClamp = true",
 			}[variant]+": the window sums of block c",
-			"are bot[5c+q] − top[5c+q], c the window size ww and tol.")
+			"are bot[q·st+c] − top[q·st+c], c the window size ww and tol.")
 		gs, svs, tp, bp, cp := base("gs"), base("svs"), base("top"), base("bot"), ptr("c")
+		stb := count("st", false)
+		SHLQ(Imm(3), stb)
 		n := count("gs", true)
 		W, tol := bcast(cp), bcast(cp.Offset(8))
 		z := YMM()
 		VXORPD(z, z, z)
 		loop(name, n, 4, func(o GPVirtual) {
-			// Blocks start 5 samples apart: o5 = 5·o.
-			o5 := GP64()
-			LEAQ(Mem{Base: o, Index: o, Scale: 4}, o5)
-			// gather returns quantity q of the 4 blocks from m.
-			gather := func(m Mem, q int) VecVirtual {
-				at := func(i int) Mem { return m.Idx(o5, 1).Offset(8 * (5*i + q)) }
-				lo, hi := XMM(), XMM()
-				VMOVSD(at(0), lo)
-				VMOVHPD(at(1), lo, lo)
-				VMOVSD(at(2), hi)
-				VMOVHPD(at(3), hi, hi)
+			// plane returns quantity q of the 4 blocks from m: m + o + q·st.
+			plane := func(m Mem, q int) VecVirtual {
+				p := GP64()
+				LEAQ(m.Idx(o, 1), p)
+				var a Mem
+				switch q {
+				case 0:
+					a = Mem{Base: p}
+				case 1:
+					a = Mem{Base: p, Index: stb, Scale: 1}
+				case 2:
+					a = Mem{Base: p, Index: stb, Scale: 2}
+				case 3:
+					LEAQ(Mem{Base: p, Index: stb, Scale: 2}, p)
+					a = Mem{Base: p, Index: stb, Scale: 1}
+				default:
+					a = Mem{Base: p, Index: stb, Scale: 4}
+				}
 				y := YMM()
-				VINSERTF128(Imm(1), hi, lo.AsY(), y)
+				VMOVUPD(a, y)
 				return y
 			}
 			var q [5]VecVirtual
 			for i := range q {
-				q[i] = sub(gather(bp, i), gather(tp, i))
+				q[i] = sub(plane(bp, i), plane(tp, i))
 			}
 			sx, sy, sxx, syy, sxy := q[0], q[1], q[2], q[3], q[4]
 			muX, muY := div(sx, W), div(sy, W)

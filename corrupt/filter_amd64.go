@@ -332,3 +332,15 @@ func sym2Asm(out0, out1 []float32, rows [][]float32, wts []float32, clamp bool) 
 		combineRowsSym2Asm(out0, out1, rows, wts)
 	}
 }
+
+// zigFast fills z (len(z) even, at most noiseChunk) with the ziggurat's
+// fast-path draws from generator state st and queues the rejected ones in
+// rej (see zigFastGo, from = 0, nr = 0); it returns how many it queued.
+func zigFast(z []float32, rej *[noiseChunk]uint64, st uint64) int {
+	if !simdKernels {
+		return zigFastGo(z, 0, rej, 0, st)
+	}
+	x := len(z) &^ 7
+	nr := zigNormalsAsm(z[:x], rej[:], st, &zigW, &zigK)
+	return zigFastGo(z, x, rej, nr, st+uint64(x/2)*noiseWyInc)
+}

@@ -82,6 +82,18 @@ func noiseMixBAsm(d []float32, s []float32, z []float32, c *[2]float32)
 //go:noescape
 func noiseMixABAsm(d []float32, s []float32, z []float32, c *[2]float32)
 
+// zigNormalsAsm is zigFastGo from k = 0 with nr = 0 for len(z), a multiple of
+// 8, draws (len(rej) ≥ len(z)), eight a step: four wyrand states st + j·inc
+// (j = 1…4) in 64-bit lanes, their 128-bit products st·(st ^ mix) from four
+// 32×32-bit products, u = hi ^ lo, whose 32-bit halves h are the draws of
+// z[k], z[k+1] in that order; m = h >> 9 times w[h & 255] (gathered; m is
+// exact in float32), the sign bit h & 256 moved to bit 31; rejected draws
+// (m ≥ k[h & 255]) are queued in rej as index<<32 | h. w and k are zigW and
+// zigK. It returns the number queued; the state after it is st + len(z)/2·inc.
+//
+//go:noescape
+func zigNormalsAsm(z []float32, rej []uint64, st uint64, w *[256]float32, k *[256]uint32) int
+
 // diskRowsAsm is diskRowsGo for len(out), a multiple of 8, outputs, with the
 // rows' start offsets in S precomputed: offs[0], offs[1] are those of c_hi and
 // c_lo, then per disk row j = 1…fr those of A_hi, B_hi, A_lo, B_lo. Output x

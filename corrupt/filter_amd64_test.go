@@ -250,6 +250,54 @@ func TestSIMDNoiseMixExact(t *testing.T) {
 	})
 }
 
+// TestSIMDZigFastExact checks zigFast's vector path (zigNormalsAsm) against
+// zigFastGo: the same draws, sign bits, rejected indices and draws queued in
+// the same order, and the same generator state afterwards, over 4096 chunks
+// of every even length up to noiseChunk from random states (each chunk of
+// 1024 draws has about seven rejections), and whole noiseNormals chunks with
+// their redraws.
+func TestSIMDZigFastExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 24))
+	simdModes(t, func(mode string) {
+		var rejGot, rejWant [noiseChunk]uint64
+		zGot, zWant := make([]float32, noiseChunk), make([]float32, noiseChunk)
+		queued := 0
+		for i := range 4096 {
+			n := noiseChunk
+			if i%4 != 0 {
+				n = 2 * rng.IntN(noiseChunk/2+1)
+			}
+			st := rng.Uint64()
+			ng := zigFast(zGot[:n], &rejGot, st)
+			nw := zigFastGo(zWant[:n], 0, &rejWant, 0, st)
+			if ng != nw {
+				t.Fatalf("%s: n = %d, state %#x: %d draws queued, want %d", mode, n, st, ng, nw)
+			}
+			queued += nw
+			sameBits(t, mode+" zigFast", zGot[:n], zWant[:n])
+			for j := range nw {
+				if rejGot[j] != rejWant[j] {
+					t.Fatalf("%s: n = %d: queued draw %d = %#x, want %#x", mode, n, j, rejGot[j], rejWant[j])
+				}
+			}
+			// Whole chunks, odd lengths included, with the redraws.
+			rg, rw := noiseRand{st}, noiseRand{st}
+			m := 1 + rng.IntN(noiseChunk)
+			noiseNormals(zGot[:m], &rejGot, &rg)
+			simdKernels = false
+			noiseNormals(zWant[:m], &rejWant, &rw)
+			simdKernels = true
+			sameBits(t, mode+" noiseNormals", zGot[:m], zWant[:m])
+			if rg != rw {
+				t.Fatalf("%s: noiseNormals(%d) left state %#x, want %#x", mode, m, rg.s, rw.s)
+			}
+		}
+		if queued < 4096*3 {
+			t.Fatalf("only %d rejections in the test: the slow path is hardly exercised", queued)
+		}
+	})
+}
+
 // TestSIMDDiskRowsExact checks diskRows' vector path against diskRowsGo on
 // random prefix-sum planes and the disks of several radii.
 func TestSIMDDiskRowsExact(t *testing.T) {

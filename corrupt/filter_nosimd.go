@@ -45,6 +45,11 @@ func combineRowsSym2(out0, out1 []float32, rows [][]float32, wts []float32, clam
 // noiseMix applies normal noise draws z to s (see noiseMixGo).
 func noiseMix(d, s, z []float32, a, b float32) { noiseMixGo(d, s, z, a, b) }
 
+// zigFast fills z with the ziggurat's fast-path draws (see zigFastGo).
+func zigFast(z []float32, rej *[noiseChunk]uint64, st uint64) int {
+	return zigFastGo(z, 0, rej, 0, st)
+}
+
 // sparseRows is sparseRowsGo (see there).
 func sparseRows(dst []float32, w int, pad []float32, pw int, offs []int, wts []float32, rows [][]float32, clamp bool) {
 	sparseRowsGo(dst, w, pad, pw, offs, wts, rows, clamp)

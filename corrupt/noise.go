@@ -294,10 +294,28 @@ func noiseMixGo(d, s, z []float32, a, b float32) {
 // register, and the 0.7 % of ziggurat draws that the fast path rejects are
 // queued and redrawn afterwards, so that the hot loop makes no calls.
 func noiseNormals(z []float32, rej *[noiseChunk]uint64, r *noiseRand) {
-	nr := 0 // rej[:nr] holds k<<32 | h of each rejected draw
-	st := r.s
 	n := len(z) &^ 1
-	for k := 0; k < n; k += 2 {
+	nr := zigFast(z[:n], rej, r.s)
+	r.s += uint64(n/2) * noiseWyInc
+	if n < len(z) {
+		z[n] = r.normal()
+	}
+	for _, e := range rej[:nr] {
+		k, h := int(e>>32), uint32(e)
+		m := r.zigSlow(h>>zigMagBits, h&zigMask)
+		z[k] = math.Float32frombits(math.Float32bits(m) ^ (h&zigSignBit)<<(31-zigShift))
+	}
+}
+
+// zigFastGo is the pure-Go zigFast from draw k = from on, with nr draws
+// already queued: for k = from, from+2, … < len(z) (len(z) − from even),
+// one wyrand draw u of state st + ((k−from)/2 + 1)·inc gives the 32-bit
+// draws h = low(u) of z[k] and high(u) of z[k+1], each the ziggurat's
+// fast-path value ±m·zigW[i] (m = h >> 9, i = h & 255, sign bit 8), and
+// those with m ≥ zigK[i] are queued as k<<32 | h (in order of k) for
+// zigSlow. It returns the number queued.
+func zigFastGo(z []float32, from int, rej *[noiseChunk]uint64, nr int, st uint64) int {
+	for k := from; k+1 < len(z); k += 2 {
 		st += noiseWyInc
 		hi, lo := bits.Mul64(st, st^noiseWyMix)
 		u := hi ^ lo
@@ -315,15 +333,7 @@ func noiseNormals(z []float32, rej *[noiseChunk]uint64, r *noiseRand) {
 			nr++
 		}
 	}
-	r.s = st
-	if n < len(z) {
-		z[n] = r.normal()
-	}
-	for _, e := range rej[:nr] {
-		k, h := int(e>>32), uint32(e)
-		m := r.zigSlow(h>>zigMagBits, h&zigMask)
-		z[k] = math.Float32frombits(math.Float32bits(m) ^ (h&zigSignBit)<<(31-zigShift))
-	}
+	return nr
 }
 
 func applyGaussianNoise(dst, src *imageio.Image, p []float64, rng *rand.Rand) {

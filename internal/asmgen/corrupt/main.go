@@ -41,6 +41,7 @@ func main() {
 	combineRowsSym2("combineRowsSym2ClampAsm", true)
 	clampPlane()
 	noiseMix()
+	zigNormals()
 	diskRows()
 	glassQuantize()
 	fog()
@@ -505,6 +506,139 @@ func noiseMix() {
 			}
 		})
 	}
+}
+
+// zigNormals: zigFastGo, the ziggurat's fast path with its wyrand draws.
+func zigNormals() {
+	incs := GLOBL("zigincs", RODATA|NOPTR)
+	for j := range 4 {
+		DATA(8*j, U64(uint64(j+1)*0xa0761d6478bd642f))
+	}
+	TEXT("zigNormalsAsm", NOSPLIT, "func(z []float32, rej []uint64, st uint64, w *[256]float32, k *[256]uint32) int")
+	Pragma("noescape")
+	Doc("zigNormalsAsm is zigFastGo from k = 0 with nr = 0 for len(z), a multiple of",
+		"8, draws (len(rej) ≥ len(z)), eight a step: four wyrand states st + j·inc",
+		"(j = 1…4) in 64-bit lanes, their 128-bit products st·(st ^ mix) from four",
+		"32×32-bit products, u = hi ^ lo, whose 32-bit halves h are the draws of",
+		"z[k], z[k+1] in that order; m = h >> 9 times w[h & 255] (gathered; m is",
+		"exact in float32), the sign bit h & 256 moved to bit 31; rejected draws",
+		"(m ≥ k[h & 255]) are queued in rej as index<<32 | h. w and k are zigW and",
+		"zigK. It returns the number queued; the state after it is st + len(z)/2·inc.")
+	zp := base("z")
+	rp := base("rej")
+	n := length("z")
+	stR := Load(Param("st"), GP64())
+	wt, kt := ptr("w"), ptr("k")
+	// st + j·inc for j = 1…4 and the step 4·inc (all mod 2⁶⁴).
+	const inc, mix = 0xa0761d6478bd642f, 0xe7037ed1a0b428db
+	sv := YMM()
+	{
+		t := XMM()
+		MOVQ(stR, t)
+		VPBROADCASTQ(t, sv)
+		VPADDQ(incs, sv, sv)
+	}
+	step, mixv, lo32, m255, sgn := YMM(), YMM(), YMM(), YMM(), YMM()
+	incv := uint64(inc)
+	inc4 := incv * 4 // mod 2⁶⁴
+	VPBROADCASTQ(ConstData("zigInc4", U64(inc4)), step)
+	VPBROADCASTQ(ConstData("zigMix", U64(mix)), mixv)
+	VPBROADCASTQ(ConstData("zigLo32", U64(0xffffffff)), lo32)
+	VPBROADCASTD(ConstData("zigM255", U32(255)), m255)
+	VPBROADCASTD(ConstData("zigSign", U32(0x80000000)), sgn)
+	loc := AllocLocal(32) // the h of a step with rejections
+	nr := GP64()
+	XORQ(nr, nr)
+	off := GP64()
+	XORQ(off, off)
+	SHLQ(Imm(2), n)
+	Label("zig_loop")
+	CMPQ(off, n)
+	JAE(LabelRef("zig_done"))
+	// u = hi ^ lo of the 128-bit products a·b, a = st, b = st ^ mix.
+	a, b, a1, b1 := YMM(), YMM(), YMM(), YMM()
+	VMOVDQA(sv, a)
+	VPADDQ(step, sv, sv)
+	VPXOR(mixv, a, b)
+	VPSRLQ(Imm(32), a, a1)
+	VPSRLQ(Imm(32), b, b1)
+	p00, p01, p10, p11 := YMM(), YMM(), YMM(), YMM()
+	VPMULUDQ(b, a, p00)
+	VPMULUDQ(b1, a, p01)
+	VPMULUDQ(b, a1, p10)
+	VPMULUDQ(b1, a1, p11)
+	// mid = (p00 >> 32) + low(p01) + low(p10) < 3·2³²; lo = low(mid)<<32 | low(p00);
+	// hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32).
+	mid, t := YMM(), YMM()
+	VPSRLQ(Imm(32), p00, mid)
+	VPAND(lo32, p01, t)
+	VPADDQ(t, mid, mid)
+	VPAND(lo32, p10, t)
+	VPADDQ(t, mid, mid)
+	hi := YMM()
+	VPSRLQ(Imm(32), p01, hi)
+	VPADDQ(p11, hi, hi)
+	VPSRLQ(Imm(32), p10, t)
+	VPADDQ(t, hi, hi)
+	VPSRLQ(Imm(32), mid, t)
+	VPADDQ(t, hi, hi)
+	lo := YMM()
+	VPSLLQ(Imm(32), mid, t)
+	VPBLENDD(Imm(0xaa), t, p00, lo)
+	h := YMM()
+	VPXOR(lo, hi, h)
+	// The ziggurat's fast path on the eight 32-bit draws h.
+	idx, mg := YMM(), YMM()
+	VPAND(m255, h, idx)
+	VPSRLD(Imm(9), h, mg)
+	wv, kv, msk := YMM(), YMM(), YMM()
+	VPXOR(wv, wv, wv)
+	VPXOR(kv, kv, kv)
+	VPCMPEQD(msk, msk, msk)
+	VPGATHERDD(msk, Mem{Base: wt.Base, Index: idx, Scale: 4}, wv)
+	VPCMPEQD(msk, msk, msk)
+	VPGATHERDD(msk, Mem{Base: kt.Base, Index: idx, Scale: 4}, kv)
+	f := YMM()
+	VCVTDQ2PS(mg, f)
+	VMULPS(wv, f, f)
+	sb := YMM()
+	VPSLLD(Imm(23), h, sb)
+	VPAND(sgn, sb, sb)
+	VPXOR(sb, f, f)
+	VMOVUPS(f, zp.Idx(off, 1))
+	// Rejected where !(k > m).
+	acc := YMM()
+	VPCMPGTD(mg, kv, acc)
+	bitsR := GP32()
+	VMOVMSKPS(acc, bitsR)
+	XORL(U32(0xff), bitsR)
+	JNZ(LabelRef("zig_rej"))
+	Label("zig_next")
+	ADDQ(Imm(32), off)
+	JMP(LabelRef("zig_loop"))
+	// Queue the rejected lanes in lane order: rej[nr] = (k+j)<<32 | h_j.
+	Label("zig_rej")
+	VMOVDQU(h, loc)
+	Label("zig_rej_loop")
+	j := GP32()
+	BSFL(bitsR, j)
+	e, kk := GP64(), GP64()
+	MOVL(Mem{Base: loc.Base, Disp: loc.Disp, Index: j.As64(), Scale: 4}, e.As32())
+	MOVQ(off, kk)
+	SHRQ(Imm(2), kk)
+	ADDQ(j.As64(), kk)
+	SHLQ(Imm(32), kk)
+	ORQ(kk, e)
+	MOVQ(e, rp.Idx(nr, 8))
+	INCQ(nr)
+	LEAL(Mem{Base: bitsR.As64(), Disp: -1}, j)
+	ANDL(j, bitsR)
+	JNZ(LabelRef("zig_rej_loop"))
+	JMP(LabelRef("zig_next"))
+	Label("zig_done")
+	Store(nr, ReturnIndex(0))
+	VZEROUPPER()
+	RET()
 }
 
 // diskRows: diskRowsGo.

@@ -155,8 +155,15 @@ var zigW [zigLayers]float32
 
 // zigWedge describes the wedge of layer i for the slow path: its x range
 // [xl, xr] (xl = xr·zigK[i]/2^23, the fast path's bound), f at both ends and
-// the chord's slope (f(xl) − f(xr))/(xr − xl).
-type zigWedge struct{ xl, xr, fl, fr, slope float64 }
+// the chord's slope (f(xl) − f(xr))/(xr − xl); and the tangent of f at the
+// middle tx of the range, f(tx) + (x − tx)·ts.
+type zigWedge struct{ xl, xr, fl, fr, slope, tx, ty, ts float64 }
+
+// zigTanMargin is the relative margin by which a point must clear the
+// tangent for accept to decide by it: far above the rounding errors of
+// the tangent and of math.Exp (about 1e-15 relative), far below the
+// tangent's distance from f over most of a wedge.
+const zigTanMargin = 1e-9
 
 var zigWedges [zigLayers]zigWedge
 
@@ -169,6 +176,17 @@ func (w *zigWedge) accept(x, y float64) bool {
 		return true
 	case w.xl >= 1 && y > chord:
 		return false
+	}
+	// The tangent settles most of the rest (Marsaglia & Tsang's and
+	// McFarland's bounds on the other side): f lies below it where f is
+	// concave and above it where f is convex. The margin keeps the
+	// decision that of the exact test below.
+	tan := w.ty + (x-w.tx)*w.ts
+	switch {
+	case w.xr <= 1 && y > tan*(1+zigTanMargin):
+		return false
+	case w.xl >= 1 && y < tan*(1-zigTanMargin):
+		return true
 	}
 	return y < math.Exp(-0.5*x*x)
 }
@@ -190,7 +208,9 @@ func init() {
 		xr := float64(zigW[i]) * zigScale
 		xl := xr * float64(zigK[i]) / zigScale
 		fl, fr := math.Exp(-0.5*xl*xl), math.Exp(-0.5*xr*xr)
-		zigWedges[i] = zigWedge{xl, xr, fl, fr, (fl - fr) / (xr - xl)}
+		tx := (xl + xr) / 2
+		ty := math.Exp(-0.5 * tx * tx)
+		zigWedges[i] = zigWedge{xl, xr, fl, fr, (fl - fr) / (xr - xl), tx, ty, -tx * ty}
 	}
 }
 

@@ -508,7 +508,7 @@ func gaussWeight(k int, sigma float64) float64 {
 type wyrand uint64
 
 func (g *wyrand) next() uint64 {
-	*g += 0xa0761d6478bd642f
+	*g += wyInc
 	hi, lo := bits.Mul64(uint64(*g), uint64(*g)^0xe7037ed1a0b428db)
 	return hi ^ lo
 }
@@ -529,19 +529,18 @@ func applyGlassBlur(dst, src *imageio.Image, p []float64, rng *rand.Rand) {
 	g := wyrand(rng.Uint64())
 	n := uint64(2 * delta)
 	R, G, B := dst.Ch[0], dst.Ch[1], dst.Ch[2]
-	// The source offset of each dy, dx = −δ folded in: a table look-up
-	// instead of a multiplication per pixel.
-	var offBuf [32]int
-	dyOff := offBuf[:0]
-	if n > uint64(len(offBuf)) {
-		dyOff = make([]int, 0, n)
-	}
-	for k := range int(n) {
-		dyOff = append(dyOff, (k-delta)*w-delta)
-	}
+	// Each row's source offsets (dy·w + dx, dy, dx = −δ…δ−1, from the
+	// row's draws) first, then its copies in order.
+	offp := getInts(max(w-2*delta, 0))
+	defer putInts(offp)
+	base := -delta*w - delta
 	for range iters {
 		for y := h - delta; y > delta; y-- {
-			g = glassCopyRow(R, G, B, y*w+delta+1, y*w+w-delta, dyOff, n, g)
+			hi := y*w + w - delta
+			offs := (*offp)[:hi-(y*w+delta+1)+1]
+			glassOffs(offs, uint64(g), n, w, base)
+			g += wyrand(uint64(len(offs)) * wyInc)
+			glassCopyRow(R, G, B, hi, offs)
 		}
 	}
 	// Step 3: blur again and clip.
@@ -550,22 +549,48 @@ func applyGlassBlur(dst, src *imageio.Image, p []float64, rng *rand.Rand) {
 	}
 }
 
-// glassCopyRow does glass blur's copies for one row, x = w−δ down to δ+1
-// (plane indices hi down to lo): each draws dx and dy uniformly from
-// −δ…δ−1 (the low and high 32 bits of one draw of g, times n = 2δ, high
-// half) and copies pixel (x+dx, y+dy) to (x, y) in all three planes.
-// dyOff[dy+δ] is (dy·w − δ), the offset of the source for dx = −δ. It
-// returns the generator's state. (A function of its own so that the loop's
-// values stay in registers.)
-func glassCopyRow(R, G, B []float32, lo, hi int, dyOff []int, n uint64, g wyrand) wyrand {
-	G, B = G[:len(R)], B[:len(R)] // one bounds check per index below
-	for to := hi; to >= lo; to-- {
+// wyInc is wyrand's state step.
+const wyInc = 0xa0761d6478bd642f
+
+// glassOffsGo is the pure-Go glassOffs: offs[j] = dy·w + dx + base for the
+// draws v_j = g.next() of generator state st, j = 0, 1, …: dy = (v >> 32)·n
+// >> 32 and dx = low(v)·n >> 32, both uniform on 0…n−1 (n = 2δ ≤ 2³²).
+func glassOffsGo(offs []int, st uint64, n uint64, w, base int) {
+	g := wyrand(st)
+	for j := range offs {
 		v := g.next()
-		from := to + dyOff[(v>>32)*n>>32] + int((v&0xffffffff)*n>>32)
+		offs[j] = int((v>>32)*n>>32)*w + int((v&0xffffffff)*n>>32) + base
+	}
+}
+
+// glassCopyRow does glass blur's copies for one row, plane indices hi
+// down to hi−len(offs)+1 (x = w−δ down to δ+1): pixel to = hi − j is
+// copied from to + offs[j] in all three planes, in that order (a copy may
+// read a pixel an earlier one wrote).
+func glassCopyRow(R, G, B []float32, hi int, offs []int) {
+	G, B = G[:len(R)], B[:len(R)] // one bounds check per index below
+	for j, o := range offs {
+		to := hi - j
+		from := to + o
 		R[to], G[to], B[to] = R[from], G[from], B[from]
 	}
-	return g
 }
+
+// intPool recycles per-call int scratch buffers.
+var intPool sync.Pool
+
+// getInts returns a scratch slice of length n (contents undefined); return
+// it with putInts.
+func getInts(n int) *[]int {
+	if p, ok := intPool.Get().(*[]int); ok && cap(*p) >= n {
+		*p = (*p)[:n]
+		return p
+	}
+	s := make([]int, n)
+	return &s
+}
+
+func putInts(p *[]int) { intPool.Put(p) }
 
 // glassQuantizeGo is the pure-Go glassQuantize: every sample v becomes
 // ⌊255·v + 1e-3⌋/255 (in float64, clipped to 0…255, NaN to 0), glass blur's

@@ -344,3 +344,16 @@ func zigFast(z []float32, rej *[noiseChunk]uint64, st uint64) int {
 	nr := zigNormalsAsm(z[:x], rej[:], st, &zigW, &zigK)
 	return zigFastGo(z, x, rej, nr, st+uint64(x/2)*noiseWyInc)
 }
+
+// glassOffs writes glass blur's source offsets of one row (see
+// glassOffsGo), four at a time in assembly.
+func glassOffs(offs []int, st uint64, n uint64, w, base int) {
+	if !simdKernels || n >= 1<<32 || uint64(w) >= 1<<32 {
+		glassOffsGo(offs, st, n, w, base)
+		return
+	}
+	x := len(offs) &^ 3
+	c := [3]uint64{n, uint64(w), uint64(base)}
+	glassOffsAsm(offs[:x], st, &c)
+	glassOffsGo(offs[x:], st+uint64(x)*wyInc, n, w, base)
+}

@@ -1515,11 +1515,11 @@ noiseMixABAsm_done:
 DATA oneABbits<>+0(SB)/4, $0x3f800000
 GLOBL oneABbits<>(SB), RODATA|NOPTR, $4
 
-DATA zigincs<>+0(SB)/8, $0xa0761d6478bd642f
-DATA zigincs<>+8(SB)/8, $0x40ec3ac8f17ac85e
-DATA zigincs<>+16(SB)/8, $0xe162582d6a382c8d
-DATA zigincs<>+24(SB)/8, $0x81d87591e2f590bc
-GLOBL zigincs<>(SB), RODATA|NOPTR, $32
+DATA wyincs<>+0(SB)/8, $0xa0761d6478bd642f
+DATA wyincs<>+8(SB)/8, $0x40ec3ac8f17ac85e
+DATA wyincs<>+16(SB)/8, $0xe162582d6a382c8d
+DATA wyincs<>+24(SB)/8, $0x81d87591e2f590bc
+GLOBL wyincs<>(SB), RODATA|NOPTR, $32
 
 // func zigNormalsAsm(z []float32, rej []uint64, st uint64, w *[256]float32, k *[256]uint32) int
 // Requires: AVX, AVX2, SSE2
@@ -1532,7 +1532,7 @@ TEXT ·zigNormalsAsm(SB), NOSPLIT, $32-80
 	MOVQ         k+64(FP), DI
 	MOVQ         BX, X0
 	VPBROADCASTQ X0, Y0
-	VPADDQ       zigincs<>+0(SB), Y0, Y0
+	VPADDQ       wyincs<>+0(SB), Y0, Y0
 	VPBROADCASTQ zigInc4<>+0(SB), Y1
 	VPBROADCASTQ zigMix<>+0(SB), Y2
 	VPBROADCASTQ zigLo32<>+0(SB), Y3
@@ -1628,6 +1628,76 @@ GLOBL zigM255<>(SB), RODATA|NOPTR, $4
 
 DATA zigSign<>+0(SB)/4, $0x80000000
 GLOBL zigSign<>(SB), RODATA|NOPTR, $4
+
+// func glassOffsAsm(offs []int, st uint64, c *[3]uint64)
+// Requires: AVX, AVX2, SSE2
+TEXT ·glassOffsAsm(SB), NOSPLIT, $0-40
+	MOVQ         offs_base+0(FP), AX
+	MOVQ         offs_len+8(FP), CX
+	MOVQ         st+24(FP), DX
+	MOVQ         c+32(FP), BX
+	MOVQ         DX, X0
+	VPBROADCASTQ X0, Y0
+	VPADDQ       wyincs<>+0(SB), Y0, Y0
+	VPBROADCASTQ glassInc4<>+0(SB), Y1
+	VPBROADCASTQ glassMix<>+0(SB), Y2
+	VPBROADCASTQ glassLo32<>+0(SB), Y3
+	VPBROADCASTQ (BX), Y4
+	VPBROADCASTQ 8(BX), Y5
+	VPBROADCASTQ 16(BX), Y6
+	XORQ         DX, DX
+	SHLQ         $0x03, CX
+
+glassOffs_loop:
+	CMPQ     DX, CX
+	JAE      glassOffs_done
+	VMOVDQA  Y0, Y7
+	VPADDQ   Y1, Y0, Y0
+	VPXOR    Y2, Y7, Y8
+	VPSRLQ   $0x20, Y7, Y9
+	VPSRLQ   $0x20, Y8, Y10
+	VPMULUDQ Y8, Y7, Y11
+	VPMULUDQ Y10, Y7, Y7
+	VPMULUDQ Y8, Y9, Y8
+	VPMULUDQ Y10, Y9, Y9
+	VPSRLQ   $0x20, Y11, Y10
+	VPAND    Y3, Y7, Y12
+	VPADDQ   Y12, Y10, Y10
+	VPAND    Y3, Y8, Y12
+	VPADDQ   Y12, Y10, Y10
+	VPSRLQ   $0x20, Y7, Y7
+	VPADDQ   Y9, Y7, Y7
+	VPSRLQ   $0x20, Y8, Y12
+	VPADDQ   Y12, Y7, Y7
+	VPSRLQ   $0x20, Y10, Y12
+	VPADDQ   Y12, Y7, Y7
+	VPSLLQ   $0x20, Y10, Y12
+	VPBLENDD $0xaa, Y12, Y11, Y8
+	VPXOR    Y8, Y7, Y7
+	VPSRLQ   $0x20, Y7, Y8
+	VPMULUDQ Y4, Y8, Y8
+	VPSRLQ   $0x20, Y8, Y8
+	VPMULUDQ Y4, Y7, Y7
+	VPSRLQ   $0x20, Y7, Y7
+	VPMULUDQ Y5, Y8, Y8
+	VPADDQ   Y7, Y8, Y8
+	VPADDQ   Y6, Y8, Y8
+	VMOVDQU  Y8, (AX)(DX*1)
+	ADDQ     $0x20, DX
+	JMP      glassOffs_loop
+
+glassOffs_done:
+	VZEROUPPER
+	RET
+
+DATA glassInc4<>+0(SB)/8, $0x81d87591e2f590bc
+GLOBL glassInc4<>(SB), RODATA|NOPTR, $8
+
+DATA glassMix<>+0(SB)/8, $0xe7037ed1a0b428db
+GLOBL glassMix<>(SB), RODATA|NOPTR, $8
+
+DATA glassLo32<>+0(SB)/8, $0x00000000ffffffff
+GLOBL glassLo32<>(SB), RODATA|NOPTR, $8
 
 // func diskRowsAsm(out []float32, S []float32, offs []int)
 // Requires: AVX

@@ -94,6 +94,14 @@ func noiseMixABAsm(d []float32, s []float32, z []float32, c *[2]float32)
 //go:noescape
 func zigNormalsAsm(z []float32, rej []uint64, st uint64, w *[256]float32, k *[256]uint32) int
 
+// glassOffsAsm is glassOffsGo for len(offs), a multiple of 4, copies, four a
+// step: the wyrand draws v of states st + j·inc (j = 1, 2, …) as in zigNormalsAsm,
+// dy = (v >> 32)·n >> 32, dx = low(v)·n >> 32 and offs[j−1] = dy·w + dx + base
+// (mod 2⁶⁴), with c = (n, w, base); n and w must be below 2³².
+//
+//go:noescape
+func glassOffsAsm(offs []int, st uint64, c *[3]uint64)
+
 // diskRowsAsm is diskRowsGo for len(out), a multiple of 8, outputs, with the
 // rows' start offsets in S precomputed: offs[0], offs[1] are those of c_hi and
 // c_lo, then per disk row j = 1…fr those of A_hi, B_hi, A_lo, B_lo. Output x

@@ -298,6 +298,32 @@ func TestSIMDZigFastExact(t *testing.T) {
 	})
 }
 
+// TestSIMDGlassOffsExact checks glassOffs' vector path (glassOffsAsm)
+// against glassOffsGo for every δ of the domain and beyond, row lengths
+// around the 4-offset steps, widths up to 2³² − 1 and random states.
+func TestSIMDGlassOffsExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(29, 30))
+	simdModes(t, func(mode string) {
+		for delta := 1; delta <= 40; delta++ {
+			n := uint64(2 * delta)
+			for _, w := range []int{2*delta + 1, 97, 224, 500, 4099, 1<<32 - 1} {
+				base := -delta*w - delta
+				for _, m := range []int{0, 1, 3, 4, 5, 8, 13, 64, 222, 498} {
+					st := rng.Uint64()
+					got, want := make([]int, m), make([]int, m)
+					glassOffs(got, st, n, w, base)
+					glassOffsGo(want, st, n, w, base)
+					for j := range want {
+						if got[j] != want[j] {
+							t.Fatalf("%s: δ %d, w %d, m %d, state %#x: offs[%d] = %d, want %d", mode, delta, w, m, st, j, got[j], want[j])
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
 // TestSIMDDiskRowsExact checks diskRows' vector path against diskRowsGo on
 // random prefix-sum planes and the disks of several radii.
 func TestSIMDDiskRowsExact(t *testing.T) {

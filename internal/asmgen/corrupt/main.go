@@ -41,7 +41,9 @@ func main() {
 	combineRowsSym2("combineRowsSym2ClampAsm", true)
 	clampPlane()
 	noiseMix()
-	zigNormals()
+	incs := wyIncs()
+	zigNormals(incs)
+	glassOffs(incs)
 	diskRows()
 	glassQuantize()
 	fog()
@@ -509,11 +511,19 @@ func noiseMix() {
 }
 
 // zigNormals: zigFastGo, the ziggurat's fast path with its wyrand draws.
-func zigNormals() {
-	incs := GLOBL("zigincs", RODATA|NOPTR)
+// wyInc4 is four steps of wyrand's state, 4·0xa0761d6478bd642f mod 2⁶⁴.
+var wyInc4 = func() uint64 { inc := uint64(0xa0761d6478bd642f); return 4 * inc }()
+
+// wyIncs holds the state steps j·inc, j = 1…4, of wyrand (wyStates).
+func wyIncs() Mem {
+	incs := GLOBL("wyincs", RODATA|NOPTR)
 	for j := range 4 {
 		DATA(8*j, U64(uint64(j+1)*0xa0761d6478bd642f))
 	}
+	return incs
+}
+
+func zigNormals(incs Mem) {
 	TEXT("zigNormalsAsm", NOSPLIT, "func(z []float32, rej []uint64, st uint64, w *[256]float32, k *[256]uint32) int")
 	Pragma("noescape")
 	Doc("zigNormalsAsm is zigFastGo from k = 0 with nr = 0 for len(z), a multiple of",
@@ -530,18 +540,10 @@ func zigNormals() {
 	stR := Load(Param("st"), GP64())
 	wt, kt := ptr("w"), ptr("k")
 	// st + j·inc for j = 1…4 and the step 4·inc (all mod 2⁶⁴).
-	const inc, mix = 0xa0761d6478bd642f, 0xe7037ed1a0b428db
-	sv := YMM()
-	{
-		t := XMM()
-		MOVQ(stR, t)
-		VPBROADCASTQ(t, sv)
-		VPADDQ(incs, sv, sv)
-	}
+	const mix = 0xe7037ed1a0b428db
+	sv := wyStates(stR, incs)
 	step, mixv, lo32, m255, sgn := YMM(), YMM(), YMM(), YMM(), YMM()
-	incv := uint64(inc)
-	inc4 := incv * 4 // mod 2⁶⁴
-	VPBROADCASTQ(ConstData("zigInc4", U64(inc4)), step)
+	VPBROADCASTQ(ConstData("zigInc4", U64(wyInc4)), step)
 	VPBROADCASTQ(ConstData("zigMix", U64(mix)), mixv)
 	VPBROADCASTQ(ConstData("zigLo32", U64(0xffffffff)), lo32)
 	VPBROADCASTD(ConstData("zigM255", U32(255)), m255)
@@ -555,38 +557,10 @@ func zigNormals() {
 	Label("zig_loop")
 	CMPQ(off, n)
 	JAE(LabelRef("zig_done"))
-	// u = hi ^ lo of the 128-bit products a·b, a = st, b = st ^ mix.
-	a, b, a1, b1 := YMM(), YMM(), YMM(), YMM()
+	a := YMM()
 	VMOVDQA(sv, a)
 	VPADDQ(step, sv, sv)
-	VPXOR(mixv, a, b)
-	VPSRLQ(Imm(32), a, a1)
-	VPSRLQ(Imm(32), b, b1)
-	p00, p01, p10, p11 := YMM(), YMM(), YMM(), YMM()
-	VPMULUDQ(b, a, p00)
-	VPMULUDQ(b1, a, p01)
-	VPMULUDQ(b, a1, p10)
-	VPMULUDQ(b1, a1, p11)
-	// mid = (p00 >> 32) + low(p01) + low(p10) < 3·2³²; lo = low(mid)<<32 | low(p00);
-	// hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32).
-	mid, t := YMM(), YMM()
-	VPSRLQ(Imm(32), p00, mid)
-	VPAND(lo32, p01, t)
-	VPADDQ(t, mid, mid)
-	VPAND(lo32, p10, t)
-	VPADDQ(t, mid, mid)
-	hi := YMM()
-	VPSRLQ(Imm(32), p01, hi)
-	VPADDQ(p11, hi, hi)
-	VPSRLQ(Imm(32), p10, t)
-	VPADDQ(t, hi, hi)
-	VPSRLQ(Imm(32), mid, t)
-	VPADDQ(t, hi, hi)
-	lo := YMM()
-	VPSLLQ(Imm(32), mid, t)
-	VPBLENDD(Imm(0xaa), t, p00, lo)
-	h := YMM()
-	VPXOR(lo, hi, h)
+	h := wyProducts(a, mixv, lo32)
 	// The ziggurat's fast path on the eight 32-bit draws h.
 	idx, mg := YMM(), YMM()
 	VPAND(m255, h, idx)
@@ -637,6 +611,102 @@ func zigNormals() {
 	JMP(LabelRef("zig_next"))
 	Label("zig_done")
 	Store(nr, ReturnIndex(0))
+	VZEROUPPER()
+	RET()
+}
+
+// wyProducts returns wyrand's outputs hi ^ lo of the 128-bit products
+// a·(a ^ mix) for the four 64-bit states in a, from four
+// 32×32-bit products: with p00 = a0·b0, p01 = a0·b1, p10 = a1·b0,
+// p11 = a1·b1 (32-bit halves), mid = (p00 >> 32) + low(p01) + low(p10)
+// < 3·2³², lo = low(mid)<<32 | low(p00) and
+// hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32). mixv holds mix and
+// lo32 2³² − 1 in every 64-bit lane.
+func wyProducts(a, mixv, lo32 VecVirtual) VecVirtual {
+	b, a1, b1 := YMM(), YMM(), YMM()
+	VPXOR(mixv, a, b)
+	VPSRLQ(Imm(32), a, a1)
+	VPSRLQ(Imm(32), b, b1)
+	p00, p01, p10, p11 := YMM(), YMM(), YMM(), YMM()
+	VPMULUDQ(b, a, p00)
+	VPMULUDQ(b1, a, p01)
+	VPMULUDQ(b, a1, p10)
+	VPMULUDQ(b1, a1, p11)
+	mid, t := YMM(), YMM()
+	VPSRLQ(Imm(32), p00, mid)
+	VPAND(lo32, p01, t)
+	VPADDQ(t, mid, mid)
+	VPAND(lo32, p10, t)
+	VPADDQ(t, mid, mid)
+	hi := YMM()
+	VPSRLQ(Imm(32), p01, hi)
+	VPADDQ(p11, hi, hi)
+	VPSRLQ(Imm(32), p10, t)
+	VPADDQ(t, hi, hi)
+	VPSRLQ(Imm(32), mid, t)
+	VPADDQ(t, hi, hi)
+	lo := YMM()
+	VPSLLQ(Imm(32), mid, t)
+	VPBLENDD(Imm(0xaa), t, p00, lo)
+	u := YMM()
+	VPXOR(lo, hi, u)
+	return u
+}
+
+// wyStates loads the states st + j·inc (j = 1…4) of wyrand into a new
+// register from the 64-bit argument st and the constants zigincs.
+func wyStates(st Register, incs Mem) VecVirtual {
+	sv := YMM()
+	t := XMM()
+	MOVQ(st, t)
+	VPBROADCASTQ(t, sv)
+	VPADDQ(incs, sv, sv)
+	return sv
+}
+
+// glassOffs: glassOffsGo, the source offsets of glass blur's copies.
+func glassOffs(incs Mem) {
+	TEXT("glassOffsAsm", NOSPLIT, "func(offs []int, st uint64, c *[3]uint64)")
+	Pragma("noescape")
+	Doc("glassOffsAsm is glassOffsGo for len(offs), a multiple of 4, copies, four a",
+		"step: the wyrand draws v of states st + j·inc (j = 1, 2, …) as in zigNormalsAsm,",
+		"dy = (v >> 32)·n >> 32, dx = low(v)·n >> 32 and offs[j−1] = dy·w + dx + base",
+		"(mod 2⁶⁴), with c = (n, w, base); n and w must be below 2³².")
+	op := base("offs")
+	n := length("offs")
+	stR := Load(Param("st"), GP64())
+	cp := ptr("c")
+	sv := wyStates(stR, incs)
+	step, mixv, lo32, nv, wv, bv := YMM(), YMM(), YMM(), YMM(), YMM(), YMM()
+	VPBROADCASTQ(ConstData("glassInc4", U64(wyInc4)), step)
+	VPBROADCASTQ(ConstData("glassMix", U64(0xe7037ed1a0b428db)), mixv)
+	VPBROADCASTQ(ConstData("glassLo32", U64(0xffffffff)), lo32)
+	VPBROADCASTQ(cp, nv)
+	VPBROADCASTQ(cp.Offset(8), wv)
+	VPBROADCASTQ(cp.Offset(16), bv)
+	off := GP64()
+	XORQ(off, off)
+	SHLQ(Imm(3), n)
+	Label("glassOffs_loop")
+	CMPQ(off, n)
+	JAE(LabelRef("glassOffs_done"))
+	a := YMM()
+	VMOVDQA(sv, a)
+	VPADDQ(step, sv, sv)
+	v := wyProducts(a, mixv, lo32)
+	dy, dx, t := YMM(), YMM(), YMM()
+	VPSRLQ(Imm(32), v, t)
+	VPMULUDQ(nv, t, dy)
+	VPSRLQ(Imm(32), dy, dy)
+	VPMULUDQ(nv, v, dx)
+	VPSRLQ(Imm(32), dx, dx)
+	VPMULUDQ(wv, dy, dy)
+	VPADDQ(dx, dy, dy)
+	VPADDQ(bv, dy, dy)
+	VMOVDQU(dy, op.Idx(off, 1))
+	ADDQ(Imm(32), off)
+	JMP(LabelRef("glassOffs_loop"))
+	Label("glassOffs_done")
 	VZEROUPPER()
 	RET()
 }

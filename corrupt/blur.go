@@ -501,6 +501,15 @@ func gaussWeight(k int, sigma float64) float64 {
 	return 0
 }
 
+// addRowsGo is the pure-Go addRows: out[x] += a[x] + b[x] (the sum first)
+// for x < len(out); a and b must hold len(out) samples.
+func addRowsGo(out, a, b []float32) {
+	a, b = a[:len(out)], b[:len(out)]
+	for x := range out {
+		out[x] += a[x] + b[x]
+	}
+}
+
 // --- glass blur -----------------------------------------------------------
 
 // wyrand is Wang Yi's wyrand generator: a fast source for the per-pixel
@@ -958,14 +967,10 @@ func applyDefocusBlur(dst, src *imageio.Image, p []float64, _ *rand.Rand) {
 				out := d[y*w : (y+1)*w]
 				a, b := vrow[P+f.c:][:len(out)], vrow[P-f.c:][:len(out)]
 				if f.c == 0 {
-					for x := range out {
-						out[x] += a[x]
-					}
+					addRow(out, a)
 					continue
 				}
-				for x := range out {
-					out[x] += a[x] + b[x]
-				}
+				addRows(out, a, b)
 			}
 		}
 		for _, f := range frows {
@@ -978,16 +983,10 @@ func applyDefocusBlur(dst, src *imageio.Image, p []float64, _ *rand.Rand) {
 				}
 				corrRow(hrow, Pd[(ey+P)*pw+P-L:][:w+2*L], f.k)
 				if y0 >= 0 && y0 < h {
-					out := d[y0*w:][:len(hrow)]
-					for x, v := range hrow {
-						out[x] += v
-					}
+					addRow(d[y0*w:][:len(hrow)], hrow)
 				}
 				if y1 >= 0 && y1 < h {
-					out := d[y1*w:][:len(hrow)]
-					for x, v := range hrow {
-						out[x] += v
-					}
+					addRow(d[y1*w:][:len(hrow)], hrow)
 				}
 			}
 		}

@@ -357,3 +357,27 @@ func glassOffs(offs []int, st uint64, n uint64, w, base int) {
 	glassOffsAsm(offs[:x], st, &c)
 	glassOffsGo(offs[x:], st+uint64(x)*wyInc, n, w, base)
 }
+
+// addRows adds a[x] + b[x] to out[x] (see addRowsGo).
+func addRows(out, a, b []float32) {
+	a, b = a[:len(out)], b[:len(out)]
+	if !simdKernels {
+		addRowsGo(out, a, b)
+		return
+	}
+	x := len(out) &^ 7
+	addRowsAsm(out[:x], a, b)
+	addRowsGo(out[x:], a[x:], b[x:])
+}
+
+// addRow adds a[x] to out[x] (see addRowGo).
+func addRow(out, a []float32) {
+	a = a[:len(out)]
+	if !simdKernels {
+		addRowGo(out, a)
+		return
+	}
+	x := len(out) &^ 7
+	addRowAsm(out[:x], a)
+	addRowGo(out[x:], a[x:])
+}

@@ -1284,6 +1284,100 @@ clampPlane_done:
 	VZEROUPPER
 	RET
 
+// func addRowsAsm(out []float32, a []float32, b []float32)
+// Requires: AVX
+TEXT ·addRowsAsm(SB), NOSPLIT, $0-72
+	MOVQ out_base+0(FP), AX
+	MOVQ a_base+24(FP), CX
+	MOVQ b_base+48(FP), DX
+	MOVQ out_len+8(FP), BX
+	XORQ SI, SI
+	SHLQ $0x02, BX
+
+addRows_loop4:
+	MOVQ    SI, DI
+	ADDQ    $0x00000080, DI
+	CMPQ    DI, BX
+	JA      addRows_loop1
+	VMOVUPS (CX)(SI*1), Y0
+	VADDPS  (DX)(SI*1), Y0, Y0
+	VADDPS  (AX)(SI*1), Y0, Y0
+	VMOVUPS Y0, (AX)(SI*1)
+	VMOVUPS 32(CX)(SI*1), Y0
+	VADDPS  32(DX)(SI*1), Y0, Y0
+	VADDPS  32(AX)(SI*1), Y0, Y0
+	VMOVUPS Y0, 32(AX)(SI*1)
+	VMOVUPS 64(CX)(SI*1), Y0
+	VADDPS  64(DX)(SI*1), Y0, Y0
+	VADDPS  64(AX)(SI*1), Y0, Y0
+	VMOVUPS Y0, 64(AX)(SI*1)
+	VMOVUPS 96(CX)(SI*1), Y0
+	VADDPS  96(DX)(SI*1), Y0, Y0
+	VADDPS  96(AX)(SI*1), Y0, Y0
+	VMOVUPS Y0, 96(AX)(SI*1)
+	ADDQ    $0x00000080, SI
+	JMP     addRows_loop4
+
+addRows_loop1:
+	MOVQ    SI, DI
+	ADDQ    $0x00000020, DI
+	CMPQ    DI, BX
+	JA      addRows_done
+	VMOVUPS (CX)(SI*1), Y0
+	VADDPS  (DX)(SI*1), Y0, Y0
+	VADDPS  (AX)(SI*1), Y0, Y0
+	VMOVUPS Y0, (AX)(SI*1)
+	ADDQ    $0x00000020, SI
+	JMP     addRows_loop1
+
+addRows_done:
+	VZEROUPPER
+	RET
+
+// func addRowAsm(out []float32, a []float32)
+// Requires: AVX
+TEXT ·addRowAsm(SB), NOSPLIT, $0-48
+	MOVQ out_base+0(FP), AX
+	MOVQ a_base+24(FP), CX
+	MOVQ out_len+8(FP), DX
+	XORQ BX, BX
+	SHLQ $0x02, DX
+
+addRow_loop4:
+	MOVQ    BX, SI
+	ADDQ    $0x00000080, SI
+	CMPQ    SI, DX
+	JA      addRow_loop1
+	VMOVUPS (AX)(BX*1), Y0
+	VADDPS  (CX)(BX*1), Y0, Y0
+	VMOVUPS Y0, (AX)(BX*1)
+	VMOVUPS 32(AX)(BX*1), Y0
+	VADDPS  32(CX)(BX*1), Y0, Y0
+	VMOVUPS Y0, 32(AX)(BX*1)
+	VMOVUPS 64(AX)(BX*1), Y0
+	VADDPS  64(CX)(BX*1), Y0, Y0
+	VMOVUPS Y0, 64(AX)(BX*1)
+	VMOVUPS 96(AX)(BX*1), Y0
+	VADDPS  96(CX)(BX*1), Y0, Y0
+	VMOVUPS Y0, 96(AX)(BX*1)
+	ADDQ    $0x00000080, BX
+	JMP     addRow_loop4
+
+addRow_loop1:
+	MOVQ    BX, SI
+	ADDQ    $0x00000020, SI
+	CMPQ    SI, DX
+	JA      addRow_done
+	VMOVUPS (AX)(BX*1), Y0
+	VADDPS  (CX)(BX*1), Y0, Y0
+	VMOVUPS Y0, (AX)(BX*1)
+	ADDQ    $0x00000020, BX
+	JMP     addRow_loop1
+
+addRow_done:
+	VZEROUPPER
+	RET
+
 // func noiseMixAAsm(d []float32, s []float32, z []float32, c *[2]float32)
 // Requires: AVX, AVX2
 TEXT ·noiseMixAAsm(SB), NOSPLIT, $0-80

@@ -64,6 +64,17 @@ func combineRowsSym2ClampAsm(out0 []float32, out1 []float32, rows [][]float32, w
 //go:noescape
 func clampPlaneAsm(p []float32)
 
+// addRowsAsm is addRowsGo for len(out), a multiple of 8, samples:
+// out[x] += a[x] + b[x] (the sum first).
+//
+//go:noescape
+func addRowsAsm(out []float32, a []float32, b []float32)
+
+// addRowAsm is addRowGo for len(out), a multiple of 8, samples: out[x] += a[x].
+//
+//go:noescape
+func addRowAsm(out []float32, a []float32)
+
 // noiseMixAAsm is noiseMixGo for len(d), a multiple of 8, samples with b = 0: clamp(v + a·z), c = (a, b); the clamp works on the
 // bit patterns as noiseClamp does.
 //

@@ -324,6 +324,28 @@ func TestSIMDGlassOffsExact(t *testing.T) {
 	})
 }
 
+// TestSIMDAddRowsExact checks addRows and addRow's vector paths against
+// addRowsGo and addRowGo (the sum a + b first) on random rows of lengths
+// around the vector steps, with values whose additions round.
+func TestSIMDAddRowsExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	simdModes(t, func(mode string) {
+		for _, n := range []int{0, 1, 7, 8, 9, 31, 32, 33, 224, 501} {
+			out, a, b := randPlane(rng, n), randPlane(rng, n), randPlane(rng, n)
+			for i := range a {
+				a[i] *= 1e-3 // sums that lose bits when added in another order
+			}
+			got, want := append([]float32(nil), out...), append([]float32(nil), out...)
+			addRows(got, a, b)
+			addRowsGo(want, a, b)
+			sameBits(t, mode+" addRows", got, want)
+			addRow(got, a)
+			addRowGo(want, a)
+			sameBits(t, mode+" addRow", got, want)
+		}
+	})
+}
+
 // TestSIMDDiskRowsExact checks diskRows' vector path against diskRowsGo on
 // random prefix-sum planes and the disks of several radii.
 func TestSIMDDiskRowsExact(t *testing.T) {

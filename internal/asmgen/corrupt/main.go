@@ -40,6 +40,7 @@ func main() {
 	combineRowsSym2("combineRowsSym2Asm", false)
 	combineRowsSym2("combineRowsSym2ClampAsm", true)
 	clampPlane()
+	addRows()
 	noiseMix()
 	incs := wyIncs()
 	zigNormals(incs)
@@ -465,6 +466,38 @@ func clampPlane() {
 			VCMPPS(Imm(0x01), v, o, gt) // 1 < v
 			VBLENDVPS(gt, o, v, v)
 			VMOVUPS(v, m)
+		}
+	})
+}
+
+// addRows: addRowsGo and addRowGo, defocus blur's fold corrections.
+func addRows() {
+	TEXT("addRowsAsm", NOSPLIT, "func(out, a, b []float32)")
+	Pragma("noescape")
+	Doc("addRowsAsm is addRowsGo for len(out), a multiple of 8, samples:",
+		"out[x] += a[x] + b[x] (the sum first).")
+	o, a, b := base("out"), base("a"), base("b")
+	n := length("out")
+	blocks("addRows", n, func(off GPVirtual, w int) {
+		for j := 0; j < w; j++ {
+			v := YMM()
+			VMOVUPS(a.Idx(off, 1).Offset(32*j), v)
+			VADDPS(b.Idx(off, 1).Offset(32*j), v, v)
+			VADDPS(o.Idx(off, 1).Offset(32*j), v, v)
+			VMOVUPS(v, o.Idx(off, 1).Offset(32*j))
+		}
+	})
+	TEXT("addRowAsm", NOSPLIT, "func(out, a []float32)")
+	Pragma("noescape")
+	Doc("addRowAsm is addRowGo for len(out), a multiple of 8, samples: out[x] += a[x].")
+	o, a = base("out"), base("a")
+	n = length("out")
+	blocks("addRow", n, func(off GPVirtual, w int) {
+		for j := 0; j < w; j++ {
+			v := YMM()
+			VMOVUPS(o.Idx(off, 1).Offset(32*j), v)
+			VADDPS(a.Idx(off, 1).Offset(32*j), v, v)
+			VMOVUPS(v, o.Idx(off, 1).Offset(32*j))
 		}
 	})
 }

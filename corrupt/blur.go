@@ -915,13 +915,14 @@ func applyDefocusBlur(dst, src *imageio.Image, p []float64, _ *rand.Rand) {
 	if r >= 7 { // below r = 7 the smoothed disk stays clear of the kernel array's edge
 		fcols, frows = defocusFold(r, alias, P)
 	}
-	bufp := getF32(pw*ph + sw*ph + jw*jh + w*jh + pw)
+	bufp := getF32(pw*ph + sw*ph + jw*jh + w*jh + 2*pw)
 	defer putF32(bufp)
 	buf := *bufp
 	Pd, buf := buf[:pw*ph], buf[pw*ph:]
 	S, buf := buf[:sw*ph], buf[sw*ph:]
 	J, buf := buf[:jw*jh], buf[jw*jh:]
-	T, vrow := buf[:w*jh], buf[w*jh:w*jh+pw]
+	T, buf := buf[:w*jh], buf[w*jh:]
+	vrow, vrow2 := buf[:pw], buf[pw:2*pw]
 	var rowsBuf [32][]float32
 	for c := range 3 {
 		s := src.Ch[c]
@@ -956,21 +957,38 @@ func applyDefocusBlur(dst, src *imageio.Image, p []float64, _ *rand.Rand) {
 		// Fold correction (exact reference kernel): column profiles act at
 		// columns ±c through a vertical pass, row profiles at rows ±c through
 		// a horizontal pass, both on the extended image.
+		// The vertical pass covers columns P−c … P+c+w−1 of Pd, two
+		// output rows a sweep (combineRowsSym2: the same sums as
+		// combineRows); vrow[x] and vrow[2c+x] act on column x.
 		for _, f := range fcols {
-			L := len(f.k) / 2
-			rs := rowsBuf[:len(f.k)]
-			for y := range h {
-				for i := range rs {
-					rs[i] = Pd[(y+P-L+i)*pw : (y+P-L+i+1)*pw]
-				}
-				combineRows(vrow, rs, f.k)
+			L, cw := len(f.k)/2, w+2*f.c
+			add := func(y int, v []float32) {
 				out := d[y*w : (y+1)*w]
-				a, b := vrow[P+f.c:][:len(out)], vrow[P-f.c:][:len(out)]
 				if f.c == 0 {
-					addRow(out, a)
-					continue
+					addRow(out, v[:w])
+				} else {
+					addRows(out, v[2*f.c:][:w], v[:w])
 				}
-				addRows(out, a, b)
+			}
+			rs := rowsBuf[:len(f.k)+1]
+			y := 0
+			for ; y+2 <= h; y += 2 {
+				for i := range rs {
+					o := (y+P-L+i)*pw + P - f.c
+					rs[i] = Pd[o : o+cw]
+				}
+				combineRowsSym2(vrow[:cw], vrow2[:cw], rs, f.k, false)
+				add(y, vrow)
+				add(y+1, vrow2)
+			}
+			if y < h {
+				rs = rs[:len(f.k)]
+				for i := range rs {
+					o := (y+P-L+i)*pw + P - f.c
+					rs[i] = Pd[o : o+cw]
+				}
+				combineRows(vrow[:cw], rs, f.k)
+				add(y, vrow)
 			}
 		}
 		for _, f := range frows {

@@ -341,7 +341,7 @@ func zigFast(z []float32, rej *[noiseChunk]uint64, st uint64) int {
 		return zigFastGo(z, 0, rej, 0, st)
 	}
 	x := len(z) &^ 7
-	nr := zigNormalsAsm(z[:x], rej[:], st, &zigW, &zigK)
+	nr := zigNormalsAsm(z[:x], rej[:], st, &zigWK)
 	return zigFastGo(z, x, rej, nr, st+uint64(x/2)*noiseWyInc)
 }
 

@@ -1615,15 +1615,14 @@ DATA wyincs<>+16(SB)/8, $0xe162582d6a382c8d
 DATA wyincs<>+24(SB)/8, $0x81d87591e2f590bc
 GLOBL wyincs<>(SB), RODATA|NOPTR, $32
 
-// func zigNormalsAsm(z []float32, rej []uint64, st uint64, w *[256]float32, k *[256]uint32) int
+// func zigNormalsAsm(z []float32, rej []uint64, st uint64, wk *[256]uint64) int
 // Requires: AVX, AVX2, SSE2
-TEXT ·zigNormalsAsm(SB), NOSPLIT, $32-80
+TEXT ·zigNormalsAsm(SB), NOSPLIT, $32-72
 	MOVQ         z_base+0(FP), AX
 	MOVQ         rej_base+24(FP), CX
 	MOVQ         z_len+8(FP), DX
 	MOVQ         st+48(FP), BX
-	MOVQ         w+56(FP), SI
-	MOVQ         k+64(FP), DI
+	MOVQ         wk+56(FP), SI
 	MOVQ         BX, X0
 	VPBROADCASTQ X0, Y0
 	VPADDQ       wyincs<>+0(SB), Y0, Y0
@@ -1633,78 +1632,83 @@ TEXT ·zigNormalsAsm(SB), NOSPLIT, $32-80
 	VPBROADCASTD zigM255<>+0(SB), Y4
 	VPBROADCASTD zigSign<>+0(SB), Y5
 	XORQ         BX, BX
-	XORQ         R9, R9
+	XORQ         R8, R8
 	SHLQ         $0x02, DX
 
 zig_loop:
-	CMPQ       R9, DX
-	JAE        zig_done
-	VMOVDQA    Y0, Y6
-	VPADDQ     Y1, Y0, Y0
-	VPXOR      Y2, Y6, Y7
-	VPSRLQ     $0x20, Y6, Y8
-	VPSRLQ     $0x20, Y7, Y9
-	VPMULUDQ   Y7, Y6, Y10
-	VPMULUDQ   Y9, Y6, Y6
-	VPMULUDQ   Y7, Y8, Y7
-	VPMULUDQ   Y9, Y8, Y8
-	VPSRLQ     $0x20, Y10, Y9
-	VPAND      Y3, Y6, Y11
-	VPADDQ     Y11, Y9, Y9
-	VPAND      Y3, Y7, Y11
-	VPADDQ     Y11, Y9, Y9
-	VPSRLQ     $0x20, Y6, Y6
-	VPADDQ     Y8, Y6, Y6
-	VPSRLQ     $0x20, Y7, Y11
-	VPADDQ     Y11, Y6, Y6
-	VPSRLQ     $0x20, Y9, Y11
-	VPADDQ     Y11, Y6, Y6
-	VPSLLQ     $0x20, Y9, Y11
-	VPBLENDD   $0xaa, Y11, Y10, Y7
-	VPXOR      Y7, Y6, Y6
-	VPAND      Y4, Y6, Y7
-	VPSRLD     $0x09, Y6, Y8
-	VPXOR      Y9, Y9, Y9
-	VPXOR      Y10, Y10, Y10
-	VPCMPEQD   Y11, Y11, Y11
-	VPGATHERDD Y11, (SI)(Y7*4), Y9
-	VPCMPEQD   Y11, Y11, Y11
-	VPGATHERDD Y11, (DI)(Y7*4), Y10
-	VCVTDQ2PS  Y8, Y7
-	VMULPS     Y9, Y7, Y7
-	VPSLLD     $0x17, Y6, Y9
-	VPAND      Y5, Y9, Y9
-	VPXOR      Y9, Y7, Y7
-	VMOVUPS    Y7, (AX)(R9*1)
-	VPCMPGTD   Y8, Y10, Y7
-	VMOVMSKPS  Y7, R10
-	XORL       $0x000000ff, R10
-	JNZ        zig_rej
+	CMPQ         R8, DX
+	JAE          zig_done
+	VMOVDQA      Y0, Y6
+	VPADDQ       Y1, Y0, Y0
+	VPXOR        Y2, Y6, Y7
+	VPSRLQ       $0x20, Y6, Y8
+	VPSRLQ       $0x20, Y7, Y9
+	VPMULUDQ     Y7, Y6, Y10
+	VPMULUDQ     Y9, Y6, Y6
+	VPMULUDQ     Y7, Y8, Y7
+	VPMULUDQ     Y9, Y8, Y8
+	VPSRLQ       $0x20, Y10, Y9
+	VPAND        Y3, Y6, Y11
+	VPADDQ       Y11, Y9, Y9
+	VPAND        Y3, Y7, Y11
+	VPADDQ       Y11, Y9, Y9
+	VPSRLQ       $0x20, Y6, Y6
+	VPADDQ       Y8, Y6, Y6
+	VPSRLQ       $0x20, Y7, Y11
+	VPADDQ       Y11, Y6, Y6
+	VPSRLQ       $0x20, Y9, Y11
+	VPADDQ       Y11, Y6, Y6
+	VPSLLQ       $0x20, Y9, Y11
+	VPBLENDD     $0xaa, Y11, Y10, Y7
+	VPXOR        Y7, Y6, Y6
+	VPAND        Y4, Y6, Y7
+	VPSRLD       $0x09, Y6, Y8
+	VEXTRACTI128 $0x01, Y7, X12
+	VPXOR        Y9, Y9, Y9
+	VPXOR        Y10, Y10, Y10
+	VPCMPEQD     Y11, Y11, Y11
+	VPGATHERDQ   Y11, (SI)(X7*8), Y9
+	VPCMPEQD     Y11, Y11, Y11
+	VPGATHERDQ   Y11, (SI)(X12*8), Y10
+	VSHUFPS      $0x88, Y10, Y9, Y7
+	VPERMQ       $0xd8, Y7, Y7
+	VSHUFPS      $0xdd, Y10, Y9, Y9
+	VPERMQ       $0xd8, Y9, Y9
+	VCVTDQ2PS    Y8, Y10
+	VMULPS       Y7, Y10, Y10
+	VPSLLD       $0x17, Y6, Y7
+	VPAND        Y5, Y7, Y7
+	VPXOR        Y7, Y10, Y10
+	VMOVUPS      Y10, (AX)(R8*1)
+	VPCMPGTD     Y8, Y9, Y7
+	VMOVMSKPS    Y7, R9
+	XORL         $0x000000ff, R9
+	JNZ          zig_rej
 
 zig_next:
-	ADDQ $0x20, R9
+	ADDQ $0x20, R8
 	JMP  zig_loop
 
 zig_rej:
 	VMOVDQU Y6, (SP)
 
 zig_rej_loop:
-	BSFL R10, R8
-	MOVL (SP)(R8*4), R11
-	MOVQ R9, R12
-	SHRQ $0x02, R12
-	ADDQ R8, R12
-	SHLQ $0x20, R12
-	ORQ  R12, R11
-	MOVQ R11, (CX)(BX*8)
+	BSFL R9, DI
+	MOVL (SP)(DI*4), R10
+	MOVQ R8, R11
+	SHRQ $0x02, R11
+	ADDQ DI, R11
+	SHLQ $0x20, R11
+	ORQ  R11, R10
+	MOVQ R10, (CX)(BX*8)
 	INCQ BX
-	LEAL -1(R10), R8
-	ANDL R8, R10
+	LEAL -1(R9), DI
+	ANDL DI, R9
 	JNZ  zig_rej_loop
 	JMP  zig_next
 
 zig_done:
-	MOVQ BX, ret+72(FP)
+	MOVQ BX, ret+64(FP)
 	VZEROUPPER
 	RET
 

@@ -97,13 +97,14 @@ func noiseMixABAsm(d []float32, s []float32, z []float32, c *[2]float32)
 // 8, draws (len(rej) ≥ len(z)), eight a step: four wyrand states st + j·inc
 // (j = 1…4) in 64-bit lanes, their 128-bit products st·(st ^ mix) from four
 // 32×32-bit products, u = hi ^ lo, whose 32-bit halves h are the draws of
-// z[k], z[k+1] in that order; m = h >> 9 times w[h & 255] (gathered; m is
+// z[k], z[k+1] in that order; m = h >> 9 times zigW[h & 255] (gathered; m is
 // exact in float32), the sign bit h & 256 moved to bit 31; rejected draws
-// (m ≥ k[h & 255]) are queued in rej as index<<32 | h. w and k are zigW and
-// zigK. It returns the number queued; the state after it is st + len(z)/2·inc.
+// (m ≥ zigK[h & 255]) are queued in rej as index<<32 | h. wk[i] holds zigW[i]'s
+// bits and zigK[i] << 32 (zigWK). It returns the number queued; the state
+// after it is st + len(z)/2·inc.
 //
 //go:noescape
-func zigNormalsAsm(z []float32, rej []uint64, st uint64, w *[256]float32, k *[256]uint32) int
+func zigNormalsAsm(z []float32, rej []uint64, st uint64, wk *[256]uint64) int
 
 // glassOffsAsm is glassOffsGo for len(offs), a multiple of 4, copies, four a
 // step: the wyrand draws v of states st + j·inc (j = 1, 2, …) as in zigNormalsAsm,

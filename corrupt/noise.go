@@ -153,6 +153,10 @@ const (
 var zigK [zigLayers]uint32
 var zigW [zigLayers]float32
 
+// zigWK holds both tables for the vector fast path: zigW[i]'s bits in the
+// low and zigK[i] in the high 32 bits.
+var zigWK [zigLayers]uint64
+
 // zigWedge describes the wedge of layer i for the slow path: its x range
 // [xl, xr] (xl = xr·zigK[i]/2^23, the fast path's bound), f at both ends and
 // the chord's slope (f(xl) − f(xr))/(xr − xl); and the tangent of f at the
@@ -203,6 +207,9 @@ func init() {
 		zigK[i+1] = uint32(dn / tn * zigScale)
 		tn = dn
 		zigW[i] = float32(dn / zigScale)
+	}
+	for i := range zigWK {
+		zigWK[i] = uint64(math.Float32bits(zigW[i])) | uint64(zigK[i])<<32
 	}
 	for i := 1; i < zigLayers; i++ {
 		xr := float64(zigW[i]) * zigScale

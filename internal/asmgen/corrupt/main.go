@@ -557,21 +557,22 @@ func wyIncs() Mem {
 }
 
 func zigNormals(incs Mem) {
-	TEXT("zigNormalsAsm", NOSPLIT, "func(z []float32, rej []uint64, st uint64, w *[256]float32, k *[256]uint32) int")
+	TEXT("zigNormalsAsm", NOSPLIT, "func(z []float32, rej []uint64, st uint64, wk *[256]uint64) int")
 	Pragma("noescape")
 	Doc("zigNormalsAsm is zigFastGo from k = 0 with nr = 0 for len(z), a multiple of",
 		"8, draws (len(rej) ≥ len(z)), eight a step: four wyrand states st + j·inc",
 		"(j = 1…4) in 64-bit lanes, their 128-bit products st·(st ^ mix) from four",
 		"32×32-bit products, u = hi ^ lo, whose 32-bit halves h are the draws of",
-		"z[k], z[k+1] in that order; m = h >> 9 times w[h & 255] (gathered; m is",
+		"z[k], z[k+1] in that order; m = h >> 9 times zigW[h & 255] (gathered; m is",
 		"exact in float32), the sign bit h & 256 moved to bit 31; rejected draws",
-		"(m ≥ k[h & 255]) are queued in rej as index<<32 | h. w and k are zigW and",
-		"zigK. It returns the number queued; the state after it is st + len(z)/2·inc.")
+		"(m ≥ zigK[h & 255]) are queued in rej as index<<32 | h. wk[i] holds zigW[i]'s",
+		"bits and zigK[i] << 32 (zigWK). It returns the number queued; the state",
+		"after it is st + len(z)/2·inc.")
 	zp := base("z")
 	rp := base("rej")
 	n := length("z")
 	stR := Load(Param("st"), GP64())
-	wt, kt := ptr("w"), ptr("k")
+	wkt := ptr("wk")
 	// st + j·inc for j = 1…4 and the step 4·inc (all mod 2⁶⁴).
 	const mix = 0xe7037ed1a0b428db
 	sv := wyStates(stR, incs)
@@ -598,13 +599,22 @@ func zigNormals(incs Mem) {
 	idx, mg := YMM(), YMM()
 	VPAND(m255, h, idx)
 	VPSRLD(Imm(9), h, mg)
-	wv, kv, msk := YMM(), YMM(), YMM()
-	VPXOR(wv, wv, wv)
-	VPXOR(kv, kv, kv)
+	// wk[i] = zigW[i]'s bits | zigK[i]<<32: two gathers of four 64-bit
+	// entries (draws 0–3, 4–7), then the W and K halves sorted out.
+	ga, gb, msk := YMM(), YMM(), YMM()
+	ihi := XMM()
+	VEXTRACTI128(Imm(1), idx, ihi)
+	VPXOR(ga, ga, ga)
+	VPXOR(gb, gb, gb)
 	VPCMPEQD(msk, msk, msk)
-	VPGATHERDD(msk, Mem{Base: wt.Base, Index: idx, Scale: 4}, wv)
+	VPGATHERDQ(msk, Mem{Base: wkt.Base, Index: idx.AsX(), Scale: 8}, ga)
 	VPCMPEQD(msk, msk, msk)
-	VPGATHERDD(msk, Mem{Base: kt.Base, Index: idx, Scale: 4}, kv)
+	VPGATHERDQ(msk, Mem{Base: wkt.Base, Index: ihi, Scale: 8}, gb)
+	wv, kv := YMM(), YMM()
+	VSHUFPS(Imm(0x88), gb, ga, wv) // W0 W1 W4 W5 | W2 W3 W6 W7
+	VPERMQ(Imm(0xd8), wv, wv)
+	VSHUFPS(Imm(0xdd), gb, ga, kv)
+	VPERMQ(Imm(0xd8), kv, kv)
 	f := YMM()
 	VCVTDQ2PS(mg, f)
 	VMULPS(wv, f, f)

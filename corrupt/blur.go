@@ -915,12 +915,12 @@ func applyDefocusBlur(dst, src *imageio.Image, p []float64, _ *rand.Rand) {
 	if r >= 7 { // below r = 7 the smoothed disk stays clear of the kernel array's edge
 		fcols, frows = defocusFold(r, alias, P)
 	}
-	bufp := getF32(pw*ph + sw*ph + jw*jh + w*jh + 2*pw)
+	bufp := getF32(pw*ph + sw*ph + jw + w*jh + 2*pw)
 	defer putF32(bufp)
 	buf := *bufp
 	Pd, buf := buf[:pw*ph], buf[pw*ph:]
 	S, buf := buf[:sw*ph], buf[sw*ph:]
-	J, buf := buf[:jw*jh], buf[jw*jh:]
+	J, buf := buf[:jw], buf[jw:] // one row of J at a time
 	T, buf := buf[:w*jh], buf[w*jh:]
 	vrow, vrow2 := buf[:pw], buf[pw:2*pw]
 	var rowsBuf [32][]float32
@@ -938,13 +938,12 @@ func applyDefocusBlur(dst, src *imageio.Image, p []float64, _ *rand.Rand) {
 		// J = extended image ⋆ disk (unnormalised) on [−a, w+a) × [−a, h+a):
 		// each disk row j is a run [−w_j, w_j], summed as a prefix-sum
 		// difference; rows ±j share w_j.
+		// Each row of J goes through the anti-alias pass's row filter (with
+		// 1/npts folded in) while it is in the L1 cache; then the columns.
+		symg := isSymmetric(g[:na])
 		for jy := range jh {
-			out := J[jy*jw : (jy+1)*jw]
-			diskRows(out, S, sw, jy, fr, ws)
-		}
-		// Anti-alias pass: rows (with 1/npts folded in), then columns.
-		for jy := range jh {
-			corrRow(T[jy*w:(jy+1)*w], J[jy*jw:(jy+1)*jw], g[:na])
+			diskRows(J, S, sw, jy, fr, ws)
+			corrRowSym(T[jy*w:(jy+1)*w], J, g[:na], symg)
 		}
 		rows := rowsBuf[:na]
 		d := dst.Ch[c]

@@ -188,31 +188,15 @@ func combineRowsSym2(out0, out1 []float32, rows [][]float32, wts []float32, clam
 	for _, r := range rows {
 		_ = r[:w]
 	}
-	x := w &^ 7
-	sym2Asm(out0[:x], out1[:x], rows, wts, clamp)
-	if x == w {
+	if w >= 8 {
+		// The assembly computes the last w mod 8 outputs itself, as one
+		// more vector overlapping the one before.
+		sym2Asm(out0, out1, rows, wts, clamp)
 		return
 	}
-	// As in combineRowsAVX2: an overlapping last vector, or Go for rows
-	// shorter than a vector.
-	t := x
-	if x > 0 {
-		t = w - 8
-	}
-	var tailBuf [65][]float32
-	tail := tailBuf[:0]
-	if len(rows) > len(tailBuf) {
-		tail = make([][]float32, 0, len(rows))
-	}
-	for _, r := range rows {
-		tail = append(tail, r[t:w])
-	}
-	if x > 0 {
-		sym2Asm(out0[t:], out1[t:], tail, wts, clamp)
-		return
-	}
-	combineRowsGo(out0, tail[:n], wts)
-	combineRowsGo(out1, tail[1:], wts)
+	// Rows shorter than a vector: Go.
+	combineRowsGo(out0, rows[:n], wts)
+	combineRowsGo(out1, rows[1:], wts)
 	if clamp {
 		clampPlane(out0)
 		clampPlane(out1)

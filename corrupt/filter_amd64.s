@@ -1026,7 +1026,7 @@ combineRowsSym2Asm_loop1:
 	MOVQ    R9, R10
 	ADDQ    $0x00000020, R10
 	CMPQ    R10, R8
-	JA      combineRowsSym2Asm_done
+	JA      combineRowsSym2Asm_tail
 	MOVQ    (SI), R10
 	MOVQ    24(SI), R11
 	VMULPS  (R10)(R9*1), Y0, Y1
@@ -1065,6 +1065,15 @@ combineRowsSym2Asm_k1_done:
 	VMOVUPS Y2, (CX)(R9*1)
 	ADDQ    $0x00000020, R9
 	JMP     combineRowsSym2Asm_loop1
+
+combineRowsSym2Asm_tail:
+	CMPQ R9, R8
+	JAE  combineRowsSym2Asm_done
+	CMPQ R8, $0x20
+	JB   combineRowsSym2Asm_done
+	MOVQ R8, R9
+	SUBQ $0x20, R9
+	JMP  combineRowsSym2Asm_loop1
 
 combineRowsSym2Asm_done:
 	VZEROUPPER
@@ -1170,7 +1179,7 @@ combineRowsSym2ClampAsm_loop1:
 	MOVQ    R9, R10
 	ADDQ    $0x00000020, R10
 	CMPQ    R10, R8
-	JA      combineRowsSym2ClampAsm_done
+	JA      combineRowsSym2ClampAsm_tail
 	MOVQ    (SI), R10
 	MOVQ    24(SI), R11
 	VMULPS  (R10)(R9*1), Y0, Y1
@@ -1219,6 +1228,15 @@ combineRowsSym2ClampAsm_k1_done:
 	VMOVUPS      Y2, (CX)(R9*1)
 	ADDQ         $0x00000020, R9
 	JMP          combineRowsSym2ClampAsm_loop1
+
+combineRowsSym2ClampAsm_tail:
+	CMPQ R9, R8
+	JAE  combineRowsSym2ClampAsm_done
+	CMPQ R8, $0x20
+	JB   combineRowsSym2ClampAsm_done
+	MOVQ R8, R9
+	SUBQ $0x20, R9
+	JMP  combineRowsSym2ClampAsm_loop1
 
 combineRowsSym2ClampAsm_done:
 	VZEROUPPER

@@ -45,7 +45,9 @@ func combineOffClampAsm(out []float32, base []float32, offs []int, wts []float32
 
 // combineRowsSym2Asm is combineRowsSymAsm for two output rows: out0 from
 // rows[0…n−1] and out1 from rows[1…n] (odd symmetric wts, n = 2r+1, len(rows)
-// = n+1), len(out0) = len(out1), a multiple of 8. Step k adds
+// = n+1), len(out0) = len(out1) ≥ 8 (or nothing is done); the last 8 outputs
+// are a vector of their own where len(out0) is not a multiple of 8 (computed
+// twice where it overlaps the one before, with the same operations). Step k adds
 // wts[k]·(rows[k] + rows[n−1−k]) to out0 and wts[k]·(rows[k+1] + rows[n−k]) to
 // out1: rows[k+1] and rows[n−1−k], loaded for step k, are out0's and out1's
 // rows of step k+1, so each row is loaded once for both outputs.

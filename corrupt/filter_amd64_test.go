@@ -138,11 +138,12 @@ func TestSIMDSparseRowsExact(t *testing.T) {
 
 // TestSIMDCombineRowsSym2Exact checks the two-row symmetric column kernel
 // against two calls of combineRowsGo, and its clamping variant against
-// them followed by clampPlaneGo.
+// them followed by clampPlaneGo; the assembly's own last vector (widths
+// not a multiple of 8) must leave the samples past the outputs alone.
 func TestSIMDCombineRowsSym2Exact(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	simdModes(t, func(mode string) {
-		for _, w := range []int{1, 8, 16, 31, 32, 33, 63, 64, 65, 96, 224, 227} {
+		for _, w := range []int{1, 7, 8, 9, 12, 16, 31, 32, 33, 63, 64, 65, 96, 224, 227, 500} {
 			for _, n := range []int{3, 5, 7, 9, 15, 21, 41} {
 				wts := testKernel(rng, n, true)
 				rows := make([][]float32, n+1)
@@ -150,9 +151,18 @@ func TestSIMDCombineRowsSym2Exact(t *testing.T) {
 					rows[i] = randPlane(rng, w+rng.IntN(3))
 				}
 				for _, clamp := range []bool{false, true} {
-					got0, got1 := make([]float32, w), make([]float32, w)
+					buf0, buf1 := make([]float32, w+8), make([]float32, w+8)
+					for i := w; i < w+8; i++ {
+						buf0[i], buf1[i] = 7, 7
+					}
+					got0, got1 := buf0[:w], buf1[:w]
 					want0, want1 := make([]float32, w), make([]float32, w)
 					combineRowsSym2(got0, got1, rows, wts, clamp)
+					for i := w; i < w+8; i++ {
+						if buf0[i] != 7 || buf1[i] != 7 {
+							t.Fatalf("%s: w %d, n %d: combineRowsSym2 wrote past its outputs", mode, w, n)
+						}
+					}
 					combineRowsGo(want0, rows[:n], wts)
 					combineRowsGo(want1, rows[1:], wts)
 					if clamp {

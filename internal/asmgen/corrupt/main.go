@@ -79,6 +79,15 @@ func blocks(name string, n GPVirtual, body func(off GPVirtual, w int)) {
 // The filter kernels use 8-vector blocks: eight independent sums hide the
 // latency of the dependent additions (two add pipes, 3 cycles each on Zen).
 func blocksW(name string, n GPVirtual, ws []int, body func(off GPVirtual, w int)) {
+	blocksWTail(name, n, ws, false, body)
+}
+
+// blocksWTail is blocksW; with tail, n need not be a multiple of 8: when
+// n ≥ 8 and outputs remain after the whole vectors, one more single vector
+// at n − 8 computes the last 8 outputs (its first ones a second time, with
+// the same operations), so the caller needs no tail of its own; n < 8 does
+// nothing.
+func blocksWTail(name string, n GPVirtual, ws []int, tail bool, body func(off GPVirtual, w int)) {
 	off := GP64()
 	XORQ(off, off)
 	SHLQ(Imm(2), n)
@@ -88,6 +97,8 @@ func blocksW(name string, n GPVirtual, ws []int, body func(off GPVirtual, w int)
 		next := name + "_done"
 		if i+1 < len(ws) {
 			next = fmt.Sprintf("%s_loop%d", name, ws[i+1])
+		} else if tail {
+			next = name + "_tail"
 		}
 		Label(lbl)
 		MOVQ(off, end)
@@ -97,6 +108,19 @@ func blocksW(name string, n GPVirtual, ws []int, body func(off GPVirtual, w int)
 		body(off, w)
 		ADDQ(U32(32*w), off)
 		JMP(LabelRef(lbl))
+	}
+	if tail {
+		if ws[len(ws)-1] != 1 {
+			panic("blocksWTail: the last width must be 1")
+		}
+		Label(name + "_tail")
+		CMPQ(off, n)
+		JAE(LabelRef(name + "_done")) // no outputs left
+		CMPQ(n, U8(32))
+		JB(LabelRef(name + "_done")) // fewer than 8 outputs in all
+		MOVQ(n, off)
+		SUBQ(U8(32), off)
+		JMP(LabelRef(name + "_loop1")) // one vector at n − 8, then off = n
 	}
 	Label(name + "_done")
 	VZEROUPPER()
@@ -299,7 +323,9 @@ func combineRowsSym2(name string, clamp bool) {
 	} else {
 		Doc(name+" is combineRowsSymAsm for two output rows: out0 from",
 			"rows[0…n−1] and out1 from rows[1…n] (odd symmetric wts, n = 2r+1, len(rows)",
-			"= n+1), len(out0) = len(out1), a multiple of 8. Step k adds",
+			"= n+1), len(out0) = len(out1) ≥ 8 (or nothing is done); the last 8 outputs",
+			"are a vector of their own where len(out0) is not a multiple of 8 (computed",
+			"twice where it overlaps the one before, with the same operations). Step k adds",
 			"wts[k]·(rows[k] + rows[n−1−k]) to out0 and wts[k]·(rows[k+1] + rows[n−k]) to",
 			"out1: rows[k+1] and rows[n−1−k], loaded for step k, are out0's and out1's",
 			"rows of step k+1, so each row is loaded once for both outputs.")
@@ -317,7 +343,7 @@ func combineRowsSym2(name string, clamp bool) {
 		ADDQ(rows.Base, midHdr)
 		ADDQ(rows.Base, last)
 		n := length("out0")
-		blocksW(name, n, []int{2, 1}, func(off GPVirtual, w int) {
+		blocksWTail(name, n, []int{2, 1}, true, func(off GPVirtual, w int) {
 			a, b := GP64(), GP64()
 			MOVQ(Mem{Base: midHdr}, a)           // rows[r]
 			MOVQ(Mem{Base: midHdr, Disp: 24}, b) // rows[r+1]

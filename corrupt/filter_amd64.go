@@ -10,10 +10,12 @@ import "golang.org/x/sys/cpu"
 // GOEXPERIMENT=simd alike): the vector loops
 // of the separable filters (corrRow, combineRows, combineRowsSym2), of the
 // sparse correlation (sparseRows), of the
-// disk blur's rows, of glass blur's 8-bit truncation, of the noise mix and
-// of the clamp are AVX2 assembly (filter_amd64.s, generated
+// disk blur's rows and fold corrections (addRows, addRow), of glass blur's
+// 8-bit truncation and source offsets (glassOffs), of the noise mix, of the
+// ziggurat's fast path of the normal draws (zigFast) and of the clamp are
+// AVX2 assembly (filter_amd64.s, generated
 // by internal/asmgen/corrupt with avo), used when the CPU has AVX2; every
-// lane does exactly the float32 operations of the pure-Go kernel in the
+// lane does exactly the float32 (or integer) operations of the pure-Go kernel in the
 // same order, so the results are bit-identical (filter_amd64_test.go). The
 // other kernels are pure Go. The build tag purego selects filter_nosimd.go.
 // (Until 2026-11-26 GOEXPERIMENT=simd selected archsimd kernels instead;

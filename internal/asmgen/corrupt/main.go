@@ -17,8 +17,11 @@
 // latency), then single vectors. Each lane performs the same float32
 // operations on the same operands in the same order as the scalar code,
 // with separate multiplies and adds (no fused multiply-add), so the results
-// are bit-identical. The routines handle only whole vectors (len(out) a
-// multiple of 8); the Go callers (corrupt/filter_amd64.go) do the rest.
+// are bit-identical; the random draws (zigNormalsAsm, glassOffsAsm) are
+// wyrand's 64-bit integer arithmetic lane by lane. The routines handle only
+// whole vectors (len(out) a multiple of 8), except combineRowsSym2Asm and its
+// clamping variant, which end with one vector overlapping the one before;
+// the Go callers (corrupt/filter_amd64.go) do the rest.
 // Every routine ends with VZEROUPPER.
 package main
 

@@ -89,30 +89,13 @@ func combineRowsAVX2(out []float32, rows [][]float32, wts []float32, sym bool) {
 	for _, r := range rows {
 		_ = r[:n]
 	}
-	x := n &^ 7
-	asmCombineRows(out[:x], rows, wts, sym)
-	if x == n {
+	if n >= 8 {
+		// The assembly computes the last n mod 8 outputs itself, as one
+		// more vector overlapping the one before.
+		asmCombineRows(out, rows, wts, sym)
 		return
 	}
-	// The outputs past the last whole vector: one more vector that overlaps
-	// the one before (its first outputs are computed twice, with the same
-	// operations), or in Go when out is shorter than a vector.
-	t := x
-	if x > 0 {
-		t = n - 8
-	}
-	tail := make([][]float32, 0, 64)
-	if len(rows) > cap(tail) {
-		tail = make([][]float32, 0, len(rows))
-	}
-	for _, r := range rows {
-		tail = append(tail, r[t:n])
-	}
-	if x > 0 {
-		asmCombineRows(out[t:], tail, wts, sym)
-	} else {
-		combineRowsGo(out, tail, wts)
-	}
+	combineRowsGo(out, rows, wts) // shorter than a vector
 }
 
 func asmCombineRows(out []float32, rows [][]float32, wts []float32, sym bool) {

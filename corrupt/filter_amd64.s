@@ -451,7 +451,7 @@ combineRowsSym_loop1:
 	MOVQ         R9, R10
 	ADDQ         $0x00000020, R10
 	CMPQ         R10, R8
-	JA           combineRowsSym_done
+	JA           combineRowsSym_tail
 	VBROADCASTSS (SI), Y0
 	VMULPS       (BX)(R9*1), Y0, Y0
 	MOVQ         CX, R10
@@ -477,6 +477,15 @@ combineRowsSym_k1_done:
 	VMOVUPS Y0, (AX)(R9*1)
 	ADDQ    $0x00000020, R9
 	JMP     combineRowsSym_loop1
+
+combineRowsSym_tail:
+	CMPQ R9, R8
+	JAE  combineRowsSym_done
+	CMPQ R8, $0x20
+	JB   combineRowsSym_done
+	MOVQ R8, R9
+	SUBQ $0x20, R9
+	JMP  combineRowsSym_loop1
 
 combineRowsSym_done:
 	VZEROUPPER
@@ -588,7 +597,7 @@ combineRowsGen_loop1:
 	MOVQ   DI, R8
 	ADDQ   $0x00000020, R8
 	CMPQ   R8, SI
-	JA     combineRowsGen_done
+	JA     combineRowsGen_tail
 	VXORPS Y0, Y0, Y0
 	MOVQ   CX, R8
 	MOVQ   DX, R9
@@ -608,6 +617,15 @@ combineRowsGen_k1_done:
 	VMOVUPS Y0, (AX)(DI*1)
 	ADDQ    $0x00000020, DI
 	JMP     combineRowsGen_loop1
+
+combineRowsGen_tail:
+	CMPQ DI, SI
+	JAE  combineRowsGen_done
+	CMPQ SI, $0x20
+	JB   combineRowsGen_done
+	MOVQ SI, DI
+	SUBQ $0x20, DI
+	JMP  combineRowsGen_loop1
 
 combineRowsGen_done:
 	VZEROUPPER

@@ -18,14 +18,16 @@ func corrRowSymAsm(out []float32, pad []float32, k []float32)
 func corrRowGenAsm(out []float32, pad []float32, k []float32)
 
 // combineRowsSymAsm is combineRowsSymGo (odd symmetric wts, n = 2r+1) for
-// len(out), a multiple of 8, outputs: s = wts[r]·rows[r][x], then
+// len(out) ≥ 8 outputs (fewer: nothing is done; the last 8 a vector of their
+// own, overlapping the one before): s = wts[r]·rows[r][x], then
 // s += wts[k]·(rows[k][x] + rows[n−1−k][x]) for k = 0…r−1.
 //
 //go:noescape
 func combineRowsSymAsm(out []float32, rows [][]float32, wts []float32)
 
-// combineRowsGenAsm is combineRowsGo's general path for len(out), a multiple
-// of 8, outputs: s = 0, then s += wts[k]·rows[k][x] for k = 0…len(wts)−1.
+// combineRowsGenAsm is combineRowsGo's general path for len(out) ≥ 8
+// outputs (as combineRowsSymAsm): s = 0, then s += wts[k]·rows[k][x] for
+// k = 0…len(wts)−1.
 //
 //go:noescape
 func combineRowsGenAsm(out []float32, rows [][]float32, wts []float32)

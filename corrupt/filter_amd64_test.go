@@ -74,7 +74,7 @@ func TestSIMDCorrRowExact(t *testing.T) {
 func TestSIMDCombineRowsExact(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	simdModes(t, func(mode string) {
-		for _, w := range []int{1, 7, 8, 9, 31, 32, 33, 63, 64, 65, 120, 127, 224, 227} {
+		for _, w := range []int{1, 7, 8, 9, 12, 31, 32, 33, 63, 64, 65, 120, 127, 224, 227, 500} {
 			for _, n := range []int{1, 2, 3, 4, 5, 7, 9, 15, 21, 41} {
 				for _, sym := range []bool{true, false} {
 					wts := testKernel(rng, n, sym)
@@ -82,10 +82,19 @@ func TestSIMDCombineRowsExact(t *testing.T) {
 					for i := range rows {
 						rows[i] = randPlane(rng, w+rng.IntN(3))
 					}
-					got, want := make([]float32, w), make([]float32, w)
+					buf := make([]float32, w+8) // guards past the outputs
+					for i := w; i < len(buf); i++ {
+						buf[i] = 7
+					}
+					got, want := buf[:w], make([]float32, w)
 					combineRows(got, rows, wts)
 					combineRowsGo(want, rows, wts)
 					sameBits(t, mode+" combineRows", got, want)
+					for _, v := range buf[w:] {
+						if v != 7 {
+							t.Fatalf("%s: w %d, n %d: combineRows wrote past its outputs", mode, w, n)
+						}
+					}
 				}
 			}
 		}

@@ -19,8 +19,9 @@
 // with separate multiplies and adds (no fused multiply-add), so the results
 // are bit-identical; the random draws (zigNormalsAsm, glassOffsAsm) are
 // wyrand's 64-bit integer arithmetic lane by lane. The routines handle only
-// whole vectors (len(out) a multiple of 8), except combineRowsSym2Asm and its
-// clamping variant, which end with one vector overlapping the one before;
+// whole vectors (len(out) a multiple of 8), except combineRowsSymAsm,
+// combineRowsGenAsm, combineRowsSym2Asm and its clamping variant, which end
+// with one vector overlapping the one before;
 // the Go callers (corrupt/filter_amd64.go) do the rest.
 // Every routine ends with VZEROUPPER.
 package main
@@ -224,7 +225,8 @@ func combineRows() {
 	TEXT("combineRowsSymAsm", NOSPLIT, "func(out []float32, rows [][]float32, wts []float32)")
 	Pragma("noescape")
 	Doc("combineRowsSymAsm is combineRowsSymGo (odd symmetric wts, n = 2r+1) for",
-		"len(out), a multiple of 8, outputs: s = wts[r]·rows[r][x], then",
+		"len(out) ≥ 8 outputs (fewer: nothing is done; the last 8 a vector of their",
+		"own, overlapping the one before): s = wts[r]·rows[r][x], then",
 		"s += wts[k]·(rows[k][x] + rows[n−1−k][x]) for k = 0…r−1.")
 	{
 		out, rows, wts := base("out"), base("rows"), base("wts")
@@ -241,7 +243,7 @@ func combineRows() {
 		LEAQ(Mem{Base: hdr, Index: hdr, Scale: 1}, last)
 		SUBQ(rows.Base, last) // rows + 48r = &rows[2r]
 		n := length("out")
-		blocksW("combineRowsSym", n, []int{8, 4, 1}, func(off GPVirtual, w int) {
+		blocksWTail("combineRowsSym", n, []int{8, 4, 1}, true, func(off GPVirtual, w int) {
 			c := bcast(Mem{Base: mid})
 			s := make([]VecVirtual, w)
 			for j := range s {
@@ -277,15 +279,16 @@ func combineRows() {
 
 	TEXT("combineRowsGenAsm", NOSPLIT, "func(out []float32, rows [][]float32, wts []float32)")
 	Pragma("noescape")
-	Doc("combineRowsGenAsm is combineRowsGo's general path for len(out), a multiple",
-		"of 8, outputs: s = 0, then s += wts[k]·rows[k][x] for k = 0…len(wts)−1.")
+	Doc("combineRowsGenAsm is combineRowsGo's general path for len(out) ≥ 8",
+		"outputs (as combineRowsSymAsm): s = 0, then s += wts[k]·rows[k][x] for",
+		"k = 0…len(wts)−1.")
 	{
 		out, rows, wts := base("out"), base("rows"), base("wts")
 		nk := length("wts")
 		kend := GP64()
 		LEAQ(wts.Idx(nk, 4), kend)
 		n := length("out")
-		blocksW("combineRowsGen", n, []int{8, 4, 1}, func(off GPVirtual, w int) {
+		blocksWTail("combineRowsGen", n, []int{8, 4, 1}, true, func(off GPVirtual, w int) {
 			s := make([]VecVirtual, w)
 			for j := range s {
 				s[j] = YMM()

@@ -543,6 +543,9 @@ func applyGlassBlur(dst, src *imageio.Image, p []float64, rng *rand.Rand) {
 	offp := getInts(max(w-2*delta, 0))
 	defer putInts(offp)
 	base := -delta*w - delta
+	if w <= 2*delta {
+		iters = 0 // no column has δ neighbours on both sides: no copies
+	}
 	for range iters {
 		for y := h - delta; y > delta; y-- {
 			hi := y*w + w - delta

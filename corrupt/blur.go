@@ -501,6 +501,15 @@ func gaussWeight(k int, sigma float64) float64 {
 	return 0
 }
 
+// addRowsGo is the pure-Go addRows: out[x] += a[x] + b[x] (the sum first)
+// for x < len(out); a and b must hold len(out) samples.
+func addRowsGo(out, a, b []float32) {
+	a, b = a[:len(out)], b[:len(out)]
+	for x := range out {
+		out[x] += a[x] + b[x]
+	}
+}
+
 // --- glass blur -----------------------------------------------------------
 
 // wyrand is Wang Yi's wyrand generator: a fast source for the per-pixel
@@ -508,7 +517,7 @@ func gaussWeight(k int, sigma float64) float64 {
 type wyrand uint64
 
 func (g *wyrand) next() uint64 {
-	*g += 0xa0761d6478bd642f
+	*g += wyInc
 	hi, lo := bits.Mul64(uint64(*g), uint64(*g)^0xe7037ed1a0b428db)
 	return hi ^ lo
 }
@@ -529,19 +538,21 @@ func applyGlassBlur(dst, src *imageio.Image, p []float64, rng *rand.Rand) {
 	g := wyrand(rng.Uint64())
 	n := uint64(2 * delta)
 	R, G, B := dst.Ch[0], dst.Ch[1], dst.Ch[2]
-	// The source offset of each dy, dx = −δ folded in: a table look-up
-	// instead of a multiplication per pixel.
-	var offBuf [32]int
-	dyOff := offBuf[:0]
-	if n > uint64(len(offBuf)) {
-		dyOff = make([]int, 0, n)
-	}
-	for k := range int(n) {
-		dyOff = append(dyOff, (k-delta)*w-delta)
+	// Each row's source offsets (dy·w + dx, dy, dx = −δ…δ−1, from the
+	// row's draws) first, then its copies in order.
+	offp := getInts(max(w-2*delta, 0))
+	defer putInts(offp)
+	base := -delta*w - delta
+	if w <= 2*delta {
+		iters = 0 // no column has δ neighbours on both sides: no copies
 	}
 	for range iters {
 		for y := h - delta; y > delta; y-- {
-			g = glassCopyRow(R, G, B, y*w+delta+1, y*w+w-delta, dyOff, n, g)
+			hi := y*w + w - delta
+			offs := (*offp)[:hi-(y*w+delta+1)+1]
+			glassOffs(offs, uint64(g), n, w, base)
+			g += wyrand(uint64(len(offs)) * wyInc)
+			glassCopyRow(R, G, B, hi, offs)
 		}
 	}
 	// Step 3: blur again and clip.
@@ -550,22 +561,48 @@ func applyGlassBlur(dst, src *imageio.Image, p []float64, rng *rand.Rand) {
 	}
 }
 
-// glassCopyRow does glass blur's copies for one row, x = w−δ down to δ+1
-// (plane indices hi down to lo): each draws dx and dy uniformly from
-// −δ…δ−1 (the low and high 32 bits of one draw of g, times n = 2δ, high
-// half) and copies pixel (x+dx, y+dy) to (x, y) in all three planes.
-// dyOff[dy+δ] is (dy·w − δ), the offset of the source for dx = −δ. It
-// returns the generator's state. (A function of its own so that the loop's
-// values stay in registers.)
-func glassCopyRow(R, G, B []float32, lo, hi int, dyOff []int, n uint64, g wyrand) wyrand {
-	G, B = G[:len(R)], B[:len(R)] // one bounds check per index below
-	for to := hi; to >= lo; to-- {
+// wyInc is wyrand's state step.
+const wyInc = 0xa0761d6478bd642f
+
+// glassOffsGo is the pure-Go glassOffs: offs[j] = dy·w + dx + base for the
+// draws v_j = g.next() of generator state st, j = 0, 1, …: dy = (v >> 32)·n
+// >> 32 and dx = low(v)·n >> 32, both uniform on 0…n−1 (n = 2δ ≤ 2³²).
+func glassOffsGo(offs []int, st uint64, n uint64, w, base int) {
+	g := wyrand(st)
+	for j := range offs {
 		v := g.next()
-		from := to + dyOff[(v>>32)*n>>32] + int((v&0xffffffff)*n>>32)
+		offs[j] = int((v>>32)*n>>32)*w + int((v&0xffffffff)*n>>32) + base
+	}
+}
+
+// glassCopyRow does glass blur's copies for one row, plane indices hi
+// down to hi−len(offs)+1 (x = w−δ down to δ+1): pixel to = hi − j is
+// copied from to + offs[j] in all three planes, in that order (a copy may
+// read a pixel an earlier one wrote).
+func glassCopyRow(R, G, B []float32, hi int, offs []int) {
+	G, B = G[:len(R)], B[:len(R)] // one bounds check per index below
+	for j, o := range offs {
+		to := hi - j
+		from := to + o
 		R[to], G[to], B[to] = R[from], G[from], B[from]
 	}
-	return g
 }
+
+// intPool recycles per-call int scratch buffers.
+var intPool sync.Pool
+
+// getInts returns a scratch slice of length n (contents undefined); return
+// it with putInts.
+func getInts(n int) *[]int {
+	if p, ok := intPool.Get().(*[]int); ok && cap(*p) >= n {
+		*p = (*p)[:n]
+		return p
+	}
+	s := make([]int, n)
+	return &s
+}
+
+func putInts(p *[]int) { intPool.Put(p) }
 
 // glassQuantizeGo is the pure-Go glassQuantize: every sample v becomes
 // ⌊255·v + 1e-3⌋/255 (in float64, clipped to 0…255, NaN to 0), glass blur's
@@ -881,13 +918,14 @@ func applyDefocusBlur(dst, src *imageio.Image, p []float64, _ *rand.Rand) {
 	if r >= 7 { // below r = 7 the smoothed disk stays clear of the kernel array's edge
 		fcols, frows = defocusFold(r, alias, P)
 	}
-	bufp := getF32(pw*ph + sw*ph + jw*jh + w*jh + pw)
+	bufp := getF32(pw*ph + sw*ph + jw + w*jh + 2*pw)
 	defer putF32(bufp)
 	buf := *bufp
 	Pd, buf := buf[:pw*ph], buf[pw*ph:]
 	S, buf := buf[:sw*ph], buf[sw*ph:]
-	J, buf := buf[:jw*jh], buf[jw*jh:]
-	T, vrow := buf[:w*jh], buf[w*jh:w*jh+pw]
+	J, buf := buf[:jw], buf[jw:] // one row of J at a time
+	T, buf := buf[:w*jh], buf[w*jh:]
+	vrow, vrow2 := buf[:pw], buf[pw:2*pw]
 	var rowsBuf [32][]float32
 	for c := range 3 {
 		s := src.Ch[c]
@@ -903,13 +941,12 @@ func applyDefocusBlur(dst, src *imageio.Image, p []float64, _ *rand.Rand) {
 		// J = extended image ⋆ disk (unnormalised) on [−a, w+a) × [−a, h+a):
 		// each disk row j is a run [−w_j, w_j], summed as a prefix-sum
 		// difference; rows ±j share w_j.
+		// Each row of J goes through the anti-alias pass's row filter (with
+		// 1/npts folded in) while it is in the L1 cache; then the columns.
+		symg := isSymmetric(g[:na])
 		for jy := range jh {
-			out := J[jy*jw : (jy+1)*jw]
-			diskRows(out, S, sw, jy, fr, ws)
-		}
-		// Anti-alias pass: rows (with 1/npts folded in), then columns.
-		for jy := range jh {
-			corrRow(T[jy*w:(jy+1)*w], J[jy*jw:(jy+1)*jw], g[:na])
+			diskRows(J, S, sw, jy, fr, ws)
+			corrRowSym(T[jy*w:(jy+1)*w], J, g[:na], symg)
 		}
 		rows := rowsBuf[:na]
 		d := dst.Ch[c]
@@ -922,25 +959,38 @@ func applyDefocusBlur(dst, src *imageio.Image, p []float64, _ *rand.Rand) {
 		// Fold correction (exact reference kernel): column profiles act at
 		// columns ±c through a vertical pass, row profiles at rows ±c through
 		// a horizontal pass, both on the extended image.
+		// The vertical pass covers columns P−c … P+c+w−1 of Pd, two
+		// output rows a sweep (combineRowsSym2: the same sums as
+		// combineRows); vrow[x] and vrow[2c+x] act on column x.
 		for _, f := range fcols {
-			L := len(f.k) / 2
-			rs := rowsBuf[:len(f.k)]
-			for y := range h {
-				for i := range rs {
-					rs[i] = Pd[(y+P-L+i)*pw : (y+P-L+i+1)*pw]
-				}
-				combineRows(vrow, rs, f.k)
+			L, cw := len(f.k)/2, w+2*f.c
+			add := func(y int, v []float32) {
 				out := d[y*w : (y+1)*w]
-				a, b := vrow[P+f.c:][:len(out)], vrow[P-f.c:][:len(out)]
 				if f.c == 0 {
-					for x := range out {
-						out[x] += a[x]
-					}
-					continue
+					addRow(out, v[:w])
+				} else {
+					addRows(out, v[2*f.c:][:w], v[:w])
 				}
-				for x := range out {
-					out[x] += a[x] + b[x]
+			}
+			rs := rowsBuf[:len(f.k)+1]
+			y := 0
+			for ; y+2 <= h; y += 2 {
+				for i := range rs {
+					o := (y+P-L+i)*pw + P - f.c
+					rs[i] = Pd[o : o+cw]
 				}
+				combineRowsSym2(vrow[:cw], vrow2[:cw], rs, f.k, false)
+				add(y, vrow)
+				add(y+1, vrow2)
+			}
+			if y < h {
+				rs = rs[:len(f.k)]
+				for i := range rs {
+					o := (y+P-L+i)*pw + P - f.c
+					rs[i] = Pd[o : o+cw]
+				}
+				combineRows(vrow[:cw], rs, f.k)
+				add(y, vrow)
 			}
 		}
 		for _, f := range frows {
@@ -953,16 +1003,10 @@ func applyDefocusBlur(dst, src *imageio.Image, p []float64, _ *rand.Rand) {
 				}
 				corrRow(hrow, Pd[(ey+P)*pw+P-L:][:w+2*L], f.k)
 				if y0 >= 0 && y0 < h {
-					out := d[y0*w:][:len(hrow)]
-					for x, v := range hrow {
-						out[x] += v
-					}
+					addRow(d[y0*w:][:len(hrow)], hrow)
 				}
 				if y1 >= 0 && y1 < h {
-					out := d[y1*w:][:len(hrow)]
-					for x, v := range hrow {
-						out[x] += v
-					}
+					addRow(d[y1*w:][:len(hrow)], hrow)
 				}
 			}
 		}

@@ -262,6 +262,26 @@ func BenchmarkCorruptions(b *testing.B) { benchCorruptions(b, 224, 224) }
 // larger image size of issue 18's generate throughput targets.
 func BenchmarkCorruptions500x375(b *testing.B) { benchCorruptions(b, 500, 375) }
 
+// BenchmarkDefocusFold times defocus_blur at radius 9, where the kernel's
+// fold correction (r ≥ 7, a third of the domain) runs, at 224×224 and
+// 500×375.
+func BenchmarkDefocusFold(b *testing.B) {
+	c, err := Lookup("defocus_blur")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, sz := range [][2]int{{224, 224}, {500, 375}} {
+		src := testimg.Natural(sz[0], sz[1], 1)
+		dst := imageio.New(sz[0], sz[1])
+		b.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(b *testing.B) {
+			rng := NewRand(1, 0)
+			for b.Loop() {
+				c.Apply(dst, src, []float64{9, 0.5}, rng)
+			}
+		})
+	}
+}
+
 func benchCorruptions(b *testing.B, w, h int) {
 	src := testimg.Natural(w, h, 1)
 	dst := imageio.New(w, h)

@@ -240,7 +240,7 @@ func pixelateUpRow(row, in []float32, xidx []int32) {
 	}
 }
 
-// addRowGo adds row to acc element by element.
+// addRowGo adds row to acc element by element (the pure-Go addRow).
 func addRowGo(acc, row []float32) {
 	row = row[:len(acc)]
 	for x, v := range row {

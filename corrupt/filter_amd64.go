@@ -10,10 +10,12 @@ import "golang.org/x/sys/cpu"
 // GOEXPERIMENT=simd alike): the vector loops
 // of the separable filters (corrRow, combineRows, combineRowsSym2), of the
 // sparse correlation (sparseRows), of the
-// disk blur's rows, of glass blur's 8-bit truncation, of the noise mix and
-// of the clamp are AVX2 assembly (filter_amd64.s, generated
+// disk blur's rows and fold corrections (addRows, addRow), of glass blur's
+// 8-bit truncation and source offsets (glassOffs), of the noise mix, of the
+// ziggurat's fast path of the normal draws (zigFast) and of the clamp are
+// AVX2 assembly (filter_amd64.s, generated
 // by internal/asmgen/corrupt with avo), used when the CPU has AVX2; every
-// lane does exactly the float32 operations of the pure-Go kernel in the
+// lane does exactly the float32 (or integer) operations of the pure-Go kernel in the
 // same order, so the results are bit-identical (filter_amd64_test.go). The
 // other kernels are pure Go. The build tag purego selects filter_nosimd.go.
 // (Until 2026-11-26 GOEXPERIMENT=simd selected archsimd kernels instead;
@@ -87,30 +89,13 @@ func combineRowsAVX2(out []float32, rows [][]float32, wts []float32, sym bool) {
 	for _, r := range rows {
 		_ = r[:n]
 	}
-	x := n &^ 7
-	asmCombineRows(out[:x], rows, wts, sym)
-	if x == n {
+	if n >= 8 {
+		// The assembly computes the last n mod 8 outputs itself, as one
+		// more vector overlapping the one before.
+		asmCombineRows(out, rows, wts, sym)
 		return
 	}
-	// The outputs past the last whole vector: one more vector that overlaps
-	// the one before (its first outputs are computed twice, with the same
-	// operations), or in Go when out is shorter than a vector.
-	t := x
-	if x > 0 {
-		t = n - 8
-	}
-	tail := make([][]float32, 0, 64)
-	if len(rows) > cap(tail) {
-		tail = make([][]float32, 0, len(rows))
-	}
-	for _, r := range rows {
-		tail = append(tail, r[t:n])
-	}
-	if x > 0 {
-		asmCombineRows(out[t:], tail, wts, sym)
-	} else {
-		combineRowsGo(out, tail, wts)
-	}
+	combineRowsGo(out, rows, wts) // shorter than a vector
 }
 
 func asmCombineRows(out []float32, rows [][]float32, wts []float32, sym bool) {
@@ -188,31 +173,15 @@ func combineRowsSym2(out0, out1 []float32, rows [][]float32, wts []float32, clam
 	for _, r := range rows {
 		_ = r[:w]
 	}
-	x := w &^ 7
-	sym2Asm(out0[:x], out1[:x], rows, wts, clamp)
-	if x == w {
+	if w >= 8 {
+		// The assembly computes the last w mod 8 outputs itself, as one
+		// more vector overlapping the one before.
+		sym2Asm(out0, out1, rows, wts, clamp)
 		return
 	}
-	// As in combineRowsAVX2: an overlapping last vector, or Go for rows
-	// shorter than a vector.
-	t := x
-	if x > 0 {
-		t = w - 8
-	}
-	var tailBuf [65][]float32
-	tail := tailBuf[:0]
-	if len(rows) > len(tailBuf) {
-		tail = make([][]float32, 0, len(rows))
-	}
-	for _, r := range rows {
-		tail = append(tail, r[t:w])
-	}
-	if x > 0 {
-		sym2Asm(out0[t:], out1[t:], tail, wts, clamp)
-		return
-	}
-	combineRowsGo(out0, tail[:n], wts)
-	combineRowsGo(out1, tail[1:], wts)
+	// Rows shorter than a vector: Go.
+	combineRowsGo(out0, rows[:n], wts)
+	combineRowsGo(out1, rows[1:], wts)
 	if clamp {
 		clampPlane(out0)
 		clampPlane(out1)
@@ -331,4 +300,53 @@ func sym2Asm(out0, out1 []float32, rows [][]float32, wts []float32, clamp bool) 
 	} else {
 		combineRowsSym2Asm(out0, out1, rows, wts)
 	}
+}
+
+// zigFast fills z (len(z) even, at most noiseChunk) with the ziggurat's
+// fast-path draws from generator state st and queues the rejected ones in
+// rej (see zigFastGo, from = 0, nr = 0); it returns how many it queued.
+func zigFast(z []float32, rej *[noiseChunk]uint64, st uint64) int {
+	if !simdKernels {
+		return zigFastGo(z, 0, rej, 0, st)
+	}
+	x := len(z) &^ 7
+	nr := zigNormalsAsm(z[:x], rej[:], st, &zigWK)
+	return zigFastGo(z, x, rej, nr, st+uint64(x/2)*noiseWyInc)
+}
+
+// glassOffs writes glass blur's source offsets of one row (see
+// glassOffsGo), four at a time in assembly.
+func glassOffs(offs []int, st uint64, n uint64, w, base int) {
+	if !simdKernels || n >= 1<<32 || uint64(w) >= 1<<32 {
+		glassOffsGo(offs, st, n, w, base)
+		return
+	}
+	x := len(offs) &^ 3
+	c := [3]uint64{n, uint64(w), uint64(base)}
+	glassOffsAsm(offs[:x], st, &c)
+	glassOffsGo(offs[x:], st+uint64(x)*wyInc, n, w, base)
+}
+
+// addRows adds a[x] + b[x] to out[x] (see addRowsGo).
+func addRows(out, a, b []float32) {
+	a, b = a[:len(out)], b[:len(out)]
+	if !simdKernels {
+		addRowsGo(out, a, b)
+		return
+	}
+	x := len(out) &^ 7
+	addRowsAsm(out[:x], a, b)
+	addRowsGo(out[x:], a[x:], b[x:])
+}
+
+// addRow adds a[x] to out[x] (see addRowGo).
+func addRow(out, a []float32) {
+	a = a[:len(out)]
+	if !simdKernels {
+		addRowGo(out, a)
+		return
+	}
+	x := len(out) &^ 7
+	addRowAsm(out[:x], a)
+	addRowGo(out[x:], a[x:])
 }

@@ -451,7 +451,7 @@ combineRowsSym_loop1:
 	MOVQ         R9, R10
 	ADDQ         $0x00000020, R10
 	CMPQ         R10, R8
-	JA           combineRowsSym_done
+	JA           combineRowsSym_tail
 	VBROADCASTSS (SI), Y0
 	VMULPS       (BX)(R9*1), Y0, Y0
 	MOVQ         CX, R10
@@ -477,6 +477,15 @@ combineRowsSym_k1_done:
 	VMOVUPS Y0, (AX)(R9*1)
 	ADDQ    $0x00000020, R9
 	JMP     combineRowsSym_loop1
+
+combineRowsSym_tail:
+	CMPQ R9, R8
+	JAE  combineRowsSym_done
+	CMPQ R8, $0x20
+	JB   combineRowsSym_done
+	MOVQ R8, R9
+	SUBQ $0x20, R9
+	JMP  combineRowsSym_loop1
 
 combineRowsSym_done:
 	VZEROUPPER
@@ -588,7 +597,7 @@ combineRowsGen_loop1:
 	MOVQ   DI, R8
 	ADDQ   $0x00000020, R8
 	CMPQ   R8, SI
-	JA     combineRowsGen_done
+	JA     combineRowsGen_tail
 	VXORPS Y0, Y0, Y0
 	MOVQ   CX, R8
 	MOVQ   DX, R9
@@ -608,6 +617,15 @@ combineRowsGen_k1_done:
 	VMOVUPS Y0, (AX)(DI*1)
 	ADDQ    $0x00000020, DI
 	JMP     combineRowsGen_loop1
+
+combineRowsGen_tail:
+	CMPQ DI, SI
+	JAE  combineRowsGen_done
+	CMPQ SI, $0x20
+	JB   combineRowsGen_done
+	MOVQ SI, DI
+	SUBQ $0x20, DI
+	JMP  combineRowsGen_loop1
 
 combineRowsGen_done:
 	VZEROUPPER
@@ -1026,7 +1044,7 @@ combineRowsSym2Asm_loop1:
 	MOVQ    R9, R10
 	ADDQ    $0x00000020, R10
 	CMPQ    R10, R8
-	JA      combineRowsSym2Asm_done
+	JA      combineRowsSym2Asm_tail
 	MOVQ    (SI), R10
 	MOVQ    24(SI), R11
 	VMULPS  (R10)(R9*1), Y0, Y1
@@ -1065,6 +1083,15 @@ combineRowsSym2Asm_k1_done:
 	VMOVUPS Y2, (CX)(R9*1)
 	ADDQ    $0x00000020, R9
 	JMP     combineRowsSym2Asm_loop1
+
+combineRowsSym2Asm_tail:
+	CMPQ R9, R8
+	JAE  combineRowsSym2Asm_done
+	CMPQ R8, $0x20
+	JB   combineRowsSym2Asm_done
+	MOVQ R8, R9
+	SUBQ $0x20, R9
+	JMP  combineRowsSym2Asm_loop1
 
 combineRowsSym2Asm_done:
 	VZEROUPPER
@@ -1170,7 +1197,7 @@ combineRowsSym2ClampAsm_loop1:
 	MOVQ    R9, R10
 	ADDQ    $0x00000020, R10
 	CMPQ    R10, R8
-	JA      combineRowsSym2ClampAsm_done
+	JA      combineRowsSym2ClampAsm_tail
 	MOVQ    (SI), R10
 	MOVQ    24(SI), R11
 	VMULPS  (R10)(R9*1), Y0, Y1
@@ -1219,6 +1246,15 @@ combineRowsSym2ClampAsm_k1_done:
 	VMOVUPS      Y2, (CX)(R9*1)
 	ADDQ         $0x00000020, R9
 	JMP          combineRowsSym2ClampAsm_loop1
+
+combineRowsSym2ClampAsm_tail:
+	CMPQ R9, R8
+	JAE  combineRowsSym2ClampAsm_done
+	CMPQ R8, $0x20
+	JB   combineRowsSym2ClampAsm_done
+	MOVQ R8, R9
+	SUBQ $0x20, R9
+	JMP  combineRowsSym2ClampAsm_loop1
 
 combineRowsSym2ClampAsm_done:
 	VZEROUPPER
@@ -1281,6 +1317,100 @@ clampPlane_loop1:
 	JMP       clampPlane_loop1
 
 clampPlane_done:
+	VZEROUPPER
+	RET
+
+// func addRowsAsm(out []float32, a []float32, b []float32)
+// Requires: AVX
+TEXT ·addRowsAsm(SB), NOSPLIT, $0-72
+	MOVQ out_base+0(FP), AX
+	MOVQ a_base+24(FP), CX
+	MOVQ b_base+48(FP), DX
+	MOVQ out_len+8(FP), BX
+	XORQ SI, SI
+	SHLQ $0x02, BX
+
+addRows_loop4:
+	MOVQ    SI, DI
+	ADDQ    $0x00000080, DI
+	CMPQ    DI, BX
+	JA      addRows_loop1
+	VMOVUPS (CX)(SI*1), Y0
+	VADDPS  (DX)(SI*1), Y0, Y0
+	VADDPS  (AX)(SI*1), Y0, Y0
+	VMOVUPS Y0, (AX)(SI*1)
+	VMOVUPS 32(CX)(SI*1), Y0
+	VADDPS  32(DX)(SI*1), Y0, Y0
+	VADDPS  32(AX)(SI*1), Y0, Y0
+	VMOVUPS Y0, 32(AX)(SI*1)
+	VMOVUPS 64(CX)(SI*1), Y0
+	VADDPS  64(DX)(SI*1), Y0, Y0
+	VADDPS  64(AX)(SI*1), Y0, Y0
+	VMOVUPS Y0, 64(AX)(SI*1)
+	VMOVUPS 96(CX)(SI*1), Y0
+	VADDPS  96(DX)(SI*1), Y0, Y0
+	VADDPS  96(AX)(SI*1), Y0, Y0
+	VMOVUPS Y0, 96(AX)(SI*1)
+	ADDQ    $0x00000080, SI
+	JMP     addRows_loop4
+
+addRows_loop1:
+	MOVQ    SI, DI
+	ADDQ    $0x00000020, DI
+	CMPQ    DI, BX
+	JA      addRows_done
+	VMOVUPS (CX)(SI*1), Y0
+	VADDPS  (DX)(SI*1), Y0, Y0
+	VADDPS  (AX)(SI*1), Y0, Y0
+	VMOVUPS Y0, (AX)(SI*1)
+	ADDQ    $0x00000020, SI
+	JMP     addRows_loop1
+
+addRows_done:
+	VZEROUPPER
+	RET
+
+// func addRowAsm(out []float32, a []float32)
+// Requires: AVX
+TEXT ·addRowAsm(SB), NOSPLIT, $0-48
+	MOVQ out_base+0(FP), AX
+	MOVQ a_base+24(FP), CX
+	MOVQ out_len+8(FP), DX
+	XORQ BX, BX
+	SHLQ $0x02, DX
+
+addRow_loop4:
+	MOVQ    BX, SI
+	ADDQ    $0x00000080, SI
+	CMPQ    SI, DX
+	JA      addRow_loop1
+	VMOVUPS (AX)(BX*1), Y0
+	VADDPS  (CX)(BX*1), Y0, Y0
+	VMOVUPS Y0, (AX)(BX*1)
+	VMOVUPS 32(AX)(BX*1), Y0
+	VADDPS  32(CX)(BX*1), Y0, Y0
+	VMOVUPS Y0, 32(AX)(BX*1)
+	VMOVUPS 64(AX)(BX*1), Y0
+	VADDPS  64(CX)(BX*1), Y0, Y0
+	VMOVUPS Y0, 64(AX)(BX*1)
+	VMOVUPS 96(AX)(BX*1), Y0
+	VADDPS  96(CX)(BX*1), Y0, Y0
+	VMOVUPS Y0, 96(AX)(BX*1)
+	ADDQ    $0x00000080, BX
+	JMP     addRow_loop4
+
+addRow_loop1:
+	MOVQ    BX, SI
+	ADDQ    $0x00000020, SI
+	CMPQ    SI, DX
+	JA      addRow_done
+	VMOVUPS (AX)(BX*1), Y0
+	VADDPS  (CX)(BX*1), Y0, Y0
+	VMOVUPS Y0, (AX)(BX*1)
+	ADDQ    $0x00000020, BX
+	JMP     addRow_loop1
+
+addRow_done:
 	VZEROUPPER
 	RET
 
@@ -1514,6 +1644,194 @@ noiseMixABAsm_done:
 
 DATA oneABbits<>+0(SB)/4, $0x3f800000
 GLOBL oneABbits<>(SB), RODATA|NOPTR, $4
+
+DATA wyincs<>+0(SB)/8, $0xa0761d6478bd642f
+DATA wyincs<>+8(SB)/8, $0x40ec3ac8f17ac85e
+DATA wyincs<>+16(SB)/8, $0xe162582d6a382c8d
+DATA wyincs<>+24(SB)/8, $0x81d87591e2f590bc
+GLOBL wyincs<>(SB), RODATA|NOPTR, $32
+
+// func zigNormalsAsm(z []float32, rej []uint64, st uint64, wk *[256]uint64) int
+// Requires: AVX, AVX2, SSE2
+TEXT ·zigNormalsAsm(SB), NOSPLIT, $32-72
+	MOVQ         z_base+0(FP), AX
+	MOVQ         rej_base+24(FP), CX
+	MOVQ         z_len+8(FP), DX
+	MOVQ         st+48(FP), BX
+	MOVQ         wk+56(FP), SI
+	MOVQ         BX, X0
+	VPBROADCASTQ X0, Y0
+	VPADDQ       wyincs<>+0(SB), Y0, Y0
+	VPBROADCASTQ zigInc4<>+0(SB), Y1
+	VPBROADCASTQ zigMix<>+0(SB), Y2
+	VPBROADCASTQ zigLo32<>+0(SB), Y3
+	VPBROADCASTD zigM255<>+0(SB), Y4
+	VPBROADCASTD zigSign<>+0(SB), Y5
+	XORQ         BX, BX
+	XORQ         R8, R8
+	SHLQ         $0x02, DX
+
+zig_loop:
+	CMPQ         R8, DX
+	JAE          zig_done
+	VMOVDQA      Y0, Y6
+	VPADDQ       Y1, Y0, Y0
+	VPXOR        Y2, Y6, Y7
+	VPSRLQ       $0x20, Y6, Y8
+	VPSRLQ       $0x20, Y7, Y9
+	VPMULUDQ     Y7, Y6, Y10
+	VPMULUDQ     Y9, Y6, Y6
+	VPMULUDQ     Y7, Y8, Y7
+	VPMULUDQ     Y9, Y8, Y8
+	VPSRLQ       $0x20, Y10, Y9
+	VPAND        Y3, Y6, Y11
+	VPADDQ       Y11, Y9, Y9
+	VPAND        Y3, Y7, Y11
+	VPADDQ       Y11, Y9, Y9
+	VPSRLQ       $0x20, Y6, Y6
+	VPADDQ       Y8, Y6, Y6
+	VPSRLQ       $0x20, Y7, Y11
+	VPADDQ       Y11, Y6, Y6
+	VPSRLQ       $0x20, Y9, Y11
+	VPADDQ       Y11, Y6, Y6
+	VPSLLQ       $0x20, Y9, Y11
+	VPBLENDD     $0xaa, Y11, Y10, Y7
+	VPXOR        Y7, Y6, Y6
+	VPAND        Y4, Y6, Y7
+	VPSRLD       $0x09, Y6, Y8
+	VEXTRACTI128 $0x01, Y7, X12
+	VPXOR        Y9, Y9, Y9
+	VPXOR        Y10, Y10, Y10
+	VPCMPEQD     Y11, Y11, Y11
+	VPGATHERDQ   Y11, (SI)(X7*8), Y9
+	VPCMPEQD     Y11, Y11, Y11
+	VPGATHERDQ   Y11, (SI)(X12*8), Y10
+	VSHUFPS      $0x88, Y10, Y9, Y7
+	VPERMQ       $0xd8, Y7, Y7
+	VSHUFPS      $0xdd, Y10, Y9, Y9
+	VPERMQ       $0xd8, Y9, Y9
+	VCVTDQ2PS    Y8, Y10
+	VMULPS       Y7, Y10, Y10
+	VPSLLD       $0x17, Y6, Y7
+	VPAND        Y5, Y7, Y7
+	VPXOR        Y7, Y10, Y10
+	VMOVUPS      Y10, (AX)(R8*1)
+	VPCMPGTD     Y8, Y9, Y7
+	VMOVMSKPS    Y7, R9
+	XORL         $0x000000ff, R9
+	JNZ          zig_rej
+
+zig_next:
+	ADDQ $0x20, R8
+	JMP  zig_loop
+
+zig_rej:
+	VMOVDQU Y6, (SP)
+
+zig_rej_loop:
+	BSFL R9, DI
+	MOVL (SP)(DI*4), R10
+	MOVQ R8, R11
+	SHRQ $0x02, R11
+	ADDQ DI, R11
+	SHLQ $0x20, R11
+	ORQ  R11, R10
+	MOVQ R10, (CX)(BX*8)
+	INCQ BX
+	LEAL -1(R9), DI
+	ANDL DI, R9
+	JNZ  zig_rej_loop
+	JMP  zig_next
+
+zig_done:
+	MOVQ BX, ret+64(FP)
+	VZEROUPPER
+	RET
+
+DATA zigInc4<>+0(SB)/8, $0x81d87591e2f590bc
+GLOBL zigInc4<>(SB), RODATA|NOPTR, $8
+
+DATA zigMix<>+0(SB)/8, $0xe7037ed1a0b428db
+GLOBL zigMix<>(SB), RODATA|NOPTR, $8
+
+DATA zigLo32<>+0(SB)/8, $0x00000000ffffffff
+GLOBL zigLo32<>(SB), RODATA|NOPTR, $8
+
+DATA zigM255<>+0(SB)/4, $0x000000ff
+GLOBL zigM255<>(SB), RODATA|NOPTR, $4
+
+DATA zigSign<>+0(SB)/4, $0x80000000
+GLOBL zigSign<>(SB), RODATA|NOPTR, $4
+
+// func glassOffsAsm(offs []int, st uint64, c *[3]uint64)
+// Requires: AVX, AVX2, SSE2
+TEXT ·glassOffsAsm(SB), NOSPLIT, $0-40
+	MOVQ         offs_base+0(FP), AX
+	MOVQ         offs_len+8(FP), CX
+	MOVQ         st+24(FP), DX
+	MOVQ         c+32(FP), BX
+	MOVQ         DX, X0
+	VPBROADCASTQ X0, Y0
+	VPADDQ       wyincs<>+0(SB), Y0, Y0
+	VPBROADCASTQ glassInc4<>+0(SB), Y1
+	VPBROADCASTQ glassMix<>+0(SB), Y2
+	VPBROADCASTQ glassLo32<>+0(SB), Y3
+	VPBROADCASTQ (BX), Y4
+	VPBROADCASTQ 8(BX), Y5
+	VPBROADCASTQ 16(BX), Y6
+	XORQ         DX, DX
+	SHLQ         $0x03, CX
+
+glassOffs_loop:
+	CMPQ     DX, CX
+	JAE      glassOffs_done
+	VMOVDQA  Y0, Y7
+	VPADDQ   Y1, Y0, Y0
+	VPXOR    Y2, Y7, Y8
+	VPSRLQ   $0x20, Y7, Y9
+	VPSRLQ   $0x20, Y8, Y10
+	VPMULUDQ Y8, Y7, Y11
+	VPMULUDQ Y10, Y7, Y7
+	VPMULUDQ Y8, Y9, Y8
+	VPMULUDQ Y10, Y9, Y9
+	VPSRLQ   $0x20, Y11, Y10
+	VPAND    Y3, Y7, Y12
+	VPADDQ   Y12, Y10, Y10
+	VPAND    Y3, Y8, Y12
+	VPADDQ   Y12, Y10, Y10
+	VPSRLQ   $0x20, Y7, Y7
+	VPADDQ   Y9, Y7, Y7
+	VPSRLQ   $0x20, Y8, Y12
+	VPADDQ   Y12, Y7, Y7
+	VPSRLQ   $0x20, Y10, Y12
+	VPADDQ   Y12, Y7, Y7
+	VPSLLQ   $0x20, Y10, Y12
+	VPBLENDD $0xaa, Y12, Y11, Y8
+	VPXOR    Y8, Y7, Y7
+	VPSRLQ   $0x20, Y7, Y8
+	VPMULUDQ Y4, Y8, Y8
+	VPSRLQ   $0x20, Y8, Y8
+	VPMULUDQ Y4, Y7, Y7
+	VPSRLQ   $0x20, Y7, Y7
+	VPMULUDQ Y5, Y8, Y8
+	VPADDQ   Y7, Y8, Y8
+	VPADDQ   Y6, Y8, Y8
+	VMOVDQU  Y8, (AX)(DX*1)
+	ADDQ     $0x20, DX
+	JMP      glassOffs_loop
+
+glassOffs_done:
+	VZEROUPPER
+	RET
+
+DATA glassInc4<>+0(SB)/8, $0x81d87591e2f590bc
+GLOBL glassInc4<>(SB), RODATA|NOPTR, $8
+
+DATA glassMix<>+0(SB)/8, $0xe7037ed1a0b428db
+GLOBL glassMix<>(SB), RODATA|NOPTR, $8
+
+DATA glassLo32<>+0(SB)/8, $0x00000000ffffffff
+GLOBL glassLo32<>(SB), RODATA|NOPTR, $8
 
 // func diskRowsAsm(out []float32, S []float32, offs []int)
 // Requires: AVX

@@ -18,14 +18,16 @@ func corrRowSymAsm(out []float32, pad []float32, k []float32)
 func corrRowGenAsm(out []float32, pad []float32, k []float32)
 
 // combineRowsSymAsm is combineRowsSymGo (odd symmetric wts, n = 2r+1) for
-// len(out), a multiple of 8, outputs: s = wts[r]·rows[r][x], then
+// len(out) ≥ 8 outputs (fewer: nothing is done; the last 8 a vector of their
+// own, overlapping the one before): s = wts[r]·rows[r][x], then
 // s += wts[k]·(rows[k][x] + rows[n−1−k][x]) for k = 0…r−1.
 //
 //go:noescape
 func combineRowsSymAsm(out []float32, rows [][]float32, wts []float32)
 
-// combineRowsGenAsm is combineRowsGo's general path for len(out), a multiple
-// of 8, outputs: s = 0, then s += wts[k]·rows[k][x] for k = 0…len(wts)−1.
+// combineRowsGenAsm is combineRowsGo's general path for len(out) ≥ 8
+// outputs (as combineRowsSymAsm): s = 0, then s += wts[k]·rows[k][x] for
+// k = 0…len(wts)−1.
 //
 //go:noescape
 func combineRowsGenAsm(out []float32, rows [][]float32, wts []float32)
@@ -45,7 +47,9 @@ func combineOffClampAsm(out []float32, base []float32, offs []int, wts []float32
 
 // combineRowsSym2Asm is combineRowsSymAsm for two output rows: out0 from
 // rows[0…n−1] and out1 from rows[1…n] (odd symmetric wts, n = 2r+1, len(rows)
-// = n+1), len(out0) = len(out1), a multiple of 8. Step k adds
+// = n+1), len(out0) = len(out1) ≥ 8 (or nothing is done); the last 8 outputs
+// are a vector of their own where len(out0) is not a multiple of 8 (computed
+// twice where it overlaps the one before, with the same operations). Step k adds
 // wts[k]·(rows[k] + rows[n−1−k]) to out0 and wts[k]·(rows[k+1] + rows[n−k]) to
 // out1: rows[k+1] and rows[n−1−k], loaded for step k, are out0's and out1's
 // rows of step k+1, so each row is loaded once for both outputs.
@@ -64,6 +68,17 @@ func combineRowsSym2ClampAsm(out0 []float32, out1 []float32, rows [][]float32, w
 //go:noescape
 func clampPlaneAsm(p []float32)
 
+// addRowsAsm is addRowsGo for len(out), a multiple of 8, samples:
+// out[x] += a[x] + b[x] (the sum first).
+//
+//go:noescape
+func addRowsAsm(out []float32, a []float32, b []float32)
+
+// addRowAsm is addRowGo for len(out), a multiple of 8, samples: out[x] += a[x].
+//
+//go:noescape
+func addRowAsm(out []float32, a []float32)
+
 // noiseMixAAsm is noiseMixGo for len(d), a multiple of 8, samples with b = 0: clamp(v + a·z), c = (a, b); the clamp works on the
 // bit patterns as noiseClamp does.
 //
@@ -81,6 +96,27 @@ func noiseMixBAsm(d []float32, s []float32, z []float32, c *[2]float32)
 //
 //go:noescape
 func noiseMixABAsm(d []float32, s []float32, z []float32, c *[2]float32)
+
+// zigNormalsAsm is zigFastGo from k = 0 with nr = 0 for len(z), a multiple of
+// 8, draws (len(rej) ≥ len(z)), eight a step: four wyrand states st + j·inc
+// (j = 1…4) in 64-bit lanes, their 128-bit products st·(st ^ mix) from four
+// 32×32-bit products, u = hi ^ lo, whose 32-bit halves h are the draws of
+// z[k], z[k+1] in that order; m = h >> 9 times zigW[h & 255] (gathered; m is
+// exact in float32), the sign bit h & 256 moved to bit 31; rejected draws
+// (m ≥ zigK[h & 255]) are queued in rej as index<<32 | h. wk[i] holds zigW[i]'s
+// bits and zigK[i] << 32 (zigWK). It returns the number queued; the state
+// after it is st + len(z)/2·inc.
+//
+//go:noescape
+func zigNormalsAsm(z []float32, rej []uint64, st uint64, wk *[256]uint64) int
+
+// glassOffsAsm is glassOffsGo for len(offs), a multiple of 4, copies, four a
+// step: the wyrand draws v of states st + j·inc (j = 1, 2, …) as in zigNormalsAsm,
+// dy = (v >> 32)·n >> 32, dx = low(v)·n >> 32 and offs[j−1] = dy·w + dx + base
+// (mod 2⁶⁴), with c = (n, w, base); n and w must be below 2³².
+//
+//go:noescape
+func glassOffsAsm(offs []int, st uint64, c *[3]uint64)
 
 // diskRowsAsm is diskRowsGo for len(out), a multiple of 8, outputs, with the
 // rows' start offsets in S precomputed: offs[0], offs[1] are those of c_hi and

@@ -74,7 +74,7 @@ func TestSIMDCorrRowExact(t *testing.T) {
 func TestSIMDCombineRowsExact(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	simdModes(t, func(mode string) {
-		for _, w := range []int{1, 7, 8, 9, 31, 32, 33, 63, 64, 65, 120, 127, 224, 227} {
+		for _, w := range []int{1, 7, 8, 9, 12, 31, 32, 33, 63, 64, 65, 120, 127, 224, 227, 500} {
 			for _, n := range []int{1, 2, 3, 4, 5, 7, 9, 15, 21, 41} {
 				for _, sym := range []bool{true, false} {
 					wts := testKernel(rng, n, sym)
@@ -82,10 +82,19 @@ func TestSIMDCombineRowsExact(t *testing.T) {
 					for i := range rows {
 						rows[i] = randPlane(rng, w+rng.IntN(3))
 					}
-					got, want := make([]float32, w), make([]float32, w)
+					buf := make([]float32, w+8) // guards past the outputs
+					for i := w; i < len(buf); i++ {
+						buf[i] = 7
+					}
+					got, want := buf[:w], make([]float32, w)
 					combineRows(got, rows, wts)
 					combineRowsGo(want, rows, wts)
 					sameBits(t, mode+" combineRows", got, want)
+					for _, v := range buf[w:] {
+						if v != 7 {
+							t.Fatalf("%s: w %d, n %d: combineRows wrote past its outputs", mode, w, n)
+						}
+					}
 				}
 			}
 		}
@@ -138,11 +147,12 @@ func TestSIMDSparseRowsExact(t *testing.T) {
 
 // TestSIMDCombineRowsSym2Exact checks the two-row symmetric column kernel
 // against two calls of combineRowsGo, and its clamping variant against
-// them followed by clampPlaneGo.
+// them followed by clampPlaneGo; the assembly's own last vector (widths
+// not a multiple of 8) must leave the samples past the outputs alone.
 func TestSIMDCombineRowsSym2Exact(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	simdModes(t, func(mode string) {
-		for _, w := range []int{1, 8, 16, 31, 32, 33, 63, 64, 65, 96, 224, 227} {
+		for _, w := range []int{1, 7, 8, 9, 12, 16, 31, 32, 33, 63, 64, 65, 96, 224, 227, 500} {
 			for _, n := range []int{3, 5, 7, 9, 15, 21, 41} {
 				wts := testKernel(rng, n, true)
 				rows := make([][]float32, n+1)
@@ -150,9 +160,18 @@ func TestSIMDCombineRowsSym2Exact(t *testing.T) {
 					rows[i] = randPlane(rng, w+rng.IntN(3))
 				}
 				for _, clamp := range []bool{false, true} {
-					got0, got1 := make([]float32, w), make([]float32, w)
+					buf0, buf1 := make([]float32, w+8), make([]float32, w+8)
+					for i := w; i < w+8; i++ {
+						buf0[i], buf1[i] = 7, 7
+					}
+					got0, got1 := buf0[:w], buf1[:w]
 					want0, want1 := make([]float32, w), make([]float32, w)
 					combineRowsSym2(got0, got1, rows, wts, clamp)
+					for i := w; i < w+8; i++ {
+						if buf0[i] != 7 || buf1[i] != 7 {
+							t.Fatalf("%s: w %d, n %d: combineRowsSym2 wrote past its outputs", mode, w, n)
+						}
+					}
 					combineRowsGo(want0, rows[:n], wts)
 					combineRowsGo(want1, rows[1:], wts)
 					if clamp {
@@ -246,6 +265,102 @@ func TestSIMDNoiseMixExact(t *testing.T) {
 				noiseMixGo(want, s, z, ab[0], ab[1])
 				sameBits(t, mode+" noiseMix", got, want)
 			}
+		}
+	})
+}
+
+// TestSIMDZigFastExact checks zigFast's vector path (zigNormalsAsm) against
+// zigFastGo: the same draws, sign bits, rejected indices and draws queued in
+// the same order, and the same generator state afterwards, over 4096 chunks
+// of every even length up to noiseChunk from random states (each chunk of
+// 1024 draws has about seven rejections), and whole noiseNormals chunks with
+// their redraws.
+func TestSIMDZigFastExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 24))
+	simdModes(t, func(mode string) {
+		var rejGot, rejWant [noiseChunk]uint64
+		zGot, zWant := make([]float32, noiseChunk), make([]float32, noiseChunk)
+		queued := 0
+		for i := range 4096 {
+			n := noiseChunk
+			if i%4 != 0 {
+				n = 2 * rng.IntN(noiseChunk/2+1)
+			}
+			st := rng.Uint64()
+			ng := zigFast(zGot[:n], &rejGot, st)
+			nw := zigFastGo(zWant[:n], 0, &rejWant, 0, st)
+			if ng != nw {
+				t.Fatalf("%s: n = %d, state %#x: %d draws queued, want %d", mode, n, st, ng, nw)
+			}
+			queued += nw
+			sameBits(t, mode+" zigFast", zGot[:n], zWant[:n])
+			for j := range nw {
+				if rejGot[j] != rejWant[j] {
+					t.Fatalf("%s: n = %d: queued draw %d = %#x, want %#x", mode, n, j, rejGot[j], rejWant[j])
+				}
+			}
+			// Whole chunks, odd lengths included, with the redraws.
+			rg, rw := noiseRand{st}, noiseRand{st}
+			m := 1 + rng.IntN(noiseChunk)
+			noiseNormals(zGot[:m], &rejGot, &rg)
+			simdKernels = false
+			noiseNormals(zWant[:m], &rejWant, &rw)
+			simdKernels = true
+			sameBits(t, mode+" noiseNormals", zGot[:m], zWant[:m])
+			if rg != rw {
+				t.Fatalf("%s: noiseNormals(%d) left state %#x, want %#x", mode, m, rg.s, rw.s)
+			}
+		}
+		if queued < 4096*3 {
+			t.Fatalf("only %d rejections in the test: the slow path is hardly exercised", queued)
+		}
+	})
+}
+
+// TestSIMDGlassOffsExact checks glassOffs' vector path (glassOffsAsm)
+// against glassOffsGo for every δ of the domain and beyond, row lengths
+// around the 4-offset steps, widths up to 2³² − 1 and random states.
+func TestSIMDGlassOffsExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(29, 30))
+	simdModes(t, func(mode string) {
+		for delta := 1; delta <= 40; delta++ {
+			n := uint64(2 * delta)
+			for _, w := range []int{2*delta + 1, 97, 224, 500, 4099, 1<<32 - 1} {
+				base := -delta*w - delta
+				for _, m := range []int{0, 1, 3, 4, 5, 8, 13, 64, 222, 498} {
+					st := rng.Uint64()
+					got, want := make([]int, m), make([]int, m)
+					glassOffs(got, st, n, w, base)
+					glassOffsGo(want, st, n, w, base)
+					for j := range want {
+						if got[j] != want[j] {
+							t.Fatalf("%s: δ %d, w %d, m %d, state %#x: offs[%d] = %d, want %d", mode, delta, w, m, st, j, got[j], want[j])
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
+// TestSIMDAddRowsExact checks addRows and addRow's vector paths against
+// addRowsGo and addRowGo (the sum a + b first) on random rows of lengths
+// around the vector steps, with values whose additions round.
+func TestSIMDAddRowsExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	simdModes(t, func(mode string) {
+		for _, n := range []int{0, 1, 7, 8, 9, 31, 32, 33, 224, 501} {
+			out, a, b := randPlane(rng, n), randPlane(rng, n), randPlane(rng, n)
+			for i := range a {
+				a[i] *= 1e-3 // sums that lose bits when added in another order
+			}
+			got, want := append([]float32(nil), out...), append([]float32(nil), out...)
+			addRows(got, a, b)
+			addRowsGo(want, a, b)
+			sameBits(t, mode+" addRows", got, want)
+			addRow(got, a)
+			addRowGo(want, a)
+			sameBits(t, mode+" addRow", got, want)
 		}
 	})
 }

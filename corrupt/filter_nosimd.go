@@ -45,6 +45,20 @@ func combineRowsSym2(out0, out1 []float32, rows [][]float32, wts []float32, clam
 // noiseMix applies normal noise draws z to s (see noiseMixGo).
 func noiseMix(d, s, z []float32, a, b float32) { noiseMixGo(d, s, z, a, b) }
 
+// addRows adds a[x] + b[x] to out[x] (see addRowsGo).
+func addRows(out, a, b []float32) { addRowsGo(out, a, b) }
+
+// addRow adds a[x] to out[x] (see addRowGo).
+func addRow(out, a []float32) { addRowGo(out, a) }
+
+// glassOffs writes glass blur's source offsets of one row (see glassOffsGo).
+func glassOffs(offs []int, st uint64, n uint64, w, base int) { glassOffsGo(offs, st, n, w, base) }
+
+// zigFast fills z with the ziggurat's fast-path draws (see zigFastGo).
+func zigFast(z []float32, rej *[noiseChunk]uint64, st uint64) int {
+	return zigFastGo(z, 0, rej, 0, st)
+}
+
 // sparseRows is sparseRowsGo (see there).
 func sparseRows(dst []float32, w int, pad []float32, pw int, offs []int, wts []float32, rows [][]float32, clamp bool) {
 	sparseRowsGo(dst, w, pad, pw, offs, wts, rows, clamp)

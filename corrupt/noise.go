@@ -153,10 +153,21 @@ const (
 var zigK [zigLayers]uint32
 var zigW [zigLayers]float32
 
+// zigWK holds both tables for the vector fast path: zigW[i]'s bits in the
+// low and zigK[i] in the high 32 bits.
+var zigWK [zigLayers]uint64
+
 // zigWedge describes the wedge of layer i for the slow path: its x range
 // [xl, xr] (xl = xr·zigK[i]/2^23, the fast path's bound), f at both ends and
-// the chord's slope (f(xl) − f(xr))/(xr − xl).
-type zigWedge struct{ xl, xr, fl, fr, slope float64 }
+// the chord's slope (f(xl) − f(xr))/(xr − xl); and the tangent of f at the
+// middle tx of the range, f(tx) + (x − tx)·ts.
+type zigWedge struct{ xl, xr, fl, fr, slope, tx, ty, ts float64 }
+
+// zigTanMargin is the relative margin by which a point must clear the
+// tangent for accept to decide by it: far above the rounding errors of
+// the tangent and of math.Exp (about 1e-15 relative), far below the
+// tangent's distance from f over most of a wedge.
+const zigTanMargin = 1e-9
 
 var zigWedges [zigLayers]zigWedge
 
@@ -169,6 +180,17 @@ func (w *zigWedge) accept(x, y float64) bool {
 		return true
 	case w.xl >= 1 && y > chord:
 		return false
+	}
+	// The tangent settles most of the rest (Marsaglia & Tsang's and
+	// McFarland's bounds on the other side): f lies below it where f is
+	// concave and above it where f is convex. The margin keeps the
+	// decision that of the exact test below.
+	tan := w.ty + (x-w.tx)*w.ts
+	switch {
+	case w.xr <= 1 && y > tan*(1+zigTanMargin):
+		return false
+	case w.xl >= 1 && y < tan*(1-zigTanMargin):
+		return true
 	}
 	return y < math.Exp(-0.5*x*x)
 }
@@ -186,11 +208,16 @@ func init() {
 		tn = dn
 		zigW[i] = float32(dn / zigScale)
 	}
+	for i := range zigWK {
+		zigWK[i] = uint64(math.Float32bits(zigW[i])) | uint64(zigK[i])<<32
+	}
 	for i := 1; i < zigLayers; i++ {
 		xr := float64(zigW[i]) * zigScale
 		xl := xr * float64(zigK[i]) / zigScale
 		fl, fr := math.Exp(-0.5*xl*xl), math.Exp(-0.5*xr*xr)
-		zigWedges[i] = zigWedge{xl, xr, fl, fr, (fl - fr) / (xr - xl)}
+		tx := (xl + xr) / 2
+		ty := math.Exp(-0.5 * tx * tx)
+		zigWedges[i] = zigWedge{xl, xr, fl, fr, (fl - fr) / (xr - xl), tx, ty, -tx * ty}
 	}
 }
 
@@ -294,10 +321,28 @@ func noiseMixGo(d, s, z []float32, a, b float32) {
 // register, and the 0.7 % of ziggurat draws that the fast path rejects are
 // queued and redrawn afterwards, so that the hot loop makes no calls.
 func noiseNormals(z []float32, rej *[noiseChunk]uint64, r *noiseRand) {
-	nr := 0 // rej[:nr] holds k<<32 | h of each rejected draw
-	st := r.s
 	n := len(z) &^ 1
-	for k := 0; k < n; k += 2 {
+	nr := zigFast(z[:n], rej, r.s)
+	r.s += uint64(n/2) * noiseWyInc
+	if n < len(z) {
+		z[n] = r.normal()
+	}
+	for _, e := range rej[:nr] {
+		k, h := int(e>>32), uint32(e)
+		m := r.zigSlow(h>>zigMagBits, h&zigMask)
+		z[k] = math.Float32frombits(math.Float32bits(m) ^ (h&zigSignBit)<<(31-zigShift))
+	}
+}
+
+// zigFastGo is the pure-Go zigFast from draw k = from on, with nr draws
+// already queued: for k = from, from+2, … < len(z) (len(z) − from even),
+// one wyrand draw u of state st + ((k−from)/2 + 1)·inc gives the 32-bit
+// draws h = low(u) of z[k] and high(u) of z[k+1], each the ziggurat's
+// fast-path value ±m·zigW[i] (m = h >> 9, i = h & 255, sign bit 8), and
+// those with m ≥ zigK[i] are queued as k<<32 | h (in order of k) for
+// zigSlow. It returns the number queued.
+func zigFastGo(z []float32, from int, rej *[noiseChunk]uint64, nr int, st uint64) int {
+	for k := from; k+1 < len(z); k += 2 {
 		st += noiseWyInc
 		hi, lo := bits.Mul64(st, st^noiseWyMix)
 		u := hi ^ lo
@@ -315,15 +360,7 @@ func noiseNormals(z []float32, rej *[noiseChunk]uint64, r *noiseRand) {
 			nr++
 		}
 	}
-	r.s = st
-	if n < len(z) {
-		z[n] = r.normal()
-	}
-	for _, e := range rej[:nr] {
-		k, h := int(e>>32), uint32(e)
-		m := r.zigSlow(h>>zigMagBits, h&zigMask)
-		z[k] = math.Float32frombits(math.Float32bits(m) ^ (h&zigSignBit)<<(31-zigShift))
-	}
+	return nr
 }
 
 func applyGaussianNoise(dst, src *imageio.Image, p []float64, rng *rand.Rand) {

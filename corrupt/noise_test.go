@@ -343,20 +343,47 @@ func TestZigguratHistogram(t *testing.T) {
 	t.Logf("χ² = %.1f over %d bins", chi2, len(counts))
 }
 
-// TestZigguratWedgeChord checks the chord shortcut of the wedge test against
-// the plain test y < exp(−x²/2) on random points of every layer's wedge.
+// TestZigguratWedgeChord checks the chord and tangent shortcuts of the
+// wedge test against the plain test y < exp(−x²/2) on random points of
+// every layer's wedge, on points within a few ulps of the curve, and on
+// points at and around the chord and the tangent.
 func TestZigguratWedgeChord(t *testing.T) {
 	r := noiseRand{5}
+	nearby := func(v float64, k int) float64 { // v moved by k ulps
+		for ; k > 0; k-- {
+			v = math.Nextafter(v, math.Inf(1))
+		}
+		for ; k < 0; k++ {
+			v = math.Nextafter(v, math.Inf(-1))
+		}
+		return v
+	}
+	exps := 0
 	for i := 1; i < zigLayers; i++ {
 		w := &zigWedges[i]
-		for range 2000 {
-			x := w.xl + r.float64()*(w.xr-w.xl)
-			y := w.fr + r.float64()*(w.fl-w.fr)
+		check := func(x, y float64) {
 			if got, want := w.accept(x, y), y < math.Exp(-0.5*x*x); got != want {
 				t.Fatalf("layer %d (x in [%v, %v]): accept(%v, %v) = %v, want %v", i, w.xl, w.xr, x, y, got, want)
 			}
 		}
+		for range 2000 {
+			x := w.xl + r.float64()*(w.xr-w.xl)
+			y := w.fr + r.float64()*(w.fl-w.fr)
+			check(x, y)
+			chord := w.fr + (w.xr-x)*w.slope
+			tan := w.ty + (x-w.tx)*w.ts
+			f := math.Exp(-0.5 * x * x)
+			if y >= min(chord, tan) && y <= max(chord, tan) && (w.xr <= 1 || w.xl >= 1) {
+				exps++ // between chord and tangent: the shortcuts may leave it to exp
+			}
+			for _, v := range []float64{f, chord, tan, tan * (1 + zigTanMargin), tan * (1 - zigTanMargin)} {
+				for k := -3; k <= 3; k++ {
+					check(x, nearby(v, k))
+				}
+			}
+		}
 	}
+	t.Logf("%d of %d random wedge points lie between chord and tangent", exps, 2000*(zigLayers-1))
 }
 
 // poissonCDFBins returns P(lo ≤ N < hi) for N ~ Poisson(mu), summed term by

@@ -79,22 +79,29 @@ func (h *huffmanDeflate) block(data []byte, final bool) {
 	if final {
 		bfinal = 1
 	}
-	// Four interleaved histograms: runs of equal bytes (common in filtered
-	// rows) would otherwise make each increment wait for the previous one.
-	var hist [4][256]int32
+	// Eight interleaved histograms: runs of equal bytes (common in filtered
+	// rows) would otherwise make each increment wait for the previous one
+	// (with four, the chain through the commonest bin's counter still set
+	// the pace: 1.6 cycles a byte).
+	var hist [8][256]int32
 	i := 0
-	for ; i+4 <= len(data); i += 4 {
-		q := data[i : i+4 : i+4]
+	for ; i+8 <= len(data); i += 8 {
+		q := data[i : i+8 : i+8]
 		hist[0][q[0]]++
 		hist[1][q[1]]++
 		hist[2][q[2]]++
 		hist[3][q[3]]++
+		hist[4][q[4]]++
+		hist[5][q[5]]++
+		hist[6][q[6]]++
+		hist[7][q[7]]++
 	}
 	for ; i < len(data); i++ {
 		hist[0][data[i]]++
 	}
 	for b := range 256 {
-		h.freq[b] = int(hist[0][b] + hist[1][b] + hist[2][b] + hist[3][b])
+		h.freq[b] = int(hist[0][b] + hist[1][b] + hist[2][b] + hist[3][b] +
+			hist[4][b] + hist[5][b] + hist[6][b] + hist[7][b])
 	}
 	h.freq[256] = 1 // end of block
 	huffmanLengths(h.lens[:], h.freq[:], 15)

@@ -1,15 +1,13 @@
 package testset
 
 import (
-	"bufio"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 )
 
-// saveImage writes an image file to path atomically: encode writes it into a temporary
-// file in the same folder, which is renamed to path when complete, so a
+// saveImage writes an image file's bytes to path atomically: into a temporary
+// file in the same folder (one write), which is renamed to path when complete, so a
 // killed run never leaves a partial image under a listed name (resume
 // deletes the temporary files). Unlike imageio.Save it does not sync each
 // file where syncImages can sync them all at once: Generate syncs the file
@@ -17,7 +15,7 @@ import (
 // syncImages), so a listed image is on disk even after a power loss, at the
 // cost of one sync per batch instead of one per image (an fsync costs
 // milliseconds, as long as the rest of the pipeline).
-func saveImage(path string, encode func(io.Writer) error) (err error) {
+func saveImage(path string, data []byte) (err error) {
 	dir, base := filepath.Split(path)
 	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
 	if err != nil {
@@ -29,11 +27,7 @@ func saveImage(path string, encode func(io.Writer) error) (err error) {
 			os.Remove(tmp.Name())
 		}
 	}()
-	bw := bufio.NewWriterSize(tmp, 1<<16)
-	if err = encode(bw); err != nil {
-		return fmt.Errorf("encode %s: %w", path, err)
-	}
-	if err = bw.Flush(); err != nil {
+	if _, err = tmp.Write(data); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if syncEachImage {

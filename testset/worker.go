@@ -1,6 +1,7 @@
 package testset
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -142,7 +143,8 @@ type worker struct {
 	png       imageio.PNGEncoder
 	dst       *imageio.Image
 	ref, dist *iqa.Gray
-	rgb       []byte // w.dst in 8 bit, interleaved RGB
+	rgb       []byte       // w.dst in 8 bit, interleaved RGB
+	out       bytes.Buffer // the encoded image file, written in one go
 	// prep is w.ref prepared for multi (iqa.Reference) when a draw scores
 	// several images of one source (--imagenet-c's five severities), and
 	// prepErr what preparing it returned.
@@ -179,7 +181,7 @@ func (w *worker) drop() {
 		return
 	}
 	w.dst, w.ref, w.dist, w.rgb, w.res = nil, nil, nil, nil, nil
-	w.png, w.prep = imageio.PNGEncoder{}, iqa.Reference{}
+	w.png, w.prep, w.out = imageio.PNGEncoder{}, iqa.Reference{}, bytes.Buffer{}
 	w.newScorers()
 	w.st.mem.release(w.held)
 	w.held = 0
@@ -420,7 +422,12 @@ func (w *worker) process(t task) result {
 		}
 		rel, err := st.imagePath(id, c, item)
 		if err == nil {
-			err = saveImage(st.path(rel), w.encode)
+			w.out.Reset()
+			if err = w.encode(&w.out); err != nil {
+				err = fmt.Errorf("encode %s: %w", st.path(rel), err)
+			} else {
+				err = saveImage(st.path(rel), w.out.Bytes())
+			}
 		}
 		if err != nil {
 			r.err = err

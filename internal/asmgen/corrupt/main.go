@@ -17,8 +17,12 @@
 // latency), then single vectors. Each lane performs the same float32
 // operations on the same operands in the same order as the scalar code,
 // with separate multiplies and adds (no fused multiply-add), so the results
-// are bit-identical. The routines handle only whole vectors (len(out) a
-// multiple of 8); the Go callers (corrupt/filter_amd64.go) do the rest.
+// are bit-identical; the random draws (zigNormalsAsm, glassOffsAsm) are
+// wyrand's 64-bit integer arithmetic lane by lane. The routines handle only
+// whole vectors (len(out) a multiple of 8), except combineRowsSymAsm,
+// combineRowsGenAsm, combineRowsSym2Asm and its clamping variant, which end
+// with one vector overlapping the one before;
+// the Go callers (corrupt/filter_amd64.go) do the rest.
 // Every routine ends with VZEROUPPER.
 package main
 
@@ -40,7 +44,11 @@ func main() {
 	combineRowsSym2("combineRowsSym2Asm", false)
 	combineRowsSym2("combineRowsSym2ClampAsm", true)
 	clampPlane()
+	addRows()
 	noiseMix()
+	incs := wyIncs()
+	zigNormals(incs)
+	glassOffs(incs)
 	diskRows()
 	glassQuantize()
 	fog()
@@ -75,6 +83,15 @@ func blocks(name string, n GPVirtual, body func(off GPVirtual, w int)) {
 // The filter kernels use 8-vector blocks: eight independent sums hide the
 // latency of the dependent additions (two add pipes, 3 cycles each on Zen).
 func blocksW(name string, n GPVirtual, ws []int, body func(off GPVirtual, w int)) {
+	blocksWTail(name, n, ws, false, body)
+}
+
+// blocksWTail is blocksW; with tail, n need not be a multiple of 8: when
+// n ≥ 8 and outputs remain after the whole vectors, one more single vector
+// at n − 8 computes the last 8 outputs (its first ones a second time, with
+// the same operations), so the caller needs no tail of its own; n < 8 does
+// nothing.
+func blocksWTail(name string, n GPVirtual, ws []int, tail bool, body func(off GPVirtual, w int)) {
 	off := GP64()
 	XORQ(off, off)
 	SHLQ(Imm(2), n)
@@ -84,6 +101,8 @@ func blocksW(name string, n GPVirtual, ws []int, body func(off GPVirtual, w int)
 		next := name + "_done"
 		if i+1 < len(ws) {
 			next = fmt.Sprintf("%s_loop%d", name, ws[i+1])
+		} else if tail {
+			next = name + "_tail"
 		}
 		Label(lbl)
 		MOVQ(off, end)
@@ -93,6 +112,19 @@ func blocksW(name string, n GPVirtual, ws []int, body func(off GPVirtual, w int)
 		body(off, w)
 		ADDQ(U32(32*w), off)
 		JMP(LabelRef(lbl))
+	}
+	if tail {
+		if ws[len(ws)-1] != 1 {
+			panic("blocksWTail: the last width must be 1")
+		}
+		Label(name + "_tail")
+		CMPQ(off, n)
+		JAE(LabelRef(name + "_done")) // no outputs left
+		CMPQ(n, U8(32))
+		JB(LabelRef(name + "_done")) // fewer than 8 outputs in all
+		MOVQ(n, off)
+		SUBQ(U8(32), off)
+		JMP(LabelRef(name + "_loop1")) // one vector at n − 8, then off = n
 	}
 	Label(name + "_done")
 	VZEROUPPER()
@@ -193,7 +225,8 @@ func combineRows() {
 	TEXT("combineRowsSymAsm", NOSPLIT, "func(out []float32, rows [][]float32, wts []float32)")
 	Pragma("noescape")
 	Doc("combineRowsSymAsm is combineRowsSymGo (odd symmetric wts, n = 2r+1) for",
-		"len(out), a multiple of 8, outputs: s = wts[r]·rows[r][x], then",
+		"len(out) ≥ 8 outputs (fewer: nothing is done; the last 8 a vector of their",
+		"own, overlapping the one before): s = wts[r]·rows[r][x], then",
 		"s += wts[k]·(rows[k][x] + rows[n−1−k][x]) for k = 0…r−1.")
 	{
 		out, rows, wts := base("out"), base("rows"), base("wts")
@@ -210,7 +243,7 @@ func combineRows() {
 		LEAQ(Mem{Base: hdr, Index: hdr, Scale: 1}, last)
 		SUBQ(rows.Base, last) // rows + 48r = &rows[2r]
 		n := length("out")
-		blocksW("combineRowsSym", n, []int{8, 4, 1}, func(off GPVirtual, w int) {
+		blocksWTail("combineRowsSym", n, []int{8, 4, 1}, true, func(off GPVirtual, w int) {
 			c := bcast(Mem{Base: mid})
 			s := make([]VecVirtual, w)
 			for j := range s {
@@ -246,15 +279,16 @@ func combineRows() {
 
 	TEXT("combineRowsGenAsm", NOSPLIT, "func(out []float32, rows [][]float32, wts []float32)")
 	Pragma("noescape")
-	Doc("combineRowsGenAsm is combineRowsGo's general path for len(out), a multiple",
-		"of 8, outputs: s = 0, then s += wts[k]·rows[k][x] for k = 0…len(wts)−1.")
+	Doc("combineRowsGenAsm is combineRowsGo's general path for len(out) ≥ 8",
+		"outputs (as combineRowsSymAsm): s = 0, then s += wts[k]·rows[k][x] for",
+		"k = 0…len(wts)−1.")
 	{
 		out, rows, wts := base("out"), base("rows"), base("wts")
 		nk := length("wts")
 		kend := GP64()
 		LEAQ(wts.Idx(nk, 4), kend)
 		n := length("out")
-		blocksW("combineRowsGen", n, []int{8, 4, 1}, func(off GPVirtual, w int) {
+		blocksWTail("combineRowsGen", n, []int{8, 4, 1}, true, func(off GPVirtual, w int) {
 			s := make([]VecVirtual, w)
 			for j := range s {
 				s[j] = YMM()
@@ -295,7 +329,9 @@ func combineRowsSym2(name string, clamp bool) {
 	} else {
 		Doc(name+" is combineRowsSymAsm for two output rows: out0 from",
 			"rows[0…n−1] and out1 from rows[1…n] (odd symmetric wts, n = 2r+1, len(rows)",
-			"= n+1), len(out0) = len(out1), a multiple of 8. Step k adds",
+			"= n+1), len(out0) = len(out1) ≥ 8 (or nothing is done); the last 8 outputs",
+			"are a vector of their own where len(out0) is not a multiple of 8 (computed",
+			"twice where it overlaps the one before, with the same operations). Step k adds",
 			"wts[k]·(rows[k] + rows[n−1−k]) to out0 and wts[k]·(rows[k+1] + rows[n−k]) to",
 			"out1: rows[k+1] and rows[n−1−k], loaded for step k, are out0's and out1's",
 			"rows of step k+1, so each row is loaded once for both outputs.")
@@ -313,7 +349,7 @@ func combineRowsSym2(name string, clamp bool) {
 		ADDQ(rows.Base, midHdr)
 		ADDQ(rows.Base, last)
 		n := length("out0")
-		blocksW(name, n, []int{2, 1}, func(off GPVirtual, w int) {
+		blocksWTail(name, n, []int{2, 1}, true, func(off GPVirtual, w int) {
 			a, b := GP64(), GP64()
 			MOVQ(Mem{Base: midHdr}, a)           // rows[r]
 			MOVQ(Mem{Base: midHdr, Disp: 24}, b) // rows[r+1]
@@ -466,6 +502,38 @@ func clampPlane() {
 	})
 }
 
+// addRows: addRowsGo and addRowGo, defocus blur's fold corrections.
+func addRows() {
+	TEXT("addRowsAsm", NOSPLIT, "func(out, a, b []float32)")
+	Pragma("noescape")
+	Doc("addRowsAsm is addRowsGo for len(out), a multiple of 8, samples:",
+		"out[x] += a[x] + b[x] (the sum first).")
+	o, a, b := base("out"), base("a"), base("b")
+	n := length("out")
+	blocks("addRows", n, func(off GPVirtual, w int) {
+		for j := 0; j < w; j++ {
+			v := YMM()
+			VMOVUPS(a.Idx(off, 1).Offset(32*j), v)
+			VADDPS(b.Idx(off, 1).Offset(32*j), v, v)
+			VADDPS(o.Idx(off, 1).Offset(32*j), v, v)
+			VMOVUPS(v, o.Idx(off, 1).Offset(32*j))
+		}
+	})
+	TEXT("addRowAsm", NOSPLIT, "func(out, a []float32)")
+	Pragma("noescape")
+	Doc("addRowAsm is addRowGo for len(out), a multiple of 8, samples: out[x] += a[x].")
+	o, a = base("out"), base("a")
+	n = length("out")
+	blocks("addRow", n, func(off GPVirtual, w int) {
+		for j := 0; j < w; j++ {
+			v := YMM()
+			VMOVUPS(o.Idx(off, 1).Offset(32*j), v)
+			VADDPS(a.Idx(off, 1).Offset(32*j), v, v)
+			VMOVUPS(v, o.Idx(off, 1).Offset(32*j))
+		}
+	})
+}
+
 // noiseMix: noiseMixGo's three paths.
 func noiseMix() {
 	for _, variant := range []string{"A", "B", "AB"} {
@@ -505,6 +573,217 @@ func noiseMix() {
 			}
 		})
 	}
+}
+
+// zigNormals: zigFastGo, the ziggurat's fast path with its wyrand draws.
+// wyInc4 is four steps of wyrand's state, 4·0xa0761d6478bd642f mod 2⁶⁴.
+var wyInc4 = func() uint64 { inc := uint64(0xa0761d6478bd642f); return 4 * inc }()
+
+// wyIncs holds the state steps j·inc, j = 1…4, of wyrand (wyStates).
+func wyIncs() Mem {
+	incs := GLOBL("wyincs", RODATA|NOPTR)
+	for j := range 4 {
+		DATA(8*j, U64(uint64(j+1)*0xa0761d6478bd642f))
+	}
+	return incs
+}
+
+func zigNormals(incs Mem) {
+	TEXT("zigNormalsAsm", NOSPLIT, "func(z []float32, rej []uint64, st uint64, wk *[256]uint64) int")
+	Pragma("noescape")
+	Doc("zigNormalsAsm is zigFastGo from k = 0 with nr = 0 for len(z), a multiple of",
+		"8, draws (len(rej) ≥ len(z)), eight a step: four wyrand states st + j·inc",
+		"(j = 1…4) in 64-bit lanes, their 128-bit products st·(st ^ mix) from four",
+		"32×32-bit products, u = hi ^ lo, whose 32-bit halves h are the draws of",
+		"z[k], z[k+1] in that order; m = h >> 9 times zigW[h & 255] (gathered; m is",
+		"exact in float32), the sign bit h & 256 moved to bit 31; rejected draws",
+		"(m ≥ zigK[h & 255]) are queued in rej as index<<32 | h. wk[i] holds zigW[i]'s",
+		"bits and zigK[i] << 32 (zigWK). It returns the number queued; the state",
+		"after it is st + len(z)/2·inc.")
+	zp := base("z")
+	rp := base("rej")
+	n := length("z")
+	stR := Load(Param("st"), GP64())
+	wkt := ptr("wk")
+	// st + j·inc for j = 1…4 and the step 4·inc (all mod 2⁶⁴).
+	const mix = 0xe7037ed1a0b428db
+	sv := wyStates(stR, incs)
+	step, mixv, lo32, m255, sgn := YMM(), YMM(), YMM(), YMM(), YMM()
+	VPBROADCASTQ(ConstData("zigInc4", U64(wyInc4)), step)
+	VPBROADCASTQ(ConstData("zigMix", U64(mix)), mixv)
+	VPBROADCASTQ(ConstData("zigLo32", U64(0xffffffff)), lo32)
+	VPBROADCASTD(ConstData("zigM255", U32(255)), m255)
+	VPBROADCASTD(ConstData("zigSign", U32(0x80000000)), sgn)
+	loc := AllocLocal(32) // the h of a step with rejections
+	nr := GP64()
+	XORQ(nr, nr)
+	off := GP64()
+	XORQ(off, off)
+	SHLQ(Imm(2), n)
+	Label("zig_loop")
+	CMPQ(off, n)
+	JAE(LabelRef("zig_done"))
+	a := YMM()
+	VMOVDQA(sv, a)
+	VPADDQ(step, sv, sv)
+	h := wyProducts(a, mixv, lo32)
+	// The ziggurat's fast path on the eight 32-bit draws h.
+	idx, mg := YMM(), YMM()
+	VPAND(m255, h, idx)
+	VPSRLD(Imm(9), h, mg)
+	// wk[i] = zigW[i]'s bits | zigK[i]<<32: two gathers of four 64-bit
+	// entries (draws 0–3, 4–7), then the W and K halves sorted out.
+	ga, gb, msk := YMM(), YMM(), YMM()
+	ihi := XMM()
+	VEXTRACTI128(Imm(1), idx, ihi)
+	VPXOR(ga, ga, ga)
+	VPXOR(gb, gb, gb)
+	VPCMPEQD(msk, msk, msk)
+	VPGATHERDQ(msk, Mem{Base: wkt.Base, Index: idx.AsX(), Scale: 8}, ga)
+	VPCMPEQD(msk, msk, msk)
+	VPGATHERDQ(msk, Mem{Base: wkt.Base, Index: ihi, Scale: 8}, gb)
+	wv, kv := YMM(), YMM()
+	VSHUFPS(Imm(0x88), gb, ga, wv) // W0 W1 W4 W5 | W2 W3 W6 W7
+	VPERMQ(Imm(0xd8), wv, wv)
+	VSHUFPS(Imm(0xdd), gb, ga, kv)
+	VPERMQ(Imm(0xd8), kv, kv)
+	f := YMM()
+	VCVTDQ2PS(mg, f)
+	VMULPS(wv, f, f)
+	sb := YMM()
+	VPSLLD(Imm(23), h, sb)
+	VPAND(sgn, sb, sb)
+	VPXOR(sb, f, f)
+	VMOVUPS(f, zp.Idx(off, 1))
+	// Rejected where !(k > m).
+	acc := YMM()
+	VPCMPGTD(mg, kv, acc)
+	bitsR := GP32()
+	VMOVMSKPS(acc, bitsR)
+	XORL(U32(0xff), bitsR)
+	JNZ(LabelRef("zig_rej"))
+	Label("zig_next")
+	ADDQ(Imm(32), off)
+	JMP(LabelRef("zig_loop"))
+	// Queue the rejected lanes in lane order: rej[nr] = (k+j)<<32 | h_j.
+	Label("zig_rej")
+	VMOVDQU(h, loc)
+	Label("zig_rej_loop")
+	j := GP32()
+	BSFL(bitsR, j)
+	e, kk := GP64(), GP64()
+	MOVL(Mem{Base: loc.Base, Disp: loc.Disp, Index: j.As64(), Scale: 4}, e.As32())
+	MOVQ(off, kk)
+	SHRQ(Imm(2), kk)
+	ADDQ(j.As64(), kk)
+	SHLQ(Imm(32), kk)
+	ORQ(kk, e)
+	MOVQ(e, rp.Idx(nr, 8))
+	INCQ(nr)
+	LEAL(Mem{Base: bitsR.As64(), Disp: -1}, j)
+	ANDL(j, bitsR)
+	JNZ(LabelRef("zig_rej_loop"))
+	JMP(LabelRef("zig_next"))
+	Label("zig_done")
+	Store(nr, ReturnIndex(0))
+	VZEROUPPER()
+	RET()
+}
+
+// wyProducts returns wyrand's outputs hi ^ lo of the 128-bit products
+// a·(a ^ mix) for the four 64-bit states in a, from four
+// 32×32-bit products: with p00 = a0·b0, p01 = a0·b1, p10 = a1·b0,
+// p11 = a1·b1 (32-bit halves), mid = (p00 >> 32) + low(p01) + low(p10)
+// < 3·2³², lo = low(mid)<<32 | low(p00) and
+// hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32). mixv holds mix and
+// lo32 2³² − 1 in every 64-bit lane.
+func wyProducts(a, mixv, lo32 VecVirtual) VecVirtual {
+	b, a1, b1 := YMM(), YMM(), YMM()
+	VPXOR(mixv, a, b)
+	VPSRLQ(Imm(32), a, a1)
+	VPSRLQ(Imm(32), b, b1)
+	p00, p01, p10, p11 := YMM(), YMM(), YMM(), YMM()
+	VPMULUDQ(b, a, p00)
+	VPMULUDQ(b1, a, p01)
+	VPMULUDQ(b, a1, p10)
+	VPMULUDQ(b1, a1, p11)
+	mid, t := YMM(), YMM()
+	VPSRLQ(Imm(32), p00, mid)
+	VPAND(lo32, p01, t)
+	VPADDQ(t, mid, mid)
+	VPAND(lo32, p10, t)
+	VPADDQ(t, mid, mid)
+	hi := YMM()
+	VPSRLQ(Imm(32), p01, hi)
+	VPADDQ(p11, hi, hi)
+	VPSRLQ(Imm(32), p10, t)
+	VPADDQ(t, hi, hi)
+	VPSRLQ(Imm(32), mid, t)
+	VPADDQ(t, hi, hi)
+	lo := YMM()
+	VPSLLQ(Imm(32), mid, t)
+	VPBLENDD(Imm(0xaa), t, p00, lo)
+	u := YMM()
+	VPXOR(lo, hi, u)
+	return u
+}
+
+// wyStates loads the states st + j·inc (j = 1…4) of wyrand into a new
+// register from the 64-bit argument st and the constants zigincs.
+func wyStates(st Register, incs Mem) VecVirtual {
+	sv := YMM()
+	t := XMM()
+	MOVQ(st, t)
+	VPBROADCASTQ(t, sv)
+	VPADDQ(incs, sv, sv)
+	return sv
+}
+
+// glassOffs: glassOffsGo, the source offsets of glass blur's copies.
+func glassOffs(incs Mem) {
+	TEXT("glassOffsAsm", NOSPLIT, "func(offs []int, st uint64, c *[3]uint64)")
+	Pragma("noescape")
+	Doc("glassOffsAsm is glassOffsGo for len(offs), a multiple of 4, copies, four a",
+		"step: the wyrand draws v of states st + j·inc (j = 1, 2, …) as in zigNormalsAsm,",
+		"dy = (v >> 32)·n >> 32, dx = low(v)·n >> 32 and offs[j−1] = dy·w + dx + base",
+		"(mod 2⁶⁴), with c = (n, w, base); n and w must be below 2³².")
+	op := base("offs")
+	n := length("offs")
+	stR := Load(Param("st"), GP64())
+	cp := ptr("c")
+	sv := wyStates(stR, incs)
+	step, mixv, lo32, nv, wv, bv := YMM(), YMM(), YMM(), YMM(), YMM(), YMM()
+	VPBROADCASTQ(ConstData("glassInc4", U64(wyInc4)), step)
+	VPBROADCASTQ(ConstData("glassMix", U64(0xe7037ed1a0b428db)), mixv)
+	VPBROADCASTQ(ConstData("glassLo32", U64(0xffffffff)), lo32)
+	VPBROADCASTQ(cp, nv)
+	VPBROADCASTQ(cp.Offset(8), wv)
+	VPBROADCASTQ(cp.Offset(16), bv)
+	off := GP64()
+	XORQ(off, off)
+	SHLQ(Imm(3), n)
+	Label("glassOffs_loop")
+	CMPQ(off, n)
+	JAE(LabelRef("glassOffs_done"))
+	a := YMM()
+	VMOVDQA(sv, a)
+	VPADDQ(step, sv, sv)
+	v := wyProducts(a, mixv, lo32)
+	dy, dx, t := YMM(), YMM(), YMM()
+	VPSRLQ(Imm(32), v, t)
+	VPMULUDQ(nv, t, dy)
+	VPSRLQ(Imm(32), dy, dy)
+	VPMULUDQ(nv, v, dx)
+	VPSRLQ(Imm(32), dx, dx)
+	VPMULUDQ(wv, dy, dy)
+	VPADDQ(dx, dy, dy)
+	VPADDQ(bv, dy, dy)
+	VMOVDQU(dy, op.Idx(off, 1))
+	ADDQ(Imm(32), off)
+	JMP(LabelRef("glassOffs_loop"))
+	Label("glassOffs_done")
+	VZEROUPPER()
+	RET()
 }
 
 // diskRows: diskRowsGo.

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	ljpeg "github.com/vcr-bench/vcr/imageio/jpeg"
 	"github.com/vcr-bench/vcr/internal/atomicfile"
 	_ "golang.org/x/image/bmp"  // register BMP
 	_ "golang.org/x/image/tiff" // register TIFF
@@ -78,7 +79,12 @@ func DecodeBytes(data []byte, opt Options) (*Image, string, error) {
 	if format == "jpeg" {
 		m, ok, err := decodeJPEG(data, opt.maxPixels()) // Pillow-exact (jpeg.go)
 		if err != nil {
-			return nil, format, fmt.Errorf("decode jpeg: %w", err)
+			// The jpeg package's own errors already say "jpeg: invalid: …" or
+			// "jpeg: unsupported: …"; only the others need the context.
+			if !errors.Is(err, ljpeg.ErrFormat) && !errors.Is(err, ljpeg.ErrUnsupported) {
+				err = fmt.Errorf("decode jpeg: %w", err)
+			}
+			return nil, format, err
 		}
 		if ok {
 			return m, format, nil

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/vcr-bench/vcr/imageio"
+	"github.com/vcr-bench/vcr/imageio/jpeg"
 	"github.com/vcr-bench/vcr/internal/testimg"
 )
 
@@ -87,6 +88,27 @@ func TestJPEGRoundTripClose(t *testing.T) {
 		if psnr < tc.minPSNR {
 			t.Errorf("quality %d: PSNR %.1f dB, want ≥ %v", tc.quality, psnr, tc.minPSNR)
 		}
+	}
+}
+
+// TestJPEGTruncatedError checks what a user reads for a cut-off JPEG: the
+// decoder's own error, which names the format and the damage once
+// ("jpeg: invalid: image data is truncated", not "decode jpeg: jpeg: …"),
+// and wraps jpeg.ErrFormat.
+func TestJPEGTruncatedError(t *testing.T) {
+	var b bytes.Buffer
+	if err := imageio.Encode(&b, testimg.Natural(96, 64, 3), imageio.JPEG, imageio.EncodeOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := imageio.Decode(bytes.NewReader(b.Bytes()[:b.Len()/2]), imageio.Options{})
+	if err == nil {
+		t.Fatal("a JPEG cut in half decoded without error")
+	}
+	if !errors.Is(err, jpeg.ErrFormat) {
+		t.Errorf("error %q does not wrap jpeg.ErrFormat", err)
+	}
+	if want := "jpeg: invalid: image data is truncated"; err.Error() != want {
+		t.Errorf("error %q, want %q", err, want)
 	}
 }
 

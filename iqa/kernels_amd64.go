@@ -307,14 +307,10 @@ func lowpassDownAVX(dst, src []float64, w, h int, xp, tmp []float64) {
 
 // lowVertSrc returns lowVert's V_l at source column i from the rows of
 // lowpassDownAVX (the centre row, then the rows ∓1, ∓2, ∓3, ∓4): the same
-// folds and the same sum.
+// folds (the upper row first) and the same sum.
 func lowVertSrc(rows *[9][]float64, i, l int) float64 {
-	t := &lowTaps
-	u1 := rows[1][i] + rows[2][i]
-	u2 := rows[3][i] + rows[4][i]
-	u3 := rows[5][i] + rows[6][i]
-	u4 := rows[7][i] + rows[8][i]
-	return (((t[l]*rows[0][i] + t[5+l]*u1) + t[10+l]*u2) + t[15+l]*u3) + t[20+l]*u4
+	return lowVert(l, rows[0][i], rows[1][i]+rows[2][i], rows[3][i]+rows[4][i],
+		rows[5][i]+rows[6][i], rows[7][i]+rows[8][i])
 }
 
 // patchCoreAVX is patchCoreGo with the lane sums of the row formed and

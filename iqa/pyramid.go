@@ -86,17 +86,13 @@ var lo0Taps = func() (t [9]float64) {
 
 // lo0VertGo writes the three column filters V_l of lo0FilterGo into the rows
 // v[l·pw+2:], l = 0, 1, 2, from the centre row x0 and the rows a1, b1 (r∓1)
-// and a2, b2 (r∓2), for c ≥ c0.
+// and a2, b2 (r∓2).
 func lo0VertGo(v []float64, pw int, x0, a1, b1, a2, b2 []float64) {
-	lo0VertFrom(v, pw, x0, a1, b1, a2, b2, 0)
-}
-
-func lo0VertFrom(v []float64, pw int, x0, a1, b1, a2, b2 []float64, c0 int) {
 	n := len(x0)
 	a1, b1, a2, b2 = a1[:n], b1[:n], a2[:n], b2[:n]
 	v0, v1, v2 := v[2:][:n], v[pw+2:][:n], v[2*pw+2:][:n]
 	t := &lo0Taps
-	for c := c0; c < n; c++ {
+	for c := range n {
 		x, u1, u2 := x0[c], a1[c]+b1[c], a2[c]+b2[c]
 		v0[c] = (t[0]*x + t[3]*u1) + t[6]*u2
 		v1[c] = (t[1]*x + t[4]*u1) + t[7]*u2
@@ -105,13 +101,11 @@ func lo0VertFrom(v []float64, pw int, x0, a1, b1, a2, b2 []float64, c0 int) {
 }
 
 // lo0HorzGo writes out(c) = (V0(c) + (V1(c−1) + V1(c+1))) + (V2(c−2) +
-// V2(c+2)) from the padded rows v[l·pw:] of lo0FilterGo, for c ≥ 0.
-func lo0HorzGo(out, v []float64, pw int) { lo0HorzFrom(out, v, pw, 0) }
-
-func lo0HorzFrom(out, v []float64, pw, c0 int) {
+// V2(c+2)) from the padded rows v[l·pw:] of lo0FilterGo.
+func lo0HorzGo(out, v []float64, pw int) {
 	n := len(out)
 	v0, v1, v2 := v[:n+4], v[pw:][:n+4], v[2*pw:][:n+4]
-	for c := c0; c < n; c++ {
+	for c := range n {
 		out[c] = (v0[c+2] + (v1[c+1] + v1[c+3])) + (v2[c] + v2[c+4])
 	}
 }
@@ -266,8 +260,8 @@ func lowpassDownGo(dst, src []float64, w, h int, xp, tmp []float64) {
 	pw := w + 2*p
 	ow, oh := (w+1)/2, (h+1)/2
 	padReflect(xp, src, w, h, p)
-	var u [5][]float64
-	for k := range u {
+	var u [5][]float64 // u[0] is the padded centre row itself
+	for k := 1; k < 5; k++ {
 		u[k] = tmp[k*pw:][:pw]
 	}
 	var v [5][]float64
@@ -276,13 +270,13 @@ func lowpassDownGo(dst, src []float64, w, h int, xp, tmp []float64) {
 	}
 	for r := range oh {
 		ci := 2*r + p // centre row in padded coordinates
-		copy(u[0], xp[ci*pw:][:pw])
+		u[0] = xp[ci*pw:][:pw]
 		for k := 1; k <= 4; k++ {
 			foldRowsGo(u[k], xp[(ci-k)*pw:][:pw], xp[(ci+k)*pw:][:pw], +1)
 		}
 		for j := range pw {
 			for l := j % 2; l < 5; l += 2 {
-				v[l][j] = lowVert(&u, j, l)
+				v[l][j] = lowVert(l, u[0][j], u[1][j], u[2][j], u[3][j], u[4][j])
 			}
 		}
 		out := dst[r*ow:][:ow]
@@ -302,9 +296,9 @@ var lowTaps = func() (t [25]float64) {
 	return t
 }()
 
-// lowVert returns the column filter V_l = Σ_k F[k][l]·u_k[j] of
-// lowpassDownGo, summed k = 0 … 4 in order.
-func lowVert(u *[5][]float64, j, l int) float64 {
+// lowVert returns the column filter V_l = Σ_k F[k][l]·u_k of lowpassDownGo
+// from the folded samples u_0 … u_4 of one column, summed k = 0 … 4 in order.
+func lowVert(l int, u0, u1, u2, u3, u4 float64) float64 {
 	t := &lowTaps
-	return (((t[l]*u[0][j] + t[5+l]*u[1][j]) + t[10+l]*u[2][j]) + t[15+l]*u[3][j]) + t[20+l]*u[4][j]
+	return (((t[l]*u0 + t[5+l]*u1) + t[10+l]*u2) + t[15+l]*u3) + t[20+l]*u4
 }
